@@ -1,0 +1,107 @@
+//! Model shapes: the one source of truth, stored as `config.json` next to the weights.
+
+use serde::{Deserialize, Serialize};
+
+pub const PAD_ID: u32 = 0;
+pub const BOS_ID: u32 = 1;
+pub const EOS_ID: u32 = 2;
+pub const UNK_ID: u32 = 3;
+pub const SPECIAL_TOKENS: [&str; 4] = ["<pad>", "<s>", "</s>", "<unk>"];
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "arch", rename_all = "lowercase")]
+pub enum ModelConfig {
+    Transformer(TransformerConfig),
+    Gru(GruConfig),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TransformerConfig {
+    pub vocab_size: usize,
+    pub d_model: usize,
+    pub n_heads: usize,
+    pub d_ff: usize,
+    pub encoder_layers: usize,
+    pub decoder_layers: usize,
+    /// Longest sequence (tokens incl. BOS/EOS) the position table covers.
+    pub max_len: usize,
+    pub dropout: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttentionScore {
+    /// Bahdanau: vᵀ tanh(W s + U h).
+    Additive,
+    /// Luong dot: sᵀ h (needs decoder_hidden = 2 · encoder_hidden).
+    Dot,
+    /// Luong general: sᵀ W h.
+    General,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GruConfig {
+    pub vocab_size: usize,
+    pub emb_dim: usize,
+    /// Hidden size of each encoder direction; encoder states are 2 × this.
+    pub encoder_hidden: usize,
+    pub decoder_hidden: usize,
+    pub attention_dim: usize,
+    pub score: AttentionScore,
+    pub max_len: usize,
+    pub dropout: f32,
+}
+
+impl TransformerConfig {
+    pub fn head_dim(&self) -> usize {
+        self.d_model / self.n_heads
+    }
+}
+
+impl ModelConfig {
+    pub fn vocab_size(&self) -> usize {
+        match self {
+            ModelConfig::Transformer(c) => c.vocab_size,
+            ModelConfig::Gru(c) => c.vocab_size,
+        }
+    }
+    pub fn max_len(&self) -> usize {
+        match self {
+            ModelConfig::Transformer(c) => c.max_len,
+            ModelConfig::Gru(c) => c.max_len,
+        }
+    }
+    pub fn arch_name(&self) -> &'static str {
+        match self {
+            ModelConfig::Transformer(_) => "transformer",
+            ModelConfig::Gru(_) => "gru",
+        }
+    }
+
+    /// Checks the shapes make sense, so a bad config.json gets a message instead of a panic.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = |name: &str, v: usize| if v == 0 { Err(format!("{name} must be > 0")) } else { Ok(()) };
+        match self {
+            ModelConfig::Transformer(c) => {
+                for (n, v) in [("vocab_size", c.vocab_size), ("d_model", c.d_model), ("n_heads", c.n_heads), ("d_ff", c.d_ff), ("max_len", c.max_len)] {
+                    positive(n, v)?;
+                }
+                if c.d_model % c.n_heads != 0 {
+                    return Err(format!("d_model {} is not divisible by n_heads {}", c.d_model, c.n_heads));
+                }
+            }
+            ModelConfig::Gru(c) => {
+                for (n, v) in [("vocab_size", c.vocab_size), ("emb_dim", c.emb_dim), ("encoder_hidden", c.encoder_hidden), ("decoder_hidden", c.decoder_hidden), ("attention_dim", c.attention_dim), ("max_len", c.max_len)] {
+                    positive(n, v)?;
+                }
+                if c.score == AttentionScore::Dot && c.decoder_hidden != 2 * c.encoder_hidden {
+                    return Err("dot attention needs decoder_hidden = 2 × encoder_hidden".into());
+                }
+            }
+        }
+        if self.vocab_size() <= SPECIAL_TOKENS.len() {
+            return Err("vocab_size is too small".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,118 @@
+//! Small building blocks shared by both architectures.
+
+use candle_core::{DType, Device, Module, Result, Tensor, D};
+use candle_nn::{Init, VarBuilder};
+
+use crate::ops;
+
+pub struct LayerNorm {
+    pub gamma: Tensor,
+    pub beta: Tensor,
+}
+
+impl LayerNorm {
+    pub fn new(dim: usize, vb: VarBuilder) -> Result<Self> {
+        Ok(Self {
+            gamma: vb.get_with_hints(dim, "weight", Init::Const(1.0))?,
+            beta: vb.get_with_hints(dim, "bias", Init::Const(0.0))?,
+        })
+    }
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        ops::layer_norm(x, &self.gamma, &self.beta)
+    }
+}
+
+/// y = x Wᵀ + b with W stored (out × in) as PyTorch does.
+pub struct Linear {
+    pub weight: Tensor,
+    pub bias: Option<Tensor>,
+}
+
+impl Linear {
+    pub fn new(input: usize, output: usize, bias: bool, vb: VarBuilder) -> Result<Self> {
+        let bound = 1.0 / (input as f64).sqrt();
+        let weight = vb.get_with_hints((output, input), "weight", Init::Uniform { lo: -bound, up: bound })?;
+        let bias = if bias { Some(vb.get_with_hints(output, "bias", Init::Uniform { lo: -bound, up: bound })?) } else { None };
+        Ok(Self { weight, bias })
+    }
+}
+
+impl Module for Linear {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let w = self.weight.t()?;
+        let y = match x.rank() {
+            2 => x.matmul(&w)?,
+            _ => {
+                let dims = x.dims();
+                let rows: usize = dims[..dims.len() - 1].iter().product();
+                let mut out_dims = dims.to_vec();
+                *out_dims.last_mut().unwrap() = self.weight.dim(0)?;
+                x.reshape((rows, dims[dims.len() - 1]))?.matmul(&w)?.reshape(out_dims)?
+            }
+        };
+        match &self.bias {
+            Some(b) => y.broadcast_add(b),
+            None => Ok(y),
+        }
+    }
+}
+
+pub fn embedding_table(vocab: usize, dim: usize, vb: VarBuilder) -> Result<Tensor> {
+    vb.get_with_hints((vocab, dim), "weight", Init::Randn { mean: 0.0, stdev: (dim as f64).powf(-0.5) })
+}
+
+/// Looks up rows of `table` for a (B, T) tensor of token ids → (B, T, dim).
+pub fn lookup(table: &Tensor, tokens: &Tensor) -> Result<Tensor> {
+    let (b, t) = tokens.dims2()?;
+    let d = table.dim(1)?;
+    table.index_select(&tokens.flatten_all()?, 0)?.reshape((b, t, d))
+}
+
+pub fn dropout(x: &Tensor, p: f32, train: bool) -> Result<Tensor> {
+    if train && p > 0.0 {
+        candle_nn::ops::dropout(x, p)
+    } else {
+        Ok(x.clone())
+    }
+}
+
+/// Additive bias that removes padded source positions: (B, S) mask of 1/0 → (B, S) of 0/-1e9.
+pub fn padding_bias(mask: &Tensor) -> Result<Tensor> {
+    (mask.ones_like()? - mask)? * -1e9
+}
+
+/// Sinusoidal position table (max_len × d), as in Vaswani et al.
+pub fn sinusoids(max_len: usize, d: usize, device: &Device) -> Result<Tensor> {
+    let mut data = vec![0f32; max_len * d];
+    for pos in 0..max_len {
+        for i in 0..d / 2 {
+            let angle = pos as f64 / 10000f64.powf(2.0 * i as f64 / d as f64);
+            data[pos * d + 2 * i] = angle.sin() as f32;
+            data[pos * d + 2 * i + 1] = angle.cos() as f32;
+        }
+    }
+    Tensor::from_vec(data, (max_len, d), device)
+}
+
+pub fn causal_bias(t: usize, device: &Device) -> Result<Tensor> {
+    let data: Vec<f32> = (0..t * t).map(|i| if i % t > i / t { -1e9 } else { 0.0 }).collect();
+    Tensor::from_vec(data, (1, 1, t, t), device)
+}
+
+pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
+    ops::log_softmax_last_dim(x)
+}
+
+pub fn to_f32(t: &Tensor) -> Result<Tensor> {
+    if t.dtype() == DType::F32 { Ok(t.clone()) } else { t.to_dtype(DType::F32) }
+}
+
+pub fn last_dim(t: &Tensor) -> Result<usize> {
+    t.dim(D::Minus1)
+}
+
+/// (B, T, in) · (in, out) → (B, T, out) as one 2-D matmul.
+pub fn matmul_3d(x: &Tensor, w: &Tensor) -> Result<Tensor> {
+    let (b, t, i) = x.dims3()?;
+    x.reshape((b * t, i))?.matmul(w)?.reshape((b, t, w.dim(1)?))
+}

@@ -1,0 +1,88 @@
+//! Joint subword vocabulary (Hugging Face `tokenizers`, BPE), saved as `tokenizer.json`.
+//!
+//! Metaspace pre-tokenization keeps word boundaries inside the tokens, so decoding gives back
+//! normal detokenized text; punctuation is split off so BPE does not learn "word." merges.
+
+use std::path::Path;
+
+use tokenizers::decoders::metaspace::Metaspace as MetaspaceDecoder;
+use tokenizers::models::bpe::{BpeTrainerBuilder, BPE};
+use tokenizers::normalizers::unicode::NFC;
+use tokenizers::pre_tokenizers::metaspace::{Metaspace, PrependScheme};
+use tokenizers::pre_tokenizers::punctuation::Punctuation;
+use tokenizers::pre_tokenizers::sequence::Sequence;
+use tokenizers::{AddedToken, DecoderWrapper, NormalizerWrapper, PostProcessorWrapper, PreTokenizerWrapper, Tokenizer, TokenizerBuilder};
+
+use crate::config::{EOS_ID, SPECIAL_TOKENS, UNK_ID};
+
+pub struct Vocab {
+    pub inner: Tokenizer,
+}
+
+impl Vocab {
+    pub fn from_file(path: &Path) -> Result<Self, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Self::from_bytes(&bytes)
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, String> {
+        let inner = Tokenizer::from_bytes(bytes).map_err(|e| format!("tokenizer.json is not a valid tokenizer: {e}"))?;
+        for (id, tok) in SPECIAL_TOKENS.iter().enumerate() {
+            if inner.token_to_id(tok) != Some(id as u32) {
+                return Err(format!("tokenizer.json: special token {tok} must have id {id}"));
+            }
+        }
+        Ok(Self { inner })
+    }
+
+    /// Trains a joint BPE vocabulary on the given text files.
+    pub fn train(files: &[String], vocab_size: usize) -> Result<Self, String> {
+        let bpe = BPE::builder().unk_token("<unk>".into()).build().map_err(|e| e.to_string())?;
+        let mut trainer = BpeTrainerBuilder::new()
+            .vocab_size(vocab_size)
+            .min_frequency(2)
+            .show_progress(false)
+            .special_tokens(SPECIAL_TOKENS.iter().map(|t| AddedToken::from(t.to_string(), true)).collect())
+            .build();
+        let pre = Sequence::new(vec![
+            Metaspace::new('▁', PrependScheme::Always, true).into(),
+            Punctuation::default().into(),
+        ]);
+        let mut tok = TokenizerBuilder::<BPE, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>::new()
+            .with_model(bpe)
+            .with_normalizer(Some(NFC.into()))
+            .with_pre_tokenizer(Some(pre.into()))
+            .with_decoder(Some(MetaspaceDecoder::new('▁', PrependScheme::Always, true).into()))
+            .build()
+            .map_err(|e| e.to_string())?;
+        tok.train_from_files(&mut trainer, files.to_vec()).map_err(|e| e.to_string())?;
+        let inner: Tokenizer = tok.into();
+        Ok(Self { inner })
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        self.inner.save(path, false).map_err(|e| e.to_string())
+    }
+
+    pub fn vocab_size(&self) -> usize {
+        self.inner.get_vocab_size(true)
+    }
+
+    /// Subword ids of a sentence followed by EOS (no BOS: the decoder adds it on its side).
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
+        let enc = self.inner.encode(text, false).map_err(|e| e.to_string())?;
+        let mut ids = enc.get_ids().to_vec();
+        ids.push(EOS_ID);
+        Ok(ids)
+    }
+
+    pub fn decode(&self, ids: &[u32]) -> String {
+        let ids: Vec<u32> = ids.iter().copied().filter(|&i| i >= SPECIAL_TOKENS.len() as u32 || i == UNK_ID).collect();
+        self.inner.decode(&ids, false).unwrap_or_default().trim().to_string()
+    }
+
+    /// The surface form of each token, for display (▁ shown as a leading space).
+    pub fn token_strings(&self, ids: &[u32]) -> Vec<String> {
+        ids.iter().map(|&i| self.inner.id_to_token(i).unwrap_or_else(|| "<?>".into()).replace('▁', " ")).collect()
+    }
+}
