@@ -1,1 +1,14 @@
+//! sacreBLEU-exact metrics (BLEU, chrF/chrF++, TER) and significance tests, in pure Rust.
+//!
+//! Every behaviour here mirrors sacreBLEU 2.6.0, including its quirks; the golden tests in
+//! `tests/golden.rs` check scores to 1e-9 and counts exactly.
 
+pub mod bleu;
+pub mod pystr;
+pub mod tokenizers;
+mod tokenizers_intl;
+
+pub use bleu::{Bleu, BleuOptions, BleuScore, BleuStats, Smoothing};
+pub use tokenizers::Tokenize;
+
+pub const SACREBLEU_VERSION: &str = "2.6.0";

@@ -6,7 +6,8 @@ use wgslate_decode::{StepModel, StepOutput};
 use crate::config::{BOS_ID, EOS_ID, PAD_ID};
 use crate::gru::GruState;
 use crate::transformer::TransformerState;
-use crate::{Model, Net};
+use crate::config::ModelConfig;
+use crate::Net;
 
 enum State {
     Transformer(TransformerState),
@@ -14,7 +15,8 @@ enum State {
 }
 
 pub struct CpuStepper<'a> {
-    model: &'a Model,
+    net: &'a Net,
+    config: &'a ModelConfig,
     state: Option<State>,
     source_lens: Vec<usize>,
     row_source: Vec<usize>,
@@ -40,14 +42,14 @@ pub fn pad_batch(rows: &[Vec<u32>]) -> candle_core::Result<(Tensor, Tensor)> {
 }
 
 impl<'a> CpuStepper<'a> {
-    pub fn new(model: &'a Model) -> Self {
-        Self { model, state: None, source_lens: vec![], row_source: vec![], last_attention_full: None }
+    pub fn new(net: &'a Net, config: &'a ModelConfig) -> Self {
+        Self { net, config, state: None, source_lens: vec![], row_source: vec![], last_attention_full: None }
     }
 }
 
 impl StepModel for CpuStepper<'_> {
     fn vocab_size(&self) -> usize {
-        self.model.config.vocab_size()
+        self.config.vocab_size()
     }
     fn bos(&self) -> u32 {
         BOS_ID
@@ -56,16 +58,16 @@ impl StepModel for CpuStepper<'_> {
         EOS_ID
     }
     fn max_output_len(&self) -> usize {
-        self.model.config.max_len() - 1
+        self.config.max_len() - 1
     }
 
     fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
-        let max = self.model.config.max_len();
+        let max = self.config.max_len();
         if let Some(s) = sources.iter().find(|s| s.len() > max) {
             return Err(format!("source has {} tokens; the model takes at most {max}", s.len()));
         }
         let (src, mask) = pad_batch(sources).map_err(err)?;
-        self.state = Some(match &self.model.net {
+        self.state = Some(match self.net {
             Net::Transformer(t) => {
                 let memory = t.encode(&src, &mask, false).map_err(err)?;
                 State::Transformer(t.start(&memory, &mask).map_err(err)?)
@@ -83,7 +85,7 @@ impl StepModel for CpuStepper<'_> {
             return Err(format!("{} tokens for {} rows", tokens.len(), self.row_source.len()));
         }
         let t = Tensor::from_slice(tokens, tokens.len(), &Device::Cpu).map_err(err)?;
-        let (log_probs, attention) = match (&self.model.net, state) {
+        let (log_probs, attention) = match (self.net, state) {
             (Net::Transformer(m), State::Transformer(s)) => {
                 let (lp, a) = m.step(s, &t).map_err(err)?;
                 (lp, a)

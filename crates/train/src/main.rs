@@ -1,1 +1,97 @@
-fn main(){}
+use std::path::PathBuf;
+
+use mimalloc::MiMalloc;
+use wgslate_model::{AttentionScore, GruConfig, ModelConfig, TransformerConfig};
+use wgslate_train::run::{train, TrainArgs};
+
+#[global_allocator]
+static GLOBAL: MiMalloc = MiMalloc;
+
+const USAGE: &str = "usage: wgslate-train --arch transformer|gru [--data DIR --src en --tgt de] [--train-src F --train-tgt F --val-src F --val-tgt F]
+       [--run DIR] [--out DIR] [--resume] [--init MODEL_DIR] [--epochs N] [--minutes M] [--max-tokens N]
+       [--lr X] [--warmup N] [--clip X] [--seed N] [--vocab N] [--d-model N] [--heads N] [--d-ff N] [--layers N]
+       [--dropout X] [--score additive|dot|general] [--val-bleu-sentences N]";
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("wgslate-train: {e:#}");
+        std::process::exit(2);
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let mut kv = std::collections::HashMap::new();
+    let mut flags = std::collections::HashSet::new();
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--resume" => {
+                flags.insert("resume");
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            k if k.starts_with("--") => {
+                let v = it.next().ok_or_else(|| anyhow::anyhow!("{k} needs a value\n{USAGE}"))?;
+                kv.insert(k[2..].to_string(), v);
+            }
+            other => anyhow::bail!("unexpected argument '{other}'\n{USAGE}"),
+        }
+    }
+    let get = |k: &str, d: &str| kv.get(k).cloned().unwrap_or_else(|| d.to_string());
+    let num = |k: &str, d: &str| -> anyhow::Result<f64> { get(k, d).parse::<f64>().map_err(|_| anyhow::anyhow!("--{k} must be a number")) };
+    let arch = kv.get("arch").ok_or_else(|| anyhow::anyhow!("--arch is required\n{USAGE}"))?.clone();
+    let (data, src, tgt) = (get("data", "../shared/data/multi30k"), get("src", "en"), get("tgt", "de"));
+    let vocab = num("vocab", "8000")? as usize;
+    let dropout = num("dropout", "0.25")? as f32;
+    let config = match arch.as_str() {
+        "transformer" => ModelConfig::Transformer(TransformerConfig {
+            vocab_size: vocab,
+            d_model: num("d-model", "256")? as usize,
+            n_heads: num("heads", "4")? as usize,
+            d_ff: num("d-ff", "1024")? as usize,
+            encoder_layers: num("layers", "3")? as usize,
+            decoder_layers: num("layers", "3")? as usize,
+            max_len: 256,
+            dropout,
+        }),
+        "gru" => ModelConfig::Gru(GruConfig {
+            vocab_size: vocab,
+            emb_dim: num("d-model", "256")? as usize,
+            encoder_hidden: num("d-model", "256")? as usize,
+            decoder_hidden: 2 * num("d-model", "256")? as usize,
+            attention_dim: num("d-model", "256")? as usize,
+            score: match get("score", "additive").as_str() {
+                "additive" => AttentionScore::Additive,
+                "dot" => AttentionScore::Dot,
+                "general" => AttentionScore::General,
+                s => anyhow::bail!("unknown --score {s}"),
+            },
+            max_len: 256,
+            dropout,
+        }),
+        other => anyhow::bail!("unknown --arch {other} (transformer or gru)"),
+    };
+    let default_lr = if arch == "gru" { "1e-3" } else { "1e-3" };
+    train(TrainArgs {
+        config,
+        train_src: get("train-src", &format!("{data}/train.{src}")),
+        train_tgt: get("train-tgt", &format!("{data}/train.{tgt}")),
+        val_src: get("val-src", &format!("{data}/val.{src}")),
+        val_tgt: get("val-tgt", &format!("{data}/val.{tgt}")),
+        run_dir: PathBuf::from(get("run", &format!("runs/{arch}"))),
+        out_dir: PathBuf::from(get("out", &format!("www/models/{src}-{tgt}/{arch}"))),
+        resume: flags.contains("resume"),
+        init: kv.get("init").map(PathBuf::from),
+        epochs: num("epochs", "30")? as usize,
+        minutes: num("minutes", "1e9")?,
+        max_tokens: num("max-tokens", "2500")? as usize,
+        lr: num("lr", default_lr)?,
+        warmup: num("warmup", "400")? as usize,
+        clip: num("clip", "1.0")?,
+        seed: num("seed", "1")? as u64,
+        checkpoint_minutes: num("checkpoint-minutes", "10")?,
+        val_bleu_sentences: num("val-bleu-sentences", "0")? as usize,
+    })
+}

@@ -1,0 +1,51 @@
+use crate::{Hypothesis, LengthLimits, StepModel};
+
+/// Greedy decoding of a batch of sources; finished rows leave the batch.
+pub fn greedy<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], limits: LengthLimits, want_attention: bool) -> Result<Vec<Hypothesis>, String> {
+    model.start(sources)?;
+    let eos = model.eos();
+    let mut out: Vec<Hypothesis> = sources
+        .iter()
+        .map(|_| Hypothesis { tokens: vec![], token_log_probs: vec![], log_prob: 0.0, score: 0.0, attention: want_attention.then(Vec::new) })
+        .collect();
+    let max_lens: Vec<usize> = sources.iter().map(|s| limits.max_len(s.len(), model.max_output_len())).collect();
+    // live[i] = the sentence row i decodes
+    let mut live: Vec<usize> = (0..sources.len()).collect();
+    let mut inputs = vec![model.bos(); sources.len()];
+    let mut step = 0;
+    while !live.is_empty() {
+        let k = if step < limits.min_len { 2 } else { 1 };
+        let res = model.step_top_k(&inputs, k, want_attention)?;
+        let mut keep = Vec::new();
+        for (row, &sent) in live.iter().enumerate() {
+            let cands = &res.candidates[row];
+            let &(tok, lp) = cands.iter().find(|(t, _)| step >= limits.min_len || *t != eos).unwrap_or(&cands[0]);
+            let h = &mut out[sent];
+            h.token_log_probs.push(lp);
+            h.log_prob += lp;
+            if let (Some(att), Some(rows)) = (h.attention.as_mut(), res.attention.as_ref()) {
+                att.push(rows[row].clone());
+            }
+            if tok == eos {
+                continue;
+            }
+            h.tokens.push(tok);
+            if h.tokens.len() < max_lens[sent] {
+                keep.push(row);
+            }
+        }
+        step += 1;
+        if keep.is_empty() {
+            break;
+        }
+        if keep.len() != live.len() {
+            model.select_rows(&keep)?;
+        }
+        inputs = keep.iter().map(|&r| *out[live[r]].tokens.last().unwrap()).collect();
+        live = keep.iter().map(|&r| live[r]).collect();
+    }
+    for h in &mut out {
+        h.score = h.log_prob;
+    }
+    Ok(out)
+}

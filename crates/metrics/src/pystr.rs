@@ -1,0 +1,30 @@
+//! Python string semantics that sacreBLEU's results depend on.
+
+/// `str.isspace()` / the separators of `str.split()`: Unicode White_Space plus U+001C..U+001F.
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `line.split()` with no argument.
+pub fn split(line: &str) -> impl Iterator<Item = &str> {
+    line.split(is_space).filter(|s| !s.is_empty())
+}
+
+/// `' '.join(line.split())`
+pub fn squeeze_spaces(line: &str) -> String {
+    split(line).collect::<Vec<_>>().join(" ")
+}
+
+pub fn rstrip(line: &str) -> &str {
+    line.trim_end_matches(is_space)
+}
+
+pub fn strip(line: &str) -> &str {
+    line.trim_matches(is_space)
+}
+
+/// `str.lower()`: full Unicode lowercasing (Rust's `to_lowercase` follows the same Unicode rules,
+/// including final sigma).
+pub fn lower(line: &str) -> String {
+    line.to_lowercase()
+}

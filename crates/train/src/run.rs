@@ -1,0 +1,188 @@
+//! The training loop: epochs of shuffled length-bucketed batches, checkpoints, validation, export.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{anyhow, Context};
+use candle_core::{DType, Device};
+use candle_nn::{VarBuilder, VarMap};
+use wgslate_model::{ModelConfig, Net, Vocab};
+
+use crate::adam::Adam;
+use crate::checkpoint::{self, EpochRecord, Progress};
+use crate::data::{self, Pair};
+use crate::evaluate;
+
+pub struct TrainArgs {
+    pub config: ModelConfig,
+    pub train_src: String,
+    pub train_tgt: String,
+    pub val_src: String,
+    pub val_tgt: String,
+    pub run_dir: PathBuf,
+    pub out_dir: PathBuf,
+    pub resume: bool,
+    pub init: Option<PathBuf>,
+    pub epochs: usize,
+    pub minutes: f64,
+    pub max_tokens: usize,
+    pub lr: f64,
+    pub warmup: usize,
+    pub clip: f64,
+    pub seed: u64,
+    pub checkpoint_minutes: f64,
+    /// Validation sentences decoded for BLEU each epoch (all when 0).
+    pub val_bleu_sentences: usize,
+}
+
+fn learning_rate(args: &TrainArgs, step: usize, scale: f64) -> f64 {
+    let s = step.max(1) as f64;
+    let w = args.warmup.max(1) as f64;
+    let shape = match args.config {
+        // Warm-up then inverse square root decay.
+        ModelConfig::Transformer(_) => (s / w).min((w / s).sqrt()),
+        // Warm-up then constant; halved on a validation plateau through `scale`.
+        ModelConfig::Gru(_) => (s / w).min(1.0),
+    };
+    args.lr * shape * scale
+}
+
+pub fn export(dir: &Path, adam: &Adam, config: &ModelConfig, vocab: &Vocab) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tensors: Vec<(String, candle_core::Tensor)> = adam.params.iter().map(|(n, v)| (n.clone(), v.as_tensor().clone())).collect();
+    std::fs::write(dir.join("model.safetensors"), wgslate_model::weights::to_f16_safetensors(&tensors).map_err(|e| anyhow!(e))?)?;
+    std::fs::write(dir.join("config.json"), serde_json::to_string_pretty(config)?)?;
+    vocab.save(&dir.join("tokenizer.json")).map_err(|e| anyhow!(e))?;
+    Ok(())
+}
+
+fn fmt_duration(s: f64) -> String {
+    let s = s.max(0.0) as u64;
+    format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60)
+}
+
+pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.run_dir)?;
+    let tok_path = args.run_dir.join("tokenizer.json");
+    let vocab = if tok_path.exists() {
+        Vocab::from_file(&tok_path).map_err(|e| anyhow!(e))?
+    } else if let Some(init) = &args.init {
+        Vocab::from_file(&init.join("tokenizer.json")).map_err(|e| anyhow!(e))?
+    } else {
+        eprintln!("training the joint BPE vocabulary ({} tokens)", args.config.vocab_size());
+        Vocab::train(&[args.train_src.clone(), args.train_tgt.clone()], args.config.vocab_size()).map_err(|e| anyhow!(e))?
+    };
+    vocab.save(&tok_path).map_err(|e| anyhow!(e))?;
+    let cfg_path = args.run_dir.join("config.json");
+    if args.resume && cfg_path.exists() {
+        args.config = serde_json::from_str(&std::fs::read_to_string(&cfg_path)?)?;
+    } else if let Some(init) = &args.init {
+        args.config = serde_json::from_str(&std::fs::read_to_string(init.join("config.json"))?)?;
+    }
+    match &mut args.config {
+        ModelConfig::Transformer(c) => c.vocab_size = vocab.vocab_size(),
+        ModelConfig::Gru(c) => c.vocab_size = vocab.vocab_size(),
+    }
+    args.config.validate().map_err(|e| anyhow!(e))?;
+    std::fs::write(&cfg_path, serde_json::to_string_pretty(&args.config)?)?;
+
+    let varmap = VarMap::new();
+    let net = Net::new(&args.config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu))?;
+    let named: Vec<(String, candle_core::Var)> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let n_params: usize = named.iter().map(|(_, v)| v.elem_count()).sum();
+    let mut adam = Adam::new(named)?;
+    let mut progress = Progress { lr_scale: 1.0, best_val_loss: f64::INFINITY, ..Default::default() };
+    if args.resume && args.run_dir.join("state.safetensors").exists() {
+        progress = checkpoint::load(&args.run_dir, &mut adam).context("loading the checkpoint")?;
+        eprintln!("resuming at epoch {} batch {} (step {})", progress.epoch, progress.batch, adam.step);
+    } else if let Some(init) = &args.init {
+        let shipped = wgslate_model::Model::from_dir(init).map_err(|e| anyhow!(e))?;
+        drop(shipped);
+        let weights = std::sync::Arc::new(wgslate_model::weights::CheckedWeights::parse(&std::fs::read(init.join("model.safetensors"))?).map_err(|e| anyhow!(e))?);
+        let vb = wgslate_model::weights::var_builder(&weights);
+        for (name, var) in &adam.params {
+            var.set(&vb.get(var.shape(), name)?)?;
+        }
+        eprintln!("initialised from {}", init.display());
+    }
+
+    let max_len = args.config.max_len();
+    let train_pairs = data::encode_pairs(&vocab, &data::read_lines(&args.train_src).map_err(|e| anyhow!(e))?, &data::read_lines(&args.train_tgt).map_err(|e| anyhow!(e))?, max_len).map_err(|e| anyhow!(e))?;
+    let val_src = data::read_lines(&args.val_src).map_err(|e| anyhow!(e))?;
+    let val_ref = data::read_lines(&args.val_tgt).map_err(|e| anyhow!(e))?;
+    let val_pairs: Vec<Pair> = data::encode_pairs(&vocab, &val_src, &val_ref, max_len).map_err(|e| anyhow!(e))?;
+    let batches = data::make_batches(&train_pairs, args.max_tokens);
+    eprintln!("{} parameters, {} training pairs in {} batches, {} validation pairs", n_params, train_pairs.len(), batches.len(), val_pairs.len());
+
+    let started = Instant::now();
+    let mut last_checkpoint = Instant::now();
+    let budget_s = args.minutes * 60.0;
+    while progress.epoch < args.epochs {
+        let order = data::epoch_order(batches.len(), args.seed, progress.epoch);
+        let epoch_start = Instant::now();
+        let (mut loss_sum, mut tok_sum, mut window_tok, mut window_start) = (0f64, 0usize, 0usize, Instant::now());
+        while progress.batch < batches.len() {
+            let batch = data::to_batch(&train_pairs, &batches[order[progress.batch]])?;
+            let loss = crate::loss(&net, &batch, true, crate::LABEL_SMOOTHING)?;
+            let grads = loss.backward()?;
+            let lr = learning_rate(&args, adam.step + 1, progress.lr_scale);
+            adam.update(&grads, lr, args.clip)?;
+            let l = loss.to_scalar::<f32>()? as f64;
+            loss_sum += l * batch.target_tokens as f64;
+            tok_sum += batch.target_tokens;
+            window_tok += batch.target_tokens;
+            progress.batch += 1;
+            if progress.batch % 20 == 0 || progress.batch == batches.len() {
+                let tps = window_tok as f64 / window_start.elapsed().as_secs_f64();
+                let eta = (batches.len() - progress.batch) as f64 * epoch_start.elapsed().as_secs_f64() / progress.batch.max(1) as f64;
+                eprintln!(
+                    "epoch {} [{:>4}/{}] step {} loss {:.3} lr {:.2e} {:.0} tok/s  epoch ETA {}",
+                    progress.epoch + 1, progress.batch, batches.len(), adam.step, loss_sum / tok_sum as f64, lr, tps, fmt_duration(eta)
+                );
+                window_tok = 0;
+                window_start = Instant::now();
+            }
+            let out_of_time = progress.train_seconds + started.elapsed().as_secs_f64() > budget_s;
+            if last_checkpoint.elapsed().as_secs_f64() > args.checkpoint_minutes * 60.0 || out_of_time {
+                let mut p = progress.clone();
+                p.train_seconds += started.elapsed().as_secs_f64();
+                checkpoint::save(&args.run_dir, &adam, &p)?;
+                last_checkpoint = Instant::now();
+                if out_of_time {
+                    eprintln!("time budget reached; checkpoint saved, continue with --resume");
+                    return Ok(());
+                }
+            }
+        }
+        let seconds = epoch_start.elapsed().as_secs_f64();
+        let val_loss = evaluate::validation_loss(&net, &val_pairs)?;
+        let n = if args.val_bleu_sentences == 0 { val_src.len() } else { args.val_bleu_sentences.min(val_src.len()) };
+        let hyps = evaluate::translate(&net, &args.config, &vocab, &val_src[..n]).map_err(|e| anyhow!(e))?;
+        let val_bleu = evaluate::bleu(&hyps, &val_ref[..n]);
+        let record = EpochRecord { epoch: progress.epoch + 1, train_loss: loss_sum / tok_sum.max(1) as f64, val_loss, val_bleu, tokens_per_second: tok_sum as f64 / seconds, seconds };
+        eprintln!("== {}", serde_json::to_string(&record)?);
+        progress.history.push(record);
+        if val_bleu > progress.best_bleu {
+            progress.best_bleu = val_bleu;
+            export(&args.out_dir, &adam, &args.config, &vocab)?;
+            eprintln!("new best validation BLEU {val_bleu:.2}; exported to {}", args.out_dir.display());
+        }
+        if val_loss < progress.best_val_loss {
+            progress.best_val_loss = val_loss;
+            progress.bad_epochs = 0;
+        } else {
+            progress.bad_epochs += 1;
+            if matches!(args.config, ModelConfig::Gru(_)) {
+                progress.lr_scale *= 0.5;
+                eprintln!("validation loss did not improve; learning rate scale now {}", progress.lr_scale);
+            }
+        }
+        progress.epoch += 1;
+        progress.batch = 0;
+        let mut p = progress.clone();
+        p.train_seconds += started.elapsed().as_secs_f64();
+        checkpoint::save(&args.run_dir, &adam, &p)?;
+        last_checkpoint = Instant::now();
+    }
+    Ok(())
+}
