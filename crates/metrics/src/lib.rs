@@ -4,11 +4,17 @@
 //! `tests/golden.rs` check scores to 1e-9 and counts exactly.
 
 pub mod bleu;
+pub mod chrf;
 pub mod pystr;
+pub mod signature;
+pub mod ter;
+mod ter_tokenizer;
 pub mod tokenizers;
 mod tokenizers_intl;
 
 pub use bleu::{Bleu, BleuOptions, BleuScore, BleuStats, Smoothing};
+pub use chrf::{Chrf, ChrfOptions};
+pub use ter::{Ter, TerOptions};
 pub use tokenizers::Tokenize;
 
 pub const SACREBLEU_VERSION: &str = "2.6.0";
