@@ -1,1 +1,34 @@
-fn main(){}
+//! `wgslate`: translate, evaluate and score from the command line.
+
+mod bleu_args;
+mod bleu_cmd;
+mod pyfmt;
+mod table;
+
+const USAGE: &str = "usage: wgslate <command> [args]
+
+commands:
+  bleu        score hypotheses against references (sacreBLEU-compatible flags)
+  translate   translate lines with a shipped model
+  eval        translate a test set and score it
+  bench       time the engines";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("bleu") if args[1..].iter().any(|a| a == "-h" || a == "--help") => {
+            println!("{}", bleu_args::USAGE);
+            Ok(())
+        }
+        Some("bleu") => bleu_args::parse(&args[1..]).and_then(bleu_cmd::run).map_err(|e| format!("wgslate bleu: error: {e}")),
+        Some("-h" | "--help") | None => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("wgslate: unknown command '{other}'\n{USAGE}")),
+    };
+    if let Err(e) = result {
+        eprintln!("{e}");
+        std::process::exit(2);
+    }
+}

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use crate::numpy::Num;
 use crate::pystr;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -122,35 +123,43 @@ impl Chrf {
     }
 
     pub fn f_score(&self, stats: &[f64]) -> f64 {
-        let eps = 1e-16;
-        let factor = (self.options.beta * self.options.beta) as f64;
-        let (mut score, mut avg_prec, mut avg_rec, mut effective) = (0.0, 0.0, 0.0, 0);
+        self.f_score_num(&stats.iter().map(|&v| Num::Py(v)).collect::<Vec<_>>()).value()
+    }
+
+    /// sacreBLEU's `_compute_f_score`, with Python-float / float32 semantics (see [`Num`]).
+    pub fn f_score_num(&self, stats: &[Num]) -> Num {
+        let eps = Num::Py(1e-16);
+        let b2 = (self.options.beta * self.options.beta) as f64;
+        let (factor, one_plus) = (Num::Py(b2), Num::Py(1.0 + b2));
+        let zero = Num::Py(0.0);
+        let (mut score, mut avg_prec, mut avg_rec, mut effective) = (zero, zero, zero, 0);
         for i in 0..self.order() {
             let (n_hyp, n_ref, n_match) = (stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]);
-            let prec = if n_hyp > 0.0 { n_match / n_hyp } else { eps };
-            let rec = if n_ref > 0.0 { n_match / n_ref } else { eps };
+            let prec = if n_hyp.value() > 0.0 { n_match / n_hyp } else { eps };
+            let rec = if n_ref.value() > 0.0 { n_match / n_ref } else { eps };
             let denom = factor * prec + rec;
-            score += if denom > 0.0 { (1.0 + factor) * prec * rec / denom } else { eps };
-            if n_hyp > 0.0 && n_ref > 0.0 {
-                avg_prec += prec;
-                avg_rec += rec;
+            score = score + if denom.value() > 0.0 { one_plus * prec * rec / denom } else { eps };
+            if n_hyp.value() > 0.0 && n_ref.value() > 0.0 {
+                avg_prec = avg_prec + prec;
+                avg_rec = avg_rec + rec;
                 effective += 1;
             }
         }
         if self.options.eps_smoothing {
-            return 100.0 * score / self.order() as f64;
+            return Num::Py(100.0) * score / Num::Py(self.order() as f64);
         }
         if effective == 0 {
-            avg_prec = 0.0;
-            avg_rec = 0.0;
+            avg_prec = zero;
+            avg_rec = zero;
         } else {
-            avg_prec /= effective as f64;
-            avg_rec /= effective as f64;
+            avg_prec = avg_prec / Num::Py(effective as f64);
+            avg_rec = avg_rec / Num::Py(effective as f64);
         }
-        if avg_prec + avg_rec != 0.0 {
-            100.0 * (1.0 + factor) * avg_prec * avg_rec / (factor * avg_prec + avg_rec)
+        if (avg_prec + avg_rec).value() != 0.0 {
+            let s = one_plus * avg_prec * avg_rec;
+            Num::Py(100.0) * (s / (factor * avg_prec + avg_rec))
         } else {
-            0.0
+            zero
         }
     }
 

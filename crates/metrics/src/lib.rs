@@ -5,7 +5,9 @@
 
 pub mod bleu;
 pub mod chrf;
+pub mod numpy;
 pub mod pystr;
+pub mod significance;
 pub mod signature;
 pub mod ter;
 mod ter_tokenizer;

@@ -1,4 +1,5 @@
-//! Signatures exactly as sacreBLEU prints them (`nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0`).
+//! Signatures exactly as sacreBLEU prints them (`nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0`),
+//! long or `--short` (`#:1|c:mixed|e:no|tok:13a|s:exp|v:2.6.0`).
 
 use crate::{BleuOptions, ChrfOptions, Smoothing, TerOptions, SACREBLEU_VERSION};
 
@@ -11,57 +12,70 @@ pub struct Resampling {
     pub seed: Option<String>,
 }
 
-fn nrefs(n: Option<usize>) -> String {
-    n.map(|n| n.to_string()).unwrap_or_else(|| "var".into())
+/// Ordered (long name, short name, value) fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signature {
+    pub fields: Vec<(&'static str, &'static str, String)>,
 }
 
-fn join(nrefs_value: String, r: &Resampling, fields: Vec<(&str, String)>) -> String {
-    let mut parts = vec![format!("nrefs:{nrefs_value}")];
+impl Signature {
+    pub fn format(&self, short: bool) -> String {
+        self.fields.iter().map(|(l, s, v)| format!("{}:{v}", if short { s } else { l })).collect::<Vec<_>>().join("|")
+    }
+}
+
+impl std::fmt::Display for Signature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.format(false))
+    }
+}
+
+fn build(num_refs: Option<usize>, r: &Resampling, own: Vec<(&'static str, &'static str, String)>) -> Signature {
+    let mut fields = vec![("nrefs", "#", num_refs.map(|n| n.to_string()).unwrap_or_else(|| "var".into()))];
     if let Some(bs) = r.bootstrap {
-        parts.push(format!("bs:{bs}"));
+        fields.push(("bs", "bs", bs.to_string()));
     }
     if let Some(seed) = &r.seed {
-        parts.push(format!("seed:{seed}"));
+        fields.push(("seed", "rs", seed.clone()));
     }
-    parts.extend(fields.into_iter().map(|(k, v)| format!("{k}:{v}")));
-    parts.push(format!("version:{SACREBLEU_VERSION}"));
-    parts.join("|")
+    fields.extend(own);
+    fields.push(("version", "v", SACREBLEU_VERSION.to_string()));
+    Signature { fields }
 }
 
 fn yes_no(b: bool) -> String {
     (if b { "yes" } else { "no" }).to_string()
 }
 
+fn case(lowercase: bool) -> String {
+    (if lowercase { "lc" } else { "mixed" }).to_string()
+}
+
 /// `num_refs`: Some(n) when every segment has n references, None ("var") otherwise.
-pub fn bleu(o: &BleuOptions, num_refs: Option<usize>, r: &Resampling) -> String {
+pub fn bleu(o: &BleuOptions, num_refs: Option<usize>, r: &Resampling) -> Signature {
     let smooth = match o.smoothing {
         Smoothing::Floor(v) | Smoothing::AddK(v) => format!("{}[{v:.2}]", o.smoothing.name()),
         s => s.name().to_string(),
     };
-    join(nrefs(num_refs), r, vec![
-        ("case", if o.lowercase { "lc" } else { "mixed" }.into()),
-        ("eff", yes_no(o.effective_order)),
-        ("tok", o.tokenize.name().into()),
-        ("smooth", smooth),
+    build(num_refs, r, vec![("case", "c", case(o.lowercase)), ("eff", "e", yes_no(o.effective_order)), ("tok", "tok", o.tokenize.name().into()), ("smooth", "s", smooth)])
+}
+
+pub fn chrf(o: &ChrfOptions, num_refs: Option<usize>, r: &Resampling) -> Signature {
+    build(num_refs, r, vec![
+        ("case", "c", case(o.lowercase)),
+        ("eff", "e", yes_no(!o.eps_smoothing)),
+        ("nc", "nc", o.char_order.to_string()),
+        ("nw", "nw", o.word_order.to_string()),
+        ("space", "s", yes_no(o.whitespace)),
     ])
 }
 
-pub fn chrf(o: &ChrfOptions, num_refs: Option<usize>, r: &Resampling) -> String {
-    join(nrefs(num_refs), r, vec![
-        ("case", if o.lowercase { "lc" } else { "mixed" }.into()),
-        ("eff", yes_no(!o.eps_smoothing)),
-        ("nc", o.char_order.to_string()),
-        ("nw", o.word_order.to_string()),
-        ("space", yes_no(o.whitespace)),
-    ])
-}
-
-pub fn ter(o: &TerOptions, num_refs: Option<usize>, r: &Resampling) -> String {
-    join(nrefs(num_refs), r, vec![
-        ("case", if o.case_sensitive { "mixed" } else { "lc" }.into()),
-        ("tok", "tercom".into()),
-        ("norm", yes_no(o.normalized)),
-        ("punct", yes_no(!o.no_punct)),
-        ("asian", yes_no(o.asian_support)),
+pub fn ter(o: &TerOptions, num_refs: Option<usize>, r: &Resampling) -> Signature {
+    build(num_refs, r, vec![
+        ("case", "c", case(!o.case_sensitive)),
+        ("tok", "t", "tercom".into()),
+        ("norm", "nr", yes_no(o.normalized)),
+        ("punct", "pn", yes_no(!o.no_punct)),
+        ("asian", "as", yes_no(o.asian_support)),
     ])
 }

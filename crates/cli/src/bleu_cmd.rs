@@ -1,0 +1,401 @@
+//! `wgslate bleu`: sacreBLEU's scoring command line, same numbers and output formats.
+
+use std::io::Read;
+
+use wgslate_metrics::signature::{self, Resampling, Signature};
+use wgslate_metrics::significance::{self, Interval, Scorer};
+use wgslate_metrics::*;
+
+use crate::bleu_args::BleuArgs;
+use crate::pyfmt::{self, Json};
+use crate::table;
+
+const SEED: u32 = 12345;
+
+/// Lines as Python iterates a file opened with newline="\n", each rstripped.
+pub fn split_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines.into_iter().map(|l| pystr::rstrip(l).to_string()).collect()
+}
+
+fn read_text(path: &str) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| format!("{path} is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+}
+
+enum Metric {
+    Bleu(BleuOptions),
+    Chrf(Chrf),
+    Ter(Ter),
+}
+
+/// One metric's corpus result.
+struct Scored {
+    name: String,
+    score: f64,
+    verbose: Option<String>,
+    stats: Vec<Vec<f64>>,
+}
+
+impl Metric {
+    fn new(name: &str, a: &BleuArgs, sentence: bool) -> Result<Self, String> {
+        Ok(match name {
+            "bleu" => Metric::Bleu(BleuOptions {
+                tokenize: Tokenize::parse(a.tokenize.as_deref().unwrap_or("13a"))?,
+                lowercase: a.lowercase,
+                smoothing: Smoothing::parse(&a.smooth_method, a.smooth_value)?,
+                max_ngram_order: 4,
+                effective_order: sentence,
+            }),
+            "chrf" => Metric::Chrf(Chrf::new(ChrfOptions {
+                char_order: a.chrf_char_order,
+                word_order: a.chrf_word_order,
+                beta: a.chrf_beta,
+                lowercase: a.chrf_lowercase,
+                whitespace: a.chrf_whitespace,
+                eps_smoothing: a.chrf_eps_smoothing,
+            })),
+            _ => Metric::Ter(Ter::new(TerOptions { normalized: a.ter_normalized, no_punct: a.ter_no_punct, asian_support: a.ter_asian_support, case_sensitive: a.ter_case_sensitive })),
+        })
+    }
+
+    fn sort_key(&self) -> &'static str {
+        match self {
+            Metric::Bleu(_) => "BLEU",
+            Metric::Chrf(_) => "CHRF",
+            Metric::Ter(_) => "TER",
+        }
+    }
+
+    fn signature(&self, nrefs: usize, r: &Resampling) -> Signature {
+        match self {
+            Metric::Bleu(o) => signature::bleu(o, Some(nrefs), r),
+            Metric::Chrf(c) => signature::chrf(&c.options, Some(nrefs), r),
+            Metric::Ter(t) => signature::ter(&t.options, Some(nrefs), r),
+        }
+    }
+
+    fn scorer(&self) -> Scorer<'_> {
+        match self {
+            Metric::Bleu(o) => Scorer::Bleu(o),
+            Metric::Chrf(c) => Scorer::Chrf(c),
+            Metric::Ter(_) => Scorer::Ter,
+        }
+    }
+
+    fn score(&self, hyps: &[&str], refs: &[Vec<&str>]) -> Scored {
+        match self {
+            Metric::Bleu(o) => {
+                let bleu = Bleu::new(o.clone());
+                let per_seg = bleu.corpus_stats(hyps, refs);
+                let mut sum = BleuStats::zeros(o.max_ngram_order);
+                per_seg.iter().for_each(|s| sum.add(s));
+                let s = bleu.compute(&sum);
+                let prec = s.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/");
+                let verbose = format!("{prec} (BP = {:.3} ratio = {:.3} hyp_len = {} ref_len = {})", s.bp, s.ratio(), s.sys_len, s.ref_len);
+                let stats = per_seg.iter().map(|st| [st.sys_len, st.ref_len].iter().chain(&st.correct).chain(&st.total).map(|&v| v as f64).collect()).collect();
+                Scored { name: "BLEU".into(), score: s.score, verbose: Some(verbose), stats }
+            }
+            Metric::Chrf(c) => {
+                let stats: Vec<Vec<f64>> = c.corpus_stats(hyps, refs).into_iter().map(|s| s.into_iter().map(|v| v as f64).collect()).collect();
+                let mut sum = vec![0f64; stats.first().map_or(0, Vec::len)];
+                stats.iter().for_each(|s| sum.iter_mut().zip(s).for_each(|(a, b)| *a += b));
+                Scored { name: c.name(), score: c.f_score(&sum), verbose: None, stats }
+            }
+            Metric::Ter(t) => {
+                let stats: Vec<Vec<f64>> = t.corpus_stats(hyps, refs).into_iter().map(|s| s.to_vec()).collect();
+                let (e, r) = stats.iter().fold((0.0, 0.0), |(e, r), s| (e + s[0], r + s[1]));
+                Scored { name: "TER".into(), score: t.compute(e, r), verbose: None, stats }
+            }
+        }
+    }
+}
+
+/// sacreBLEU's `Score.format`.
+fn format_score(s: &Scored, ci: Option<Interval>, a: &BleuArgs, sig: &Signature, json: bool) -> String {
+    let w = a.width;
+    let mut sc = format!("{:.w$}", s.score);
+    let conf = ci.map(|c| (format!("{:.w$}", c.mean), format!("{:.w$}", c.ci)));
+    if let Some((m, c)) = &conf {
+        sc += &format!(" (μ = {m} ± {c})");
+    }
+    if a.score_only {
+        return sc;
+    }
+    if json {
+        let mut d = vec![("name".to_string(), Json::Str(s.name.clone())), ("score".into(), Json::Raw(pyfmt::rounded(s.score, w))), ("signature".into(), Json::Str(sig.format(false)))];
+        if let Some((m, c)) = &conf {
+            d.push(("confidence_mean".into(), Json::Raw(pyfmt::repr(m.parse().unwrap()))));
+            d.push(("confidence_var".into(), Json::Raw(pyfmt::repr(c.parse().unwrap()))));
+            d.push(("confidence".into(), Json::Str(format!("μ = {m} ± {c}"))));
+        }
+        if let Some(v) = &s.verbose {
+            d.push(("verbose_score".into(), Json::Str(v.clone())));
+        }
+        for (k, _, v) in &sig.fields {
+            d.push((k.to_string(), Json::Str(v.clone())));
+        }
+        return Json::Obj(d).dumps(1);
+    }
+    let mut line = format!("{}|{} = {sc}", s.name, sig.format(a.short));
+    if let Some(v) = &s.verbose {
+        line += &format!(" {v}");
+    }
+    line
+}
+
+fn print_single(results: Vec<String>, a: &BleuArgs) {
+    if a.format == "json" {
+        if results.len() > 1 {
+            println!("[\n{}\n]", results.join(",\n"));
+        } else {
+            println!("{}", results[0]);
+        }
+        return;
+    }
+    let mut aligned = Vec::new();
+    for line in &results {
+        match line.find('=') {
+            Some(byte) => aligned.push((line[..byte].chars().count() - 1, line)),
+            None => println!("{line}"),
+        }
+    }
+    if let Some(w) = aligned.iter().map(|(l, _)| *l).max() {
+        for (len, line) in aligned {
+            let split = line.char_indices().nth(len).map_or(line.len(), |(b, _)| b);
+            let (left, right) = line.split_at(split);
+            println!("{}{left}{right}", " ".repeat(w - len));
+        }
+    }
+}
+
+const PAIRED_EXPLANATION: &str = " - Each system is pairwise compared to {BASE}.
+   Actual system score / bootstrap estimated true mean / 95% CI are provided for each metric.
+
+ - Null hypothesis: the system and the baseline translations are essentially
+   generated by the same underlying process. For a given system and the baseline,
+   the p-value is roughly the probability of the absolute score difference (delta)
+   or higher occurring due to chance, under the assumption that the null hypothesis is correct.
+
+ - Assuming a significance threshold of 0.05, the null hypothesis can be rejected
+   for p-values < 0.05 (marked with \"*\"). This means that the delta is unlikely to be attributed
+   to chance, hence the system is significantly \"different\" than the baseline.
+   Otherwise, the p-values are highlighted in red.
+
+ - NOTE: Significance does not tell whether a system is \"better\" than the baseline but rather
+   emphasizes the \"difference\" of the systems in terms of the replicability of the delta.
+";
+
+fn print_signatures(sigs: &[(String, String)]) {
+    println!("-----------------\nMetric signatures\n-----------------");
+    for (name, sig) in sigs {
+        println!(" - {name:<10} {sig}");
+    }
+}
+
+pub fn run(a: BleuArgs) -> Result<(), String> {
+    if a.sentence_level && a.metrics.len() > 1 {
+        return Err("Only one metric can be used in sentence-level mode.".into());
+    }
+    if a.refs.is_empty() {
+        return Err("I need one or more reference files, given before -i/--input.".into());
+    }
+    if a.num_refs != 1 && a.refs.len() > 1 {
+        return Err("--num-refs splits one tab-delimited reference file; it cannot be used with several reference files.".into());
+    }
+    let mut refs: Vec<Vec<String>> = vec![Vec::new(); a.refs.len().max(a.num_refs)];
+    for (r, path) in a.refs.iter().enumerate() {
+        for (lineno, line) in split_lines(&read_text(path)?).into_iter().enumerate() {
+            if a.num_refs == 1 {
+                refs[r].push(line);
+            } else {
+                let parts: Vec<&str> = line.splitn(a.num_refs, '\t').collect();
+                if parts.len() != a.num_refs {
+                    return Err(format!("{path} line {}: expected {} tab-separated references, found {}", lineno + 1, a.num_refs, parts.len()));
+                }
+                for (k, p) in parts.into_iter().enumerate() {
+                    refs[k].push(p.to_string());
+                }
+            }
+        }
+    }
+    let (systems, mut names): (Vec<Vec<String>>, Vec<String>) = match &a.inputs {
+        Some(files) if !files.is_empty() => {
+            let mut systems = Vec::new();
+            let mut names: Vec<String> = Vec::new();
+            for f in files {
+                if names.contains(f) {
+                    if a.paired_bs && f == &names[0] {
+                        continue;
+                    }
+                    return Err(format!("'{f}' already used to name a system."));
+                }
+                systems.push(split_lines(&read_text(f)?));
+                names.push(f.clone());
+            }
+            (systems, names)
+        }
+        Some(_) => return Err("argument -i/--input: expected at least one file".into()),
+        None => {
+            let mut text = String::new();
+            std::io::stdin().read_to_string(&mut text).map_err(|_| "standard input is not valid UTF-8".to_string())?;
+            let lines = split_lines(&text);
+            let n = lines.first().map_or(1, |l| l.split('\t').count());
+            let mut systems = vec![Vec::new(); n];
+            for line in &lines {
+                let fields: Vec<&str> = line.split('\t').collect();
+                if fields.len() != n {
+                    return Err("the number of tab-delimited fields in the input stream differ across lines.".into());
+                }
+                for (k, f) in fields.into_iter().enumerate() {
+                    systems[k].push(pystr::rstrip(f).to_string());
+                }
+            }
+            (systems, (1..=n).map(|i| format!("System {i}")).collect())
+        }
+    };
+    if a.paired_bs {
+        if a.inputs.is_none() {
+            names = std::iter::once("Baseline".to_string()).chain((1..names.len()).map(|i| format!("System {i}"))).collect();
+        } else {
+            names[0] = format!("Baseline: {}", names[0]);
+        }
+    }
+    let num_sys = systems.len();
+    if a.sentence_level && num_sys > 1 {
+        return Err("Only one system can be evaluated in sentence-level mode.".into());
+    }
+    if a.sentence_level && (a.confidence || a.paired_bs) {
+        return Err("Statistical tests are unavailable in sentence-level mode.".into());
+    }
+    if a.paired_bs && num_sys == 1 {
+        return Err("Paired tests require multiple input systems given to --input (-i).".into());
+    }
+    if num_sys > 1 && a.confidence {
+        return Err("Use paired tests (--paired-bs) for multiple systems.".into());
+    }
+    for (s, name) in systems.iter().zip(&names) {
+        if s.is_empty() {
+            return Err(format!("{name} contains no sentence"));
+        }
+        for (k, r) in refs.iter().enumerate() {
+            if r.len() != s.len() {
+                return Err(format!("System and reference streams have different lengths: {name} has {} lines, reference {} has {}.", s.len(), k + 1, r.len()));
+            }
+        }
+    }
+    let ref_view: Vec<Vec<&str>> = refs.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
+    let nrefs = refs.len();
+    let mut metrics: Vec<Metric> = a.metrics.iter().map(|m| Metric::new(m, &a, a.sentence_level)).collect::<Result<_, _>>()?;
+
+    if a.sentence_level {
+        let m = &metrics[0];
+        let sig = m.signature(nrefs, &Resampling::default());
+        for (i, h) in systems[0].iter().enumerate() {
+            let seg_refs: Vec<Vec<&str>> = ref_view.iter().map(|r| vec![r[i]]).collect();
+            let s = m.score(&[h.as_str()], &seg_refs);
+            println!("{}", format_score(&s, None, &a, &sig, false));
+        }
+        return Ok(());
+    }
+
+    let hyp_views: Vec<Vec<&str>> = systems.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
+    if num_sys == 1 {
+        metrics.sort_by_key(|m| m.sort_key());
+        let mut results = Vec::new();
+        for m in &metrics {
+            let s = m.score(&hyp_views[0], &ref_view);
+            let (ci, resampling) = if a.confidence && a.confidence_n > 1 {
+                let ci = significance::confidence(&s.stats, &m.scorer(), a.confidence_n, SEED);
+                (Some(ci), Resampling { bootstrap: Some(a.confidence_n), seed: Some(SEED.to_string()) })
+            } else {
+                (None, Resampling::default())
+            };
+            let sig = m.signature(nrefs, &resampling);
+            results.push(format_score(&s, ci, &a, &sig, a.format == "json"));
+        }
+        print_single(results, &a);
+        return Ok(());
+    }
+
+    if !a.paired_bs {
+        metrics.sort_by_key(|m| m.sort_key());
+    }
+    // columns[metric] = (header, cells per system, signature)
+    let mut columns: Vec<(String, Vec<(String, Json)>, String)> = Vec::new();
+    for m in &metrics {
+        let scored: Vec<Scored> = hyp_views.iter().map(|h| m.score(h, &ref_view)).collect();
+        let name = scored[0].name.clone();
+        if a.paired_bs {
+            let resampling = Resampling { bootstrap: Some(a.paired_bs_n), seed: Some(SEED.to_string()) };
+            let sig = m.signature(nrefs, &resampling).format(a.short);
+            let mut cells = Vec::new();
+            let base = &scored[0];
+            let mut baseline_ci = None;
+            for (k, s) in scored.iter().enumerate().skip(1) {
+                let r = significance::paired_bootstrap(&base.stats, &s.stats, base.score, s.score, &m.scorer(), a.paired_bs_n, SEED);
+                baseline_ci.get_or_insert(r.baseline);
+                let w = a.width;
+                let star = if r.p_value > 0.05 { "" } else { "*" };
+                let text = format!("{:.w$} ({:.w$} ± {:.w$})\n(p = {:.4}){star}", s.score, r.system.mean, r.system.ci, r.p_value);
+                let json = Json::Obj(vec![
+                    ("score".into(), Json::Raw(pyfmt::repr(s.score))),
+                    ("p_value".into(), Json::Raw(pyfmt::repr(r.p_value))),
+                    ("mean".into(), Json::Raw(pyfmt::repr(r.system.mean))),
+                    ("ci".into(), Json::Raw(pyfmt::repr(r.system.ci))),
+                ]);
+                cells.push((k, text, json));
+            }
+            let b = baseline_ci.expect("paired mode has at least two systems");
+            let w = a.width;
+            let mut all = vec![(
+                format!("{:.w$} ({:.w$} ± {:.w$})", base.score, b.mean, b.ci),
+                Json::Obj(vec![
+                    ("score".into(), Json::Raw(pyfmt::repr(base.score))),
+                    ("p_value".into(), Json::Null),
+                    ("mean".into(), Json::Raw(pyfmt::repr(b.mean))),
+                    ("ci".into(), Json::Raw(pyfmt::repr(b.ci))),
+                ]),
+            )];
+            all.extend(cells.into_iter().map(|(_, t, j)| (t, j)));
+            columns.push((name, all, sig));
+        } else {
+            let sig = m.signature(nrefs, &Resampling::default()).format(a.short);
+            let cells = scored.iter().map(|s| {
+                let t = format!("{:.w$}", s.score, w = a.width);
+                (t.clone(), Json::Str(t))
+            }).collect();
+            columns.push((name, cells, sig));
+        }
+    }
+    if a.format == "json" {
+        let list = (0..num_sys)
+            .map(|i| {
+                let mut obj = vec![("system".to_string(), Json::Str(names[i].clone()))];
+                for (name, cells, _) in &mut columns {
+                    obj.push((name.clone(), std::mem::replace(&mut cells[i].1, Json::Null)));
+                }
+                Json::Obj(obj)
+            })
+            .collect();
+        println!("{}", Json::List(list).dumps(4));
+        return Ok(());
+    }
+    let suffix = if a.paired_bs { " (μ ± 95% CI)" } else { "" };
+    let headers: Vec<String> = std::iter::once("System".to_string()).chain(columns.iter().map(|(n, _, _)| format!("{n}{suffix}"))).collect();
+    let rows: Vec<Vec<String>> = (0..num_sys)
+        .map(|i| std::iter::once(names[i].clone()).chain(columns.iter().map(|(_, c, _)| c[i].0.clone())).collect())
+        .collect();
+    println!("{}\n", table::fancy_grid(&headers, &rows));
+    if a.paired_bs {
+        let msg = format!("Paired bootstrap resampling test with {} resampling trials", a.paired_bs_n);
+        let rule = "-".repeat(msg.chars().count());
+        println!("{rule}\n{msg}\n{rule}");
+        println!("{}", PAIRED_EXPLANATION.replace("{BASE}", &names[0]));
+    }
+    print_signatures(&columns.iter().map(|(n, _, s)| (n.clone(), s.clone())).collect::<Vec<_>>());
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! Python's number formatting and JSON layout, so our output matches sacreBLEU's byte for byte.
+
+/// `repr(float)`: shortest round-trip digits, scientific below 1e-4 and from 1e16.
+pub fn repr(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap();
+    let exp: i32 = exp.parse().unwrap();
+    if (-4..16).contains(&exp) {
+        let s = format!("{x}");
+        if s.contains('.') { s } else { format!("{s}.0") }
+    } else {
+        format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    }
+}
+
+/// `float(f"{x:.{w}f}")` as JSON shows it.
+pub fn rounded(x: f64, width: usize) -> String {
+    repr(format!("{x:.width$}").parse::<f64>().unwrap_or(x))
+}
+
+/// A JSON value with insertion-ordered objects.
+pub enum Json {
+    Str(String),
+    Raw(String),
+    Null,
+    Obj(Vec<(String, Json)>),
+    List(Vec<Json>),
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+impl Json {
+    /// `json.dumps(value, indent=indent, ensure_ascii=False)`
+    pub fn dumps(&self, indent: usize) -> String {
+        let mut out = String::new();
+        self.write(indent, 0, &mut out);
+        out
+    }
+    fn write(&self, indent: usize, level: usize, out: &mut String) {
+        let pad = |l: usize| " ".repeat(indent * l);
+        match self {
+            Json::Str(s) => out.push_str(&escape(s)),
+            Json::Raw(s) => out.push_str(s),
+            Json::Null => out.push_str("null"),
+            Json::Obj(items) if items.is_empty() => out.push_str("{}"),
+            Json::List(items) if items.is_empty() => out.push_str("[]"),
+            Json::Obj(items) => {
+                out.push_str("{\n");
+                for (i, (k, v)) in items.iter().enumerate() {
+                    out.push_str(&pad(level + 1));
+                    out.push_str(&escape(k));
+                    out.push_str(": ");
+                    v.write(indent, level + 1, out);
+                    out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&pad(level));
+                out.push('}');
+            }
+            Json::List(items) => {
+                out.push_str("[\n");
+                for (i, v) in items.iter().enumerate() {
+                    out.push_str(&pad(level + 1));
+                    v.write(indent, level + 1, out);
+                    out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&pad(level));
+                out.push(']');
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn repr_matches_python() {
+        for (x, want) in [(0.25, "0.25"), (1e-7, "1e-07"), (1e-6, "1e-06"), (100.0, "100.0"), (1e16, "1e+16"), (54.65, "54.65"), (0.0001, "0.0001"), (123456789012345678.0, "1.2345678901234568e+17")] {
+            assert_eq!(repr(x), want);
+        }
+        assert_eq!(rounded(54.600075123, 1), "54.6");
+        assert_eq!(rounded(0.0000004, 6), "0.0");
+    }
+}

@@ -1,0 +1,80 @@
+//! `wgslate bleu` against recorded sacreBLEU 2.6.0 output (see scripts/record_sacrebleu.py),
+//! and its one-line errors with exit code 2.
+
+use std::process::{Command, Stdio};
+
+fn data_dir() -> String {
+    concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data").to_string()
+}
+
+fn wgslate(args: &[&str], stdin: Option<&[u8]>) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .arg("bleu")
+        .args(args)
+        .current_dir(data_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.unwrap_or(b"")).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn output_matches_recorded_sacrebleu() {
+    let text = std::fs::read_to_string(format!("{}/sacrebleu_cli.json", data_dir())).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let cases = v["cases"].as_array().unwrap();
+    assert!(cases.len() >= 40);
+    for c in cases {
+        let args: Vec<&str> = c["args"].as_str().unwrap().split(' ').collect();
+        let (code, out, err) = wgslate(&args, None);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(out, c["stdout"].as_str().unwrap(), "output differs for {args:?}");
+    }
+}
+
+#[test]
+fn hypothesis_from_stdin_equals_file() {
+    let file = std::fs::read(format!("{}/hyp1.de", data_dir())).unwrap();
+    let (_, from_file, _) = wgslate(&["ref.de", "-i", "hyp1.de", "-w", "6"], None);
+    let (code, from_stdin, _) = wgslate(&["ref.de", "-w", "6"], Some(&file));
+    assert_eq!(code, 0);
+    assert_eq!(from_file, from_stdin);
+}
+
+fn assert_error(args: &[&str], stdin: Option<&[u8]>, needle: &str) {
+    let (code, out, err) = wgslate(args, stdin);
+    assert_eq!(code, 2, "{args:?} should fail with exit code 2");
+    assert!(out.is_empty(), "{args:?} printed to stdout: {out}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: expected a one-line error, got {err}");
+    assert!(err.contains(needle), "{args:?}: '{err}' does not mention '{needle}'");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+}
+
+#[test]
+fn bad_input_gets_a_one_line_error() {
+    let dir = std::env::temp_dir().join(format!("wgslate-bleu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let short = dir.join("short.txt");
+    std::fs::write(&short, "one line\n").unwrap();
+    let latin1 = dir.join("latin1.txt");
+    std::fs::write(&latin1, b"M\xe4nner\n").unwrap();
+    assert_error(&["ref.de", "-i", short.to_str().unwrap()], None, "different lengths");
+    assert_error(&["ref.de", "-i", "no-such-file.txt"], None, "no-such-file.txt");
+    assert_error(&[latin1.to_str().unwrap(), "-i", "hyp1.de"], None, "not valid UTF-8");
+    assert_error(&["ref.de", "-i", "hyp1.de", "--frobnicate"], None, "--frobnicate");
+    assert_error(&["ref.de", "-i", "hyp1.de", "-tok", "moses"], None, "moses");
+    assert_error(&["ref.de", "-i", "hyp1.de", "-w"], None, "expected one argument");
+    assert_error(&["ref.de", "-i", "hyp1.de", "-sl", "-m", "bleu", "chrf"], None, "sentence-level");
+    assert_error(&["ref.de", "-i", "hyp1.de", "--paired-bs"], None, "multiple input systems");
+    assert_error(&["-i", "hyp1.de"], None, "reference");
+    assert_error(&["ref.de"], Some(b"\xff\xfe\n"), "UTF-8");
+    assert_error(&["ref.de", "-i", short.to_str().unwrap(), "hyp1.de", "--confidence"], None, "paired");
+}

@@ -1,0 +1,179 @@
+//! Bootstrap confidence intervals and the paired bootstrap test, as sacreBLEU 2.6.0 runs them:
+//! numpy's RNG, statistics summed in float32, scores computed with Python/numpy promotion rules.
+
+use crate::bleu::{BleuOptions, Smoothing};
+use crate::chrf::Chrf;
+use crate::numpy::{self, Num};
+
+/// A metric's score from summed (float32) sufficient statistics.
+pub enum Scorer<'a> {
+    Bleu(&'a BleuOptions),
+    Chrf(&'a Chrf),
+    Ter,
+}
+
+fn my_log(x: f64) -> f64 {
+    if x == 0.0 { -9_999_999_999.0 } else { x.ln() }
+}
+
+impl Scorer<'_> {
+    pub fn score(&self, stats: &[Num]) -> Num {
+        match self {
+            Scorer::Bleu(o) => bleu_score(o, stats),
+            Scorer::Chrf(c) => c.f_score_num(stats),
+            Scorer::Ter => {
+                let (edits, ref_len) = (stats[0], stats[1]);
+                let rate = if ref_len.value() > 0.0 { edits / ref_len } else if edits.value() > 0.0 { Num::Py(1.0) } else { Num::Py(0.0) };
+                Num::Py(100.0) * rate
+            }
+        }
+    }
+}
+
+/// sacreBLEU's `compute_bleu` (corpus level, no effective order) on [sys, ref, correct…, total…].
+fn bleu_score(o: &BleuOptions, stats: &[Num]) -> Num {
+    let order = o.max_ngram_order;
+    // sacreBLEU passes int(stats[0]) and int(stats[1]): the lengths are Python ints.
+    let (sys_len, ref_len) = (Num::Py(stats[0].value().trunc()), Num::Py(stats[1].value().trunc()));
+    let mut correct = stats[2..2 + order].to_vec();
+    let mut total = stats[2 + order..2 + 2 * order].to_vec();
+    let bp = if sys_len.value() < ref_len.value() {
+        if sys_len.value() > 0.0 { (Num::Py(1.0) - ref_len / sys_len).value().exp() } else { 0.0 }
+    } else {
+        1.0
+    };
+    if correct.iter().all(|c| c.value() == 0.0) {
+        return Num::Py(0.0);
+    }
+    let mut precisions = vec![Num::Py(0.0); order];
+    let mut smooth = Num::Py(1.0);
+    for n in 0..order {
+        if let Smoothing::AddK(k) = o.smoothing {
+            if n > 0 {
+                correct[n] = correct[n] + Num::Py(k);
+                total[n] = total[n] + Num::Py(k);
+            }
+        }
+        if total[n].value() == 0.0 {
+            break;
+        }
+        if correct[n].value() == 0.0 {
+            match o.smoothing {
+                Smoothing::Exp => {
+                    smooth = smooth * Num::Py(2.0);
+                    precisions[n] = Num::Py(100.0) / (smooth * total[n]);
+                }
+                Smoothing::Floor(v) => precisions[n] = Num::Py(100.0 * v) / total[n],
+                _ => {}
+            }
+        } else {
+            precisions[n] = Num::Py(100.0) * correct[n] / total[n];
+        }
+    }
+    Num::Py(bp * (precisions.iter().map(|p| my_log(p.value())).sum::<f64>() / order as f64).exp())
+}
+
+/// Scores of `n_samples` resamples (with replacement) of the segments, drawn as sacreBLEU does.
+pub fn resample(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: u32) -> Vec<Num> {
+    let n = stats.len();
+    let idx = numpy::choice(seed, n, n_samples * n);
+    let width = stats.first().map_or(0, |s| s.len());
+    let rows: Vec<Vec<f32>> = stats.iter().map(|r| r.iter().map(|&v| v as f32).collect()).collect();
+    idx.chunks(n.max(1))
+        .map(|sample| {
+            let mut acc = vec![0f32; width];
+            for &i in sample {
+                for (a, v) in acc.iter_mut().zip(&rows[i]) {
+                    *a += v;
+                }
+            }
+            scorer.score(&acc.iter().map(|&v| Num::F32(v)).collect::<Vec<_>>())
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    /// Mean of the resampled scores.
+    pub mean: f64,
+    /// Half-width of the 95 % interval.
+    pub ci: f64,
+}
+
+fn sorted(scores: &[Num]) -> Vec<Num> {
+    let mut s = scores.to_vec();
+    s.sort_by(|a, b| a.value().total_cmp(&b.value()));
+    s
+}
+
+fn half_width(s: &[Num]) -> Num {
+    let lower = s.len() / 40;
+    let upper = s.len() - lower - 1;
+    Num::Py(0.5) * (s[upper] - s[lower])
+}
+
+/// Exact mean (Neumaier-compensated sum), then the value's own type, as `statistics.mean` does.
+fn statistics_mean(s: &[Num]) -> f64 {
+    let (mut sum, mut comp) = (0f64, 0f64);
+    for v in s {
+        let x = v.value();
+        let t = sum + x;
+        comp += if sum.abs() >= x.abs() { (sum - t) + x } else { (x - t) + sum };
+        sum = t;
+    }
+    let mean = (sum + comp) / s.len() as f64;
+    if s.first().is_some_and(|v| v.is_f32()) { mean as f32 as f64 } else { mean }
+}
+
+/// numpy `scores.mean()` for an array of this type.
+fn numpy_mean(s: &[Num]) -> Num {
+    if s.first().is_some_and(|v| v.is_f32()) {
+        let v: Vec<f32> = s.iter().map(|x| x.value() as f32).collect();
+        Num::F32(numpy::pairwise_sum(&v) / v.len() as f32)
+    } else {
+        let v: Vec<f64> = s.iter().map(|x| x.value()).collect();
+        Num::Py(numpy::pairwise_sum(&v) / v.len() as f64)
+    }
+}
+
+/// `--confidence`: sacreBLEU's `Score.estimate_ci` over the bootstrap scores.
+pub fn confidence(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: u32) -> Interval {
+    let s = sorted(&resample(stats, scorer, n_samples, seed));
+    Interval { mean: statistics_mean(&s), ci: half_width(&s).value() }
+}
+
+/// numpy-array `estimate_ci` used by the paired test.
+fn numpy_interval(scores: &[Num]) -> Interval {
+    let s = sorted(scores);
+    Interval { mean: numpy_mean(&s).value(), ci: half_width(&s).value() }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairedResult {
+    pub baseline: Interval,
+    pub system: Interval,
+    pub p_value: f64,
+}
+
+/// `--paired-bs`: both systems resampled with the same indices; p-value of the absolute difference.
+pub fn paired_bootstrap(baseline: &[Vec<f64>], system: &[Vec<f64>], baseline_score: f64, system_score: f64, scorer: &Scorer, n_samples: usize, seed: u32) -> PairedResult {
+    let bl = resample(baseline, scorer, n_samples, seed);
+    let sys = resample(system, scorer, n_samples, seed);
+    let diffs: Vec<Num> = sys.iter().zip(&bl).map(|(&s, &b)| {
+        let d = s - b;
+        if d.value() < 0.0 { Num::Py(0.0) - d } else { d }
+    }).collect();
+    let mean = numpy_mean(&diffs);
+    let real = (baseline_score - system_score).abs();
+    let count = diffs
+        .iter()
+        .filter(|&&d| {
+            let centred = d - mean;
+            match centred {
+                Num::F32(c) => c > real as f32,
+                Num::Py(c) => c > real,
+            }
+        })
+        .count();
+    PairedResult { baseline: numpy_interval(&bl), system: numpy_interval(&sys), p_value: (count + 1) as f64 / (n_samples + 1) as f64 }
+}
