@@ -12,14 +12,7 @@ use crate::table;
 
 const SEED: u32 = 12345;
 
-/// Lines as Python iterates a file opened with newline="\n", each rstripped.
-pub fn split_lines(text: &str) -> Vec<String> {
-    let mut lines: Vec<&str> = text.split('\n').collect();
-    if lines.last() == Some(&"") {
-        lines.pop();
-    }
-    lines.into_iter().map(|l| pystr::rstrip(l).to_string()).collect()
-}
+use wgslate_metrics::pystr::lines as split_lines;
 
 fn read_text(path: &str) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;

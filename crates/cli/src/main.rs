@@ -3,6 +3,7 @@
 mod bleu_args;
 mod bleu_cmd;
 mod pyfmt;
+mod serve;
 mod table;
 
 const USAGE: &str = "usage: wgslate <command> [args]
@@ -11,7 +12,8 @@ commands:
   bleu        score hypotheses against references (sacreBLEU-compatible flags)
   translate   translate lines with a shipped model
   eval        translate a test set and score it
-  bench       time the engines";
+  bench       time the engines
+  serve       serve the built web app (default: dist on 127.0.0.1:8080)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,6 +23,7 @@ fn main() {
             Ok(())
         }
         Some("bleu") => bleu_args::parse(&args[1..]).and_then(bleu_cmd::run).map_err(|e| format!("wgslate bleu: error: {e}")),
+        Some("serve") => serve::run(&args[1..]).map_err(|e| format!("wgslate serve: {e}")),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");
             Ok(())

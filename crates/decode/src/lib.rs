@@ -3,10 +3,17 @@
 //! Engines (the candle CPU reference, the WGSL GPU engine) implement [`StepModel`]; the searches here
 //! only ever see log-probabilities, attention rows and row indices.
 
+mod beam;
 mod greedy;
 mod hypothesis;
+pub mod penalties;
+pub mod rng;
+mod sampling;
 mod step;
 
+pub use beam::{banned_by_ngram, beam_search, BeamConfig};
 pub use greedy::greedy;
 pub use hypothesis::{Hypothesis, LengthLimits};
+pub use penalties::{LengthPenalty, Scoring};
+pub use sampling::{sample, sampling_distribution, SamplingConfig};
 pub use step::{top_k, StepModel, StepOutput, TopKOutput};

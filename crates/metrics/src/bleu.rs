@@ -202,6 +202,33 @@ impl Bleu {
         done(score, correct, total, precisions)
     }
 
+    /// The hypothesis tokens and, per token, the longest matched n-gram order covering it (0: none),
+    /// counting matches with the same clipping as the statistics.
+    pub fn matched_orders(&self, hyp: &str, refs: &[&str]) -> (Vec<String>, Vec<usize>) {
+        let order = self.options.max_ngram_order;
+        let hyp_tokens = self.preprocess(hyp);
+        let ref_tokens: Vec<Vec<String>> = refs.iter().map(|r| self.preprocess(r)).collect();
+        let mut budget: HashMap<&[String], u64> = HashMap::new();
+        for r in &ref_tokens {
+            for (g, c) in ngrams(r, order) {
+                let e = budget.entry(g).or_insert(0);
+                *e = (*e).max(c);
+            }
+        }
+        let mut best = vec![0; hyp_tokens.len()];
+        for n in 1..=order.min(hyp_tokens.len()) {
+            for (i, w) in hyp_tokens.windows(n).enumerate() {
+                if let Some(left) = budget.get_mut(w) {
+                    if *left > 0 {
+                        *left -= 1;
+                        best[i..i + n].iter_mut().for_each(|b| *b = (*b).max(n));
+                    }
+                }
+            }
+        }
+        (hyp_tokens, best)
+    }
+
     /// Corpus BLEU: `refs` holds reference streams, each parallel to `hyps`.
     pub fn corpus_stats(&self, hyps: &[&str], refs: &[Vec<&str>]) -> Vec<BleuStats> {
         hyps.iter()

@@ -28,3 +28,12 @@ pub fn strip(line: &str) -> &str {
 pub fn lower(line: &str) -> String {
     line.to_lowercase()
 }
+
+/// Lines as sacreBLEU reads a file (split on "\n" only, no empty last line), each rstripped.
+pub fn lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    if lines.last() == Some(&"") {
+        lines.pop();
+    }
+    lines.into_iter().map(|l| rstrip(l).to_string()).collect()
+}

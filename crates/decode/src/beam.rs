@@ -1,0 +1,192 @@
+//! Batched beam search: each sentence keeps its own beam; finished hypotheses leave it (fairseq /
+//! OpenNMT style) and a sentence stops once `beam` are finished and no live one can still beat them.
+
+use crate::penalties::Scoring;
+use crate::step::top_k;
+use crate::{Hypothesis, LengthLimits, StepModel};
+
+#[derive(Debug, Clone)]
+pub struct BeamConfig {
+    pub beam: usize,
+    pub limits: LengthLimits,
+    pub scoring: Scoring,
+    /// How many finished hypotheses to return per sentence (at most `beam`).
+    pub nbest: usize,
+    /// Forbid repeating any n-gram of this size (0: off).
+    pub no_repeat_ngram: usize,
+    /// Keep each hypothesis' attention rows in the output.
+    pub want_attention: bool,
+}
+
+impl Default for BeamConfig {
+    fn default() -> Self {
+        Self { beam: 4, limits: LengthLimits::default(), scoring: Scoring::default(), nbest: 1, no_repeat_ngram: 0, want_attention: false }
+    }
+}
+
+#[derive(Clone)]
+struct Live {
+    tokens: Vec<u32>,
+    token_log_probs: Vec<f32>,
+    log_prob: f32,
+    attention: Vec<Vec<f32>>,
+}
+
+struct Sentence {
+    live: Vec<Live>,
+    finished: Vec<Hypothesis>,
+    max_len: usize,
+    source_len: usize,
+    done: bool,
+}
+
+/// Tokens that would repeat an n-gram already in `tokens`.
+pub fn banned_by_ngram(tokens: &[u32], n: usize) -> Vec<u32> {
+    if n == 0 || tokens.len() + 1 < n {
+        return vec![];
+    }
+    let prefix = &tokens[tokens.len() + 1 - n..];
+    tokens.windows(n).filter(|w| &w[..n - 1] == prefix).map(|w| w[n - 1]).collect()
+}
+
+impl Sentence {
+    fn finish(&mut self, h: &Live, scoring: &Scoring, want_attention: bool) {
+        let len = h.token_log_probs.len();
+        let score = scoring.score(h.log_prob, len, self.source_len, &h.attention);
+        self.finished.push(Hypothesis {
+            tokens: h.tokens.clone(),
+            token_log_probs: h.token_log_probs.clone(),
+            log_prob: h.log_prob,
+            score,
+            attention: want_attention.then(|| h.attention.clone()),
+        });
+    }
+
+    fn can_stop(&self, beam: usize, scoring: &Scoring) -> bool {
+        if self.live.is_empty() {
+            return true;
+        }
+        if self.finished.len() < beam {
+            return false;
+        }
+        let mut scores: Vec<f32> = self.finished.iter().map(|h| h.score).collect();
+        scores.sort_by(|a, b| b.total_cmp(a));
+        let kth = scores[beam - 1];
+        self.live.iter().all(|h| scoring.upper_bound(h.log_prob, h.token_log_probs.len() + 1, self.max_len, self.source_len) <= kth)
+    }
+}
+
+/// Beam search for each source; returns up to `nbest` hypotheses per source, best first.
+pub fn beam_search<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
+    if cfg.beam == 0 {
+        return Err("beam width must be at least 1".into());
+    }
+    model.start(sources)?;
+    let (eos, bos, vocab) = (model.eos(), model.bos(), model.vocab_size());
+    let want_attention = cfg.scoring.needs_attention() || cfg.want_attention;
+    let mut sents: Vec<Sentence> = sources
+        .iter()
+        .map(|s| Sentence {
+            live: vec![Live { tokens: vec![], token_log_probs: vec![], log_prob: 0.0, attention: vec![] }],
+            finished: vec![],
+            max_len: cfg.limits.max_len(s.len(), model.max_output_len()),
+            source_len: s.len(),
+            done: false,
+        })
+        .collect();
+    // rows[r] = (sentence, index into its live list)
+    let mut rows: Vec<(usize, usize)> = (0..sources.len()).map(|s| (s, 0)).collect();
+    let k = (2 * cfg.beam).min(vocab);
+    let mut step = 0usize;
+    while !rows.is_empty() {
+        let inputs: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();
+        let constrained = cfg.no_repeat_ngram > 0 || step < cfg.limits.min_len;
+        let (candidates, attention) = if constrained {
+            let out = model.step(&inputs, want_attention)?;
+            let cands = out
+                .log_probs
+                .chunks(vocab)
+                .zip(&rows)
+                .map(|(row, &(s, h))| {
+                    let mut row = row.to_vec();
+                    for b in banned_by_ngram(&sents[s].live[h].tokens, cfg.no_repeat_ngram) {
+                        row[b as usize] = f32::NEG_INFINITY;
+                    }
+                    if step < cfg.limits.min_len {
+                        row[eos as usize] = f32::NEG_INFINITY;
+                    }
+                    top_k(&row, k).into_iter().filter(|c| c.1.is_finite()).collect::<Vec<_>>()
+                })
+                .collect::<Vec<_>>();
+            (cands, out.attention)
+        } else {
+            let out = model.step_top_k(&inputs, k, want_attention)?;
+            (out.candidates, out.attention)
+        };
+        let mut next_rows = Vec::new();
+        let mut parents = Vec::new();
+        for (s, sent) in sents.iter_mut().enumerate() {
+            if sent.done {
+                continue;
+            }
+            // (cumulative log-prob, row, token, token log-prob), best first
+            let mut cands: Vec<(f32, usize, u32, f32)> = Vec::new();
+            for (r, &(rs, h)) in rows.iter().enumerate() {
+                if rs == s {
+                    cands.extend(candidates[r].iter().filter(|c| c.1.is_finite()).map(|&(t, lp)| (sent.live[h].log_prob + lp, r, t, lp)));
+                }
+            }
+            cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+            let mut new_live: Vec<(Live, usize)> = Vec::new();
+            for (rank, &(cum, r, tok, lp)) in cands.iter().enumerate() {
+                if new_live.len() >= cfg.beam && rank >= cfg.beam {
+                    break;
+                }
+                let parent = &sent.live[rows[r].1];
+                let mut h = Live { tokens: parent.tokens.clone(), token_log_probs: parent.token_log_probs.clone(), log_prob: cum, attention: parent.attention.clone() };
+                h.token_log_probs.push(lp);
+                if let Some(a) = &attention {
+                    h.attention.push(a[r].clone());
+                }
+                if tok == eos {
+                    if rank < cfg.beam {
+                        sent.finish(&h, &cfg.scoring, cfg.want_attention);
+                    }
+                } else if new_live.len() < cfg.beam {
+                    h.tokens.push(tok);
+                    new_live.push((h, r));
+                }
+            }
+            // At the length limit, live hypotheses end without EOS.
+            let (keep, full): (Vec<_>, Vec<_>) = new_live.into_iter().partition(|(h, _)| h.tokens.len() < sent.max_len);
+            for (h, _) in &full {
+                sent.finish(h, &cfg.scoring, cfg.want_attention);
+            }
+            sent.live = keep.iter().map(|(h, _)| h.clone()).collect();
+            if sent.can_stop(cfg.beam, &cfg.scoring) {
+                sent.done = true;
+                sent.live.clear();
+                continue;
+            }
+            for (i, (_, r)) in keep.iter().enumerate() {
+                next_rows.push((s, i));
+                parents.push(*r);
+            }
+        }
+        if next_rows.is_empty() {
+            break;
+        }
+        model.select_rows(&parents)?;
+        rows = next_rows;
+        step += 1;
+    }
+    Ok(sents
+        .into_iter()
+        .map(|s| {
+            let mut f = s.finished;
+            f.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.log_prob.total_cmp(&a.log_prob)));
+            f.truncate(cfg.nbest.max(1).min(cfg.beam));
+            f
+        })
+        .collect())
+}

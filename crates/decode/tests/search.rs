@@ -1,0 +1,251 @@
+//! Search correctness on a toy step model whose outputs depend only on the source and the prefix.
+
+use wgslate_decode::*;
+
+const EOS: u32 = 2;
+const BOS: u32 = 1;
+const WORDS: [u32; 3] = [3, 4, 5];
+
+fn hash(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ceb9fe1a85ec53);
+    x ^ (x >> 33)
+}
+
+fn key(source: &[u32], prefix: &[u32]) -> u64 {
+    source.iter().chain([99].iter()).chain(prefix).fold(7u64, |h, &t| hash(h ^ t as u64))
+}
+
+/// Log-probs over 6 tokens (0 pad, 1 BOS never emitted) for a prefix.
+fn log_probs(source: &[u32], prefix: &[u32]) -> Vec<f32> {
+    let k = key(source, prefix);
+    let mut logits: Vec<f32> = (0..6).map(|i| ((hash(k + i) % 1000) as f32 / 250.0) - 2.0).collect();
+    logits[0] = f32::NEG_INFINITY;
+    logits[1] = f32::NEG_INFINITY;
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let lse = max + logits.iter().map(|l| (l - max).exp()).sum::<f32>().ln();
+    logits.iter().map(|l| l - lse).collect()
+}
+
+fn attention(source: &[u32], prefix: &[u32]) -> Vec<f32> {
+    let k = key(source, prefix) ^ 0xabc;
+    let w: Vec<f32> = (0..source.len() as u64).map(|i| ((hash(k + i) % 1000) as f32 / 300.0).exp()).collect();
+    let s: f32 = w.iter().sum();
+    w.iter().map(|x| x / s).collect()
+}
+
+struct Toy {
+    sources: Vec<Vec<u32>>,
+    /// per row: (source index, prefix)
+    rows: Vec<(usize, Vec<u32>)>,
+    max_len: usize,
+}
+
+impl StepModel for Toy {
+    fn vocab_size(&self) -> usize {
+        6
+    }
+    fn bos(&self) -> u32 {
+        BOS
+    }
+    fn eos(&self) -> u32 {
+        EOS
+    }
+    fn max_output_len(&self) -> usize {
+        self.max_len
+    }
+    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        self.sources = sources.to_vec();
+        self.rows = (0..sources.len()).map(|i| (i, vec![])).collect();
+        Ok(())
+    }
+    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        assert_eq!(tokens.len(), self.rows.len());
+        for (row, &t) in self.rows.iter_mut().zip(tokens) {
+            if t != BOS {
+                row.1.push(t);
+            } else {
+                assert!(row.1.is_empty(), "BOS only starts a row");
+            }
+        }
+        let lp = self.rows.iter().flat_map(|(s, p)| log_probs(&self.sources[*s], p)).collect();
+        let att = want_attention.then(|| self.rows.iter().map(|(s, p)| attention(&self.sources[*s], p)).collect());
+        Ok(StepOutput { log_probs: lp, attention: att })
+    }
+    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        self.rows = rows.iter().map(|&r| self.rows[r].clone()).collect();
+        Ok(())
+    }
+}
+
+fn toy(max_len: usize) -> Toy {
+    Toy { sources: vec![], rows: vec![], max_len }
+}
+
+/// Every output of at most `max_len` tokens with its score: EOS-terminated, or cut at max_len.
+fn brute_force(source: &[u32], max_len: usize, scoring: &Scoring) -> (Vec<u32>, f32) {
+    let mut best = (vec![], f32::NEG_INFINITY);
+    let mut stack = vec![vec![]];
+    while let Some(prefix) = stack.pop() {
+        let (mut lp, mut att) = (0f32, vec![]);
+        for j in 0..prefix.len() {
+            lp += log_probs(source, &prefix[..j])[prefix[j] as usize];
+            att.push(attention(source, &prefix[..j]));
+        }
+        if prefix.len() == max_len {
+            let s = scoring.score(lp, prefix.len(), source.len(), &att);
+            if s > best.1 {
+                best = (prefix.clone(), s);
+            }
+            continue;
+        }
+        let lp_end = lp + log_probs(source, &prefix)[EOS as usize];
+        let mut att_end = att.clone();
+        att_end.push(attention(source, &prefix));
+        let s = scoring.score(lp_end, prefix.len() + 1, source.len(), &att_end);
+        if s > best.1 {
+            best = (prefix.clone(), s);
+        }
+        for w in WORDS {
+            let mut p = prefix.clone();
+            p.push(w);
+            stack.push(p);
+        }
+    }
+    best
+}
+
+fn limits(max_len: usize) -> LengthLimits {
+    LengthLimits { a: 0.0, b: max_len, min_len: 0 }
+}
+
+#[test]
+fn wide_beam_equals_brute_force_under_every_penalty() {
+    let sources = vec![vec![7, 8, 9], vec![10, 11]];
+    let max_len = 4;
+    let penalties = [LengthPenalty::None, LengthPenalty::Average(1.0), LengthPenalty::Gnmt(0.6), LengthPenalty::Gnmt(2.0)];
+    let extras = [(0.0, 0.0), (0.2, 0.0), (0.0, 0.5), (0.3, -0.4)];
+    for lp in penalties {
+        for (coverage, end_penalty) in extras {
+            let scoring = Scoring { length_penalty: lp, coverage, end_penalty };
+            let cfg = BeamConfig { beam: 200, limits: limits(max_len), scoring, nbest: 3, no_repeat_ngram: 0, want_attention: false };
+            let out = beam_search(&mut toy(50), &sources, &cfg).unwrap();
+            for (s, src) in sources.iter().enumerate() {
+                let (tokens, score) = brute_force(src, max_len, &scoring);
+                assert_eq!(out[s][0].tokens, tokens, "{scoring:?} source {s}");
+                assert!((out[s][0].score - score).abs() < 1e-4, "{scoring:?}: {} vs {score}", out[s][0].score);
+                assert!(out[s].windows(2).all(|w| w[0].score >= w[1].score), "n-best is sorted");
+            }
+        }
+    }
+}
+
+#[test]
+fn beam_of_one_is_greedy() {
+    let sources: Vec<Vec<u32>> = (0..6).map(|i| vec![20 + i, 30 + i, 40]).collect();
+    let greedy_out = greedy(&mut toy(50), &sources, limits(6), false).unwrap();
+    let cfg = BeamConfig { beam: 1, limits: limits(6), ..Default::default() };
+    let beam_out = beam_search(&mut toy(50), &sources, &cfg).unwrap();
+    for (g, b) in greedy_out.iter().zip(&beam_out) {
+        assert_eq!(g.tokens, b[0].tokens);
+        assert!((g.log_prob - b[0].log_prob).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn nbest_reports_log_probs_per_token() {
+    let cfg = BeamConfig { beam: 4, nbest: 4, limits: limits(5), ..Default::default() };
+    let out = beam_search(&mut toy(50), &[vec![1, 2, 3]], &cfg).unwrap();
+    assert_eq!(out[0].len(), 4);
+    for h in &out[0] {
+        let sum: f32 = h.token_log_probs.iter().sum();
+        assert!((sum - h.log_prob).abs() < 1e-5);
+        // recompute from the toy model
+        let mut lp = 0.0;
+        let mut prefix = vec![];
+        for &t in h.tokens.iter().chain(std::iter::once(&EOS)).take(h.token_log_probs.len()) {
+            lp += log_probs(&[1, 2, 3], &prefix)[t as usize];
+            prefix.push(t);
+        }
+        assert!((lp - h.log_prob).abs() < 1e-5);
+    }
+}
+
+#[test]
+fn penalty_formulas_match_hand_values() {
+    assert_eq!(LengthPenalty::None.divisor(7), 1.0);
+    assert!((LengthPenalty::Average(1.0).divisor(4) - 4.0).abs() < 1e-6);
+    assert!((LengthPenalty::Average(0.5).divisor(9) - 3.0).abs() < 1e-6);
+    // ((5 + 4) / 6)^0.6 = 1.5^0.6
+    assert!((LengthPenalty::Gnmt(0.6).divisor(4) - 1.275_424).abs() < 1e-5);
+    // coverage: source totals [1.1 → 1.0, 0.3]; 0.2 · (ln 1 + ln 0.3)
+    let att = vec![vec![0.5, 0.2], vec![0.6, 0.1]];
+    assert!((penalties::coverage_penalty(0.2, &att, 2) - (-0.240_794_6)).abs() < 1e-5);
+    let s = Scoring { length_penalty: LengthPenalty::Average(1.0), coverage: 0.0, end_penalty: 0.5 };
+    // -2 / 4 + 0.5 · 4 / 2
+    assert!((s.score(-2.0, 4, 2, &[]) - 0.5).abs() < 1e-6);
+}
+
+#[test]
+fn no_repeat_ngram_and_min_length_are_respected() {
+    assert_eq!(banned_by_ngram(&[3, 4, 3], 2), vec![4]);
+    assert_eq!(banned_by_ngram(&[3, 4, 5], 3), Vec::<u32>::new());
+    let cfg = BeamConfig { beam: 3, no_repeat_ngram: 2, limits: LengthLimits { a: 0.0, b: 12, min_len: 5 }, ..Default::default() };
+    for src in [vec![1u32, 2], vec![5, 6, 7], vec![9]] {
+        let out = beam_search(&mut toy(50), &[src], &cfg).unwrap();
+        let t = &out[0][0].tokens;
+        assert!(t.len() >= 5, "min length: {t:?}");
+        let mut seen = std::collections::HashSet::new();
+        for w in t.windows(2) {
+            assert!(seen.insert(w.to_vec()), "repeated bigram in {t:?}");
+        }
+    }
+}
+
+#[test]
+fn samples_follow_the_model_distribution() {
+    // One step from a fixed prefix: the first token's empirical distribution against the model's.
+    let source = vec![42u32, 43];
+    let n = 20_000;
+    let cfg = SamplingConfig { samples: n, seed: 7, limits: limits(1), ..Default::default() };
+    let out = sample(&mut toy(50), &[source.clone()], &cfg).unwrap();
+    let p = log_probs(&source, &[]);
+    let mut counts = [0usize; 6];
+    for h in &out[0] {
+        let first = h.tokens.first().copied().unwrap_or(EOS);
+        counts[first as usize] += 1;
+    }
+    let chi2: f64 = (2..6).map(|t| {
+        let e = n as f64 * (p[t] as f64).exp();
+        (counts[t] as f64 - e).powi(2) / e
+    }).sum();
+    // 3 degrees of freedom: P(χ² > 16.27) = 0.001
+    assert!(chi2 < 16.27, "chi-square {chi2} for counts {counts:?}");
+    // Deterministic for a seed, different for another.
+    let again = sample(&mut toy(50), &[source.clone()], &cfg).unwrap();
+    assert_eq!(out[0].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>(), again[0].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>());
+}
+
+#[test]
+fn top_k_and_top_p_never_emit_excluded_tokens() {
+    let lp = log_probs(&[5, 5], &[3, 4]);
+    let mut order: Vec<u32> = (2..6).collect();
+    order.sort_by(|&a, &b| lp[b as usize].total_cmp(&lp[a as usize]));
+    let top2 = SamplingConfig { top_k: 2, ..Default::default() };
+    let d = sampling_distribution(&lp, &top2);
+    assert_eq!(d.iter().map(|x| x.0).collect::<Vec<_>>(), order[..2].to_vec());
+    assert!((d.iter().map(|x| x.1).sum::<f64>() - 1.0).abs() < 1e-9);
+    let nucleus = SamplingConfig { top_p: 0.5, ..Default::default() };
+    let d = sampling_distribution(&lp, &nucleus);
+    let first = (lp[order[0] as usize] as f64).exp();
+    assert_eq!(d.len(), if first >= 0.5 { 1 } else { d.len() });
+    assert!(d.len() < 4);
+    for seed in 0..50 {
+        let cfg = SamplingConfig { top_k: 1, seed, limits: limits(6), ..Default::default() };
+        let s = sample(&mut toy(50), &[vec![8, 9]], &cfg).unwrap();
+        let g = greedy(&mut toy(50), &[vec![8, 9]], limits(6), false).unwrap();
+        assert_eq!(s[0][0].tokens, g[0].tokens, "top-k 1 is greedy");
+    }
+}

@@ -1,0 +1,9 @@
+//! The wgslate web app (Leptos, client-side rendered).
+
+mod app;
+mod bleu_page;
+mod browser;
+
+fn main() {
+    leptos::mount::mount_to_body(app::App);
+}

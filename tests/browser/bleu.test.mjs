@@ -1,0 +1,125 @@
+// The BLEU page end to end: sacreBLEU's numbers in the page, clear errors, no injection, big inputs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startServer, launch, openPage, golden, screenshots } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(8131);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+async function fillCase(page, hyps, refs) {
+  await page.fill('[data-testid=bleu-hyp]', hyps.join('\n'));
+  for (let k = 1; k < refs.length; k++) await page.click('[data-testid=bleu-add-ref]');
+  for (let k = 0; k < refs.length; k++) await page.fill(`[data-testid=bleu-ref-${k}]`, refs[k].join('\n'));
+}
+
+test('the golden orejuela case shows sacreBLEU’s score and counts', async () => {
+  const errors = [];
+  const page = await openPage(browser, server.url + '#bleu', errors);
+  const c = golden('orejuela-4refs');
+  await fillCase(page, c.hyps, c.refs);
+  await page.click('[data-testid=bleu-run]');
+  const score = page.locator('[data-testid=bleu-score]');
+  await score.waitFor();
+  assert.equal(await score.textContent(), c.expected.score.toFixed(1));
+  assert.equal(await score.textContent(), '41.8');
+  const want = ['15/18', '10/17', '5/16', '3/15'];
+  for (let n = 1; n <= 4; n++) {
+    assert.equal(await page.locator(`[data-testid=bleu-count-${n}]`).textContent(), want[n - 1]);
+    assert.equal(`${c.expected.counts[n - 1]}/${c.expected.totals[n - 1]}`, want[n - 1]);
+  }
+  assert.equal(await page.locator('[data-testid=bleu-signature]').textContent(), c.signature);
+  assert.match(await page.locator('[data-testid=bleu-chrf]').textContent(), /^\d+\.\d$/);
+  assert.match(await page.locator('[data-testid=bleu-ter]').textContent(), /^\d+\.\d$/);
+  await page.screenshot({ path: join(screenshots, 'bleu.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+test('mismatched line counts and empty input show a message, not a crash', async () => {
+  const errors = [];
+  const page = await openPage(browser, server.url + '#bleu', errors);
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-error]').waitFor();
+  assert.match(await page.locator('[data-testid=bleu-error]').textContent(), /system output/);
+  await page.fill('[data-testid=bleu-hyp]', 'a b c\nd e f');
+  await page.fill('[data-testid=bleu-ref-0]', 'a b c');
+  await page.click('[data-testid=bleu-run]');
+  await page.waitForFunction(() => /Line counts differ/.test(document.querySelector('[data-testid=bleu-error]')?.textContent ?? ''));
+  assert.match(await page.locator('[data-testid=bleu-error]').textContent(), /2 lines but reference 1 has 1/);
+  assert.equal(await page.locator('[data-testid=bleu-score]').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('pasted markup is shown as text', async () => {
+  const errors = [];
+  const page = await openPage(browser, server.url + '#bleu', errors);
+  const evil = '<img src=x onerror="window.__pwned=1"> <b>bold</b>';
+  await page.fill('[data-testid=bleu-hyp]', evil);
+  await page.fill('[data-testid=bleu-ref-0]', 'a reference');
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-lines] td.text').first().waitFor();
+  assert.equal(await page.locator('[data-testid=bleu-lines] td.text').first().textContent(), evil);
+  assert.equal(await page.locator('.results img').count(), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.deepEqual(errors, []);
+});
+
+test('10 000 lines are scored with progress while the page stays responsive', async () => {
+  const errors = [];
+  const page = await openPage(browser, server.url + '#bleu', errors);
+  const words = ['ein', 'Mann', 'mit', 'einem', 'Hund', 'läuft', 'über', 'die', 'Straße', 'und', 'lacht', '.'];
+  const line = (i, shift) => Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3 + shift) % words.length]).join(' ');
+  const hyps = Array.from({ length: 10000 }, (_, i) => line(i, i % 3));
+  const refs = Array.from({ length: 10000 }, (_, i) => line(i, 0));
+  await page.evaluate(([h, r]) => {
+    for (const [id, text] of [['bleu-hyp', h], ['bleu-ref-0', r]]) {
+      const el = document.querySelector(`[data-testid=${id}]`);
+      el.value = text;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+  }, [hyps.join('\n'), refs.join('\n')]);
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-progress]').waitFor();
+  // The main thread answers while the computation runs.
+  const t0 = Date.now();
+  assert.equal(await page.evaluate(() => 1 + 1), 2);
+  const answered = Date.now() - t0;
+  await page.locator('[data-testid=bleu-score]').waitFor({ timeout: 300000 });
+  console.log(`page answered in ${answered} ms during the 10 000-line computation`);
+  assert.equal(await page.locator('[data-testid=bleu-lines] tbody tr').count(), 100);
+  assert.deepEqual(errors, []);
+});
+
+test('the test browser has a real WebGPU adapter', async () => {
+  const errors = [];
+  const page = await openPage(browser, server.url, errors);
+  const info = await page.evaluate(async () => {
+    if (!navigator.gpu) return null;
+    const adapter = await navigator.gpu.requestAdapter();
+    return adapter ? { ok: true } : null;
+  });
+  assert.ok(info, 'navigator.gpu.requestAdapter() returned an adapter');
+});
+
+test('the BLEU page works without WebGPU', async () => {
+  const plain = await launch({ webgpu: false });
+  try {
+    const errors = [];
+    const page = await openPage(plain, server.url + '#bleu', errors);
+    const c = golden('orejuela-4refs');
+    await fillCase(page, c.hyps, c.refs);
+    await page.click('[data-testid=bleu-run]');
+    await page.locator('[data-testid=bleu-score]').waitFor();
+    assert.equal(await page.locator('[data-testid=bleu-score]').textContent(), '41.8');
+    assert.deepEqual(errors, []);
+  } finally {
+    await plain.close();
+  }
+});

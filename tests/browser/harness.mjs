@@ -1,0 +1,41 @@
+// Shared rig: serve the release dist/ on 127.0.0.1 with `wgslate serve`, drive /usr/bin/chromium.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const screenshots = join(root, 'target', 'screenshots');
+mkdirSync(screenshots, { recursive: true });
+
+const BASE_FLAGS = ['--no-sandbox', '--headless', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const WEBGPU_FLAGS = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader', '--use-webgpu-adapter=swiftshader', '--disable-vulkan-surface'];
+
+export async function startServer(port) {
+  const bin = join(root, 'target', 'release', 'wgslate');
+  const server = spawn(bin, ['serve', join(root, 'dist'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    server.on('error', reject);
+    server.stdout.once('data', resolve);
+  });
+  return { url: `http://127.0.0.1:${port}/`, stop: () => server.kill() };
+}
+
+export async function launch({ webgpu = true } = {}) {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: webgpu ? [...BASE_FLAGS, ...WEBGPU_FLAGS] : BASE_FLAGS, headless: true });
+}
+
+/// A page that fails the test on any uncaught error or panic message in the console.
+export async function openPage(browser, url, errors) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error' && !/favicon/.test(m.text())) errors.push(m.text()); });
+  await page.goto(url);
+  return page;
+}
+
+export function golden(id) {
+  const all = JSON.parse(readFileSync(join(root, 'crates', 'metrics', 'tests', 'data', 'sacrebleu-golden.json'), 'utf8'));
+  return all.cases.find((c) => c.id === id);
+}
