@@ -2,6 +2,8 @@
 
 mod bleu_args;
 mod bleu_cmd;
+mod decode_args;
+mod translate_cmd;
 mod pyfmt;
 mod serve;
 mod table;
@@ -23,6 +25,8 @@ fn main() {
             Ok(())
         }
         Some("bleu") => bleu_args::parse(&args[1..]).and_then(bleu_cmd::run).map_err(|e| format!("wgslate bleu: error: {e}")),
+        Some("translate") => translate_cmd::run_translate(&args[1..]).map_err(|e| format!("wgslate translate: {e}")),
+        Some("eval") => translate_cmd::run_eval(&args[1..]).map_err(|e| format!("wgslate eval: {e}")),
         Some("serve") => serve::run(&args[1..]).map_err(|e| format!("wgslate serve: {e}")),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");

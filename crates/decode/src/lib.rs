@@ -9,6 +9,7 @@ mod hypothesis;
 pub mod penalties;
 pub mod rng;
 mod sampling;
+mod search;
 mod step;
 
 pub use beam::{banned_by_ngram, beam_search, BeamConfig};
@@ -16,4 +17,5 @@ pub use greedy::greedy;
 pub use hypothesis::{Hypothesis, LengthLimits};
 pub use penalties::{LengthPenalty, Scoring};
 pub use sampling::{sample, sampling_distribution, SamplingConfig};
+pub use search::{run_search, Search};
 pub use step::{top_k, StepModel, StepOutput, TopKOutput};

@@ -7,6 +7,7 @@ pub mod ops;
 pub mod step;
 pub mod tokenizer;
 pub mod transformer;
+pub mod translate;
 pub mod weights;
 
 use std::path::Path;

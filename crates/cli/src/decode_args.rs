@@ -1,0 +1,78 @@
+//! Decoding flags shared by `translate`, `eval` and `bench`.
+
+use wgslate_decode::{BeamConfig, LengthLimits, LengthPenalty, SamplingConfig, Scoring, Search};
+
+pub const DECODE_USAGE: &str = "decoding: [--beam K] [--lenpen A] [--lenpen-kind avg|gnmt] [--coverage B] [--end-penalty G]
+          [--min-len N] [--max-len-a A] [--max-len-b B] [--nbest N] [--no-repeat-ngram N]
+          [--sample] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--samples N]";
+
+/// Parses the decoding flags out of `args`, returning the search and the flags it did not use.
+pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
+    let mut rest = Vec::new();
+    let (mut beam, mut lenpen, mut kind, mut coverage, mut end, mut nbest, mut no_repeat) = (1usize, 0f32, "gnmt".to_string(), 0f32, 0f32, 1usize, 0usize);
+    let (mut sample, mut temperature, mut top_k, mut top_p, mut seed, mut samples) = (false, 1f32, 0usize, 1f32, 0u64, 1usize);
+    let mut limits = LengthLimits::default();
+    let mut i = 0;
+    fn num<T: std::str::FromStr>(flag: &str, v: Option<&String>) -> Result<T, String> {
+        let v = v.ok_or_else(|| format!("{flag} needs a value"))?;
+        v.parse().map_err(|_| format!("{flag}: '{v}' is not a valid number"))
+    }
+    while i < args.len() {
+        let a = args[i].as_str();
+        let v = args.get(i + 1);
+        let mut takes_value = true;
+        match a {
+            "--beam" => beam = num(a, v)?,
+            "--lenpen" => lenpen = num(a, v)?,
+            "--lenpen-kind" => {
+                kind = v.ok_or("--lenpen-kind needs avg or gnmt")?.clone();
+                if kind != "avg" && kind != "gnmt" {
+                    return Err(format!("--lenpen-kind: '{kind}' is not avg or gnmt"));
+                }
+            }
+            "--coverage" => coverage = num(a, v)?,
+            "--end-penalty" => end = num(a, v)?,
+            "--min-len" => limits.min_len = num(a, v)?,
+            "--max-len-a" => limits.a = num(a, v)?,
+            "--max-len-b" => limits.b = num(a, v)?,
+            "--nbest" => nbest = num(a, v)?,
+            "--no-repeat-ngram" => no_repeat = num(a, v)?,
+            "--temperature" => temperature = num(a, v)?,
+            "--top-k" => top_k = num(a, v)?,
+            "--top-p" => top_p = num(a, v)?,
+            "--seed" => seed = num(a, v)?,
+            "--samples" => samples = num(a, v)?,
+            "--sample" => {
+                sample = true;
+                takes_value = false;
+            }
+            _ => {
+                rest.push(args[i].clone());
+                takes_value = false;
+            }
+        }
+        i += if takes_value { 2 } else { 1 };
+    }
+    if beam == 0 {
+        return Err("--beam must be at least 1".into());
+    }
+    if !(temperature > 0.0) {
+        return Err("--temperature must be positive".into());
+    }
+    if !(top_p > 0.0 && top_p <= 1.0) {
+        return Err("--top-p must be in (0, 1]".into());
+    }
+    let search = if sample {
+        Search::Sample(SamplingConfig { temperature, top_k, top_p, seed, samples: samples.max(1), limits, want_attention: false })
+    } else if beam > 1 || lenpen != 0.0 || coverage != 0.0 || end != 0.0 || nbest > 1 || no_repeat > 0 {
+        let length_penalty = match (lenpen, kind.as_str()) {
+            (a, _) if a == 0.0 => LengthPenalty::None,
+            (a, "avg") => LengthPenalty::Average(a),
+            (a, _) => LengthPenalty::Gnmt(a),
+        };
+        Search::Beam(BeamConfig { beam, limits, scoring: Scoring { length_penalty, coverage, end_penalty: end }, nbest: nbest.min(beam), no_repeat_ngram: no_repeat, want_attention: false })
+    } else {
+        Search::Greedy(limits)
+    };
+    Ok((search, rest))
+}

@@ -1,0 +1,103 @@
+//! `wgslate translate` and `wgslate eval`.
+
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+use wgslate_metrics::signature::{self, Resampling};
+use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
+use wgslate_model::translate::translate;
+use wgslate_model::Model;
+
+use crate::decode_args;
+
+pub const TRANSLATE_USAGE: &str = "usage: wgslate translate --model DIR [--backend cpu|gpu] [-i FILE] [decoding flags]
+       wgslate eval --model DIR --src FILE --ref FILE [--backend cpu|gpu] [decoding flags]";
+
+struct Common {
+    model: String,
+    backend: String,
+    input: Option<String>,
+    src: Option<String>,
+    reference: Option<String>,
+    batch: usize,
+}
+
+fn parse_common(rest: &[String]) -> Result<Common, String> {
+    let mut c = Common { model: String::new(), backend: "cpu".into(), input: None, src: None, reference: None, batch: 32 };
+    let mut i = 0;
+    while i < rest.len() {
+        let v = rest.get(i + 1).cloned().ok_or_else(|| format!("{} needs a value\n{TRANSLATE_USAGE}", rest[i]));
+        match rest[i].as_str() {
+            "--model" => c.model = v?,
+            "--backend" => c.backend = v?,
+            "-i" | "--input" => c.input = Some(v?),
+            "--src" => c.src = Some(v?),
+            "--ref" => c.reference = Some(v?),
+            "--batch" => c.batch = v?.parse().map_err(|_| "--batch must be a number")?,
+            other => return Err(format!("unknown argument '{other}'\n{TRANSLATE_USAGE}\n{}", decode_args::DECODE_USAGE)),
+        }
+        i += 2;
+    }
+    if c.model.is_empty() {
+        return Err(format!("--model is required\n{TRANSLATE_USAGE}"));
+    }
+    if c.backend != "cpu" {
+        return Err(format!("backend '{}' is not available in this build; use --backend cpu", c.backend));
+    }
+    Ok(c)
+}
+
+fn read_lines(path: &str) -> Result<Vec<String>, String> {
+    let text = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let text = String::from_utf8(text).map_err(|_| format!("{path} is not valid UTF-8"))?;
+    Ok(wgslate_metrics::pystr::lines(&text))
+}
+
+pub fn run_translate(args: &[String]) -> Result<(), String> {
+    let (search, rest) = decode_args::parse(args)?;
+    let c = parse_common(&rest)?;
+    let model = Model::from_dir(std::path::Path::new(&c.model))?;
+    let lines = match &c.input {
+        Some(p) => read_lines(p)?,
+        None => std::io::stdin().lock().lines().collect::<Result<Vec<_>, _>>().map_err(|e| format!("reading standard input: {e}"))?,
+    };
+    let out = translate(&model, &lines, &search, c.batch, false)?;
+    let mut stdout = std::io::stdout().lock();
+    for t in out {
+        let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
+        writeln!(stdout, "{text}").map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+pub fn run_eval(args: &[String]) -> Result<(), String> {
+    let (search, rest) = decode_args::parse(args)?;
+    let c = parse_common(&rest)?;
+    let (src, reference) = (c.src.ok_or("--src is required")?, c.reference.ok_or("--ref is required")?);
+    let model = Model::from_dir(std::path::Path::new(&c.model))?;
+    let sources = read_lines(&src)?;
+    let refs = read_lines(&reference)?;
+    if sources.len() != refs.len() {
+        return Err(format!("{src} has {} lines but {reference} has {}", sources.len(), refs.len()));
+    }
+    let t0 = Instant::now();
+    let out = translate(&model, &sources, &search, c.batch, false)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
+    let refs_view = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];
+    let opts = BleuOptions::default();
+    let bleu = Bleu::new(opts.clone()).corpus_score(&hyps, &refs_view);
+    let chrf = Chrf::new(ChrfOptions::default());
+    println!("BLEU|{} = {:.2} {}", signature::bleu(&opts, Some(1), &Resampling::default()), bleu.score, bleu.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/"));
+    println!("chrF2|{} = {:.2}", signature::chrf(&chrf.options, Some(1), &Resampling::default()), chrf.corpus_score(&hyps, &refs_view));
+    println!("{} sentences in {:.1} s: {:.2} sentences/s (backend {}, {:?})", sources.len(), seconds, sources.len() as f64 / seconds, c.backend, search_name(&search));
+    Ok(())
+}
+
+fn search_name(s: &wgslate_decode::Search) -> String {
+    match s {
+        wgslate_decode::Search::Greedy(_) => "greedy".into(),
+        wgslate_decode::Search::Beam(b) => format!("beam {} {:?}", b.beam, b.scoring),
+        wgslate_decode::Search::Sample(c) => format!("sampling T={} top-k={} top-p={} seed={}", c.temperature, c.top_k, c.top_p, c.seed),
+    }
+}

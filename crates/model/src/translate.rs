@@ -1,0 +1,57 @@
+//! Text in, text out: tokenize, batch by length, search, detokenize. The CLI and the web page both
+//! translate through here, so they give the same tokens.
+
+use wgslate_decode::{run_search, Hypothesis, Search, StepModel};
+
+use crate::Model;
+
+#[derive(Debug, Clone)]
+pub struct Translation {
+    /// Source subword ids (EOS last), after any cut to the model's limit.
+    pub source_ids: Vec<u32>,
+    /// True when the source was longer than the model takes and was cut.
+    pub truncated: bool,
+    /// Per hypothesis (best first): detokenized text and the search result.
+    pub outputs: Vec<(String, Hypothesis)>,
+}
+
+/// Subword ids of each text, cut to the model's limit (EOS kept last).
+pub fn encode_sources(model: &Model, texts: &[String]) -> Result<Vec<(Vec<u32>, bool)>, String> {
+    let max = model.config.max_len();
+    texts
+        .iter()
+        .map(|t| {
+            let mut ids = model.vocab.encode(t)?;
+            let cut = ids.len() > max;
+            if cut {
+                let eos = *ids.last().unwrap();
+                ids.truncate(max - 1);
+                ids.push(eos);
+            }
+            Ok((ids, cut))
+        })
+        .collect()
+}
+
+/// Translates `texts` on any engine, `batch` sentences at a time (sorted by length).
+pub fn translate_with<M: StepModel + ?Sized>(engine: &mut M, model: &Model, texts: &[String], search: &Search, batch: usize, want_attention: bool) -> Result<Vec<Translation>, String> {
+    let encoded = encode_sources(model, texts)?;
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| (encoded[i].0.len(), i));
+    let mut out: Vec<Option<Translation>> = vec![None; texts.len()];
+    for chunk in order.chunks(batch.max(1)) {
+        let sources: Vec<Vec<u32>> = chunk.iter().map(|&i| encoded[i].0.clone()).collect();
+        let results = run_search(engine, &sources, search, want_attention)?;
+        for (&i, hyps) in chunk.iter().zip(results) {
+            let outputs = hyps.into_iter().map(|h| (model.vocab.decode(&h.tokens), h)).collect();
+            out[i] = Some(Translation { source_ids: encoded[i].0.clone(), truncated: encoded[i].1, outputs });
+        }
+    }
+    Ok(out.into_iter().map(|t| t.expect("every sentence translated")).collect())
+}
+
+/// Translates on the candle CPU reference.
+pub fn translate(model: &Model, texts: &[String], search: &Search, batch: usize, want_attention: bool) -> Result<Vec<Translation>, String> {
+    let mut engine = crate::step::CpuStepper::new(&model.net, &model.config);
+    translate_with(&mut engine, model, texts, search, batch, want_attention)
+}

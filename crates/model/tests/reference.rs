@@ -1,0 +1,120 @@
+//! The candle reference: weight files are checked, and stepping with the cache gives the same
+//! log-probabilities as the teacher-forced forward pass, for both architectures.
+
+use std::collections::HashMap;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::{VarBuilder, VarMap};
+use wgslate_decode::StepModel;
+use wgslate_model::step::{pad_batch, CpuStepper};
+use wgslate_model::weights::to_f16_safetensors;
+use wgslate_model::*;
+
+fn tiny_configs() -> Vec<ModelConfig> {
+    let t = ModelConfig::Transformer(TransformerConfig { vocab_size: 50, d_model: 16, n_heads: 2, d_ff: 24, encoder_layers: 2, decoder_layers: 2, max_len: 40, dropout: 0.1 });
+    let g = |score| ModelConfig::Gru(GruConfig { vocab_size: 50, emb_dim: 12, encoder_hidden: 8, decoder_hidden: 16, attention_dim: 10, score, max_len: 40, dropout: 0.1 });
+    vec![t, g(AttentionScore::Additive), g(AttentionScore::Dot), g(AttentionScore::General)]
+}
+
+fn random_net(config: &ModelConfig) -> (VarMap, Net) {
+    let varmap = VarMap::new();
+    let net = Net::new(config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu)).unwrap();
+    (varmap, net)
+}
+
+#[test]
+fn stepping_equals_teacher_forcing() {
+    let sources = vec![vec![5u32, 9, 13, 2], vec![7, 8, 2]];
+    let targets = [vec![1u32, 11, 12, 14, 15], vec![1, 20, 21, 22, 23]];
+    for config in tiny_configs() {
+        let (_, net) = random_net(&config);
+        let (src, mask) = pad_batch(&sources).unwrap();
+        let tgt = Tensor::from_vec([targets[0].clone(), targets[1].clone()].concat(), (2, 5), &Device::Cpu).unwrap();
+        let logits = match &net {
+            Net::Transformer(m) => m.decode_train(&m.encode(&src, &mask, false).unwrap(), &mask, &tgt, false).unwrap(),
+            Net::Gru(m) => m.decode_train(&m.encode(&src, &mask, false).unwrap(), &tgt, false).unwrap(),
+        };
+        let forced = wgslate_model::ops::log_softmax_last_dim(&logits).unwrap().to_vec3::<f32>().unwrap();
+        let mut stepper = CpuStepper::new(&net, &config);
+        stepper.start(&sources).unwrap();
+        for t in 0..5 {
+            let out = stepper.step(&[targets[0][t], targets[1][t]], true).unwrap();
+            for b in 0..2 {
+                let row = &out.log_probs[b * 50..(b + 1) * 50];
+                for v in 0..50 {
+                    assert!((row[v] - forced[b][t][v]).abs() < 1e-4, "{}: step {t} row {b}", config.arch_name());
+                }
+                let att = &out.attention.as_ref().unwrap()[b];
+                assert_eq!(att.len(), sources[b].len());
+                assert!((att.iter().sum::<f32>() - 1.0).abs() < 1e-4, "attention sums to 1");
+            }
+        }
+    }
+}
+
+fn files(config: &ModelConfig, varmap: &VarMap) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let tensors: Vec<(String, Tensor)> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+    let weights = to_f16_safetensors(&tensors).unwrap();
+    let mut vocab: HashMap<String, u32> = HashMap::new();
+    for (i, t) in ["<pad>", "<s>", "</s>", "<unk>"].iter().enumerate() {
+        vocab.insert(t.to_string(), i as u32);
+    }
+    for i in 4..config.vocab_size() {
+        vocab.insert(format!("▁w{i}"), i as u32);
+    }
+    let tokenizer = serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null,
+        "added_tokens": [], "normalizer": null, "pre_tokenizer": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true},
+        "post_processor": null, "decoder": {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "always", "split": true},
+        "model": {"type": "BPE", "dropout": null, "unk_token": "<unk>", "continuing_subword_prefix": null, "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false, "ignore_merges": false, "vocab": vocab, "merges": []}
+    });
+    (serde_json::to_vec(config).unwrap(), weights, serde_json::to_vec(&tokenizer).unwrap())
+}
+
+#[test]
+fn weights_round_trip_through_f16_safetensors() {
+    for config in tiny_configs() {
+        let (varmap, _) = random_net(&config);
+        let (c, w, t) = files(&config, &varmap);
+        let model = Model::from_bytes(&c, &w, &t).unwrap_or_else(|e| panic!("{}: {e}", config.arch_name()));
+        assert_eq!(model.config, config);
+    }
+}
+
+fn err(c: &[u8], w: &[u8], t: &[u8]) -> String {
+    match Model::from_bytes(c, w, t) {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn bad_files_get_clear_errors() {
+    let config = &tiny_configs()[0];
+    let (varmap, _) = random_net(config);
+    let (c, w, t) = files(config, &varmap);
+    assert!(err(&c, &w[..w.len() / 2], &t).contains("truncated"));
+    assert!(err(&c, b"not a model", &t).contains("safetensors"));
+    assert!(err(b"{\"arch\": \"lstm\"}", &w, &t).contains("config.json"));
+    assert!(err(&c, &w, b"{}").contains("tokenizer.json"));
+    // A config that does not match the file: a different width.
+    let mut other = config.clone();
+    if let ModelConfig::Transformer(tc) = &mut other {
+        tc.d_ff = 32;
+    }
+    assert!(err(&serde_json::to_vec(&other).unwrap(), &w, &t).contains("shape"));
+    // Fewer layers than the file holds: unused tensors are reported.
+    if let ModelConfig::Transformer(tc) = &mut other {
+        tc.d_ff = 24;
+        tc.decoder_layers = 1;
+    }
+    assert!(err(&serde_json::to_vec(&other).unwrap(), &w, &t).contains("does not use"));
+    // A missing tensor and an f32 file.
+    let mut tensors: Vec<(String, Tensor)> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+    tensors.retain(|(k, _)| k != "encoder_norm.weight");
+    assert!(err(&c, &to_f16_safetensors(&tensors).unwrap(), &t).contains("no tensor encoder_norm.weight"));
+    let f32_map: HashMap<String, Tensor> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+    let path = std::env::temp_dir().join(format!("wgslate-f32-{}.safetensors", std::process::id()));
+    candle_core::safetensors::save(&f32_map, &path).unwrap();
+    assert!(err(&c, &std::fs::read(&path).unwrap(), &t).contains("F16"));
+}
