@@ -2,8 +2,13 @@
 
 use leptos::prelude::*;
 
+use leptos::task::spawn_local;
+
 use crate::bleu_page::BleuPage;
 use crate::browser;
+use crate::models;
+use crate::settings::Settings;
+use crate::translate_page::{Shared, TranslatePage};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum View {
@@ -39,7 +44,40 @@ impl View {
 
 #[component]
 pub fn App() -> impl IntoView {
-    let view = RwSignal::new(View::from_hash(&browser::location_hash()));
+    let hash = browser::location_hash();
+    let view = RwSignal::new(View::from_hash(&hash));
+    let (settings, text) = Settings::from_query(hash.split_once('?').map_or("", |(_, q)| q));
+    let shared = Shared {
+        settings: RwSignal::new(settings),
+        text: RwSignal::new(text),
+        model_entries: RwSignal::new(vec![]),
+        model_status: RwSignal::new(String::new()),
+        model_error: RwSignal::new(None),
+        load_progress: RwSignal::new(None),
+        backend: RwSignal::new("CPU (WebAssembly)".into()),
+        bleu_prefill: RwSignal::new(None),
+    };
+    {
+        let shared = shared.clone();
+        spawn_local(async move {
+            match models::load_index().await {
+                Ok(entries) => shared.model_entries.set(entries),
+                Err(e) => shared.model_error.set(Some(format!("Could not read the model list: {e}"))),
+            }
+            let reason = browser::webgpu_unavailable_reason().await;
+            shared.backend.set(match reason {
+                Some(r) => format!("CPU (WebGPU unavailable: {r})"),
+                None => "CPU (WebAssembly; a WebGPU adapter is present, the GPU engine is not wired into the page yet)".into(),
+            });
+        });
+    }
+    let prefill = shared.bleu_prefill;
+    Effect::new(move |_| {
+        if prefill.get().is_some() {
+            view.set(View::Bleu);
+            browser::set_location_hash("#bleu");
+        }
+    });
     let nav = move |v: View| {
         view! {
             <button
@@ -48,7 +86,9 @@ pub fn App() -> impl IntoView {
                 data-testid=format!("nav-{}", v.slug())
                 on:click=move |_| {
                     view.set(v);
-                    browser::set_location_hash(&format!("#{}", v.slug()));
+                    if v != View::Translate {
+                        browser::set_location_hash(&format!("#{}", v.slug()));
+                    }
                 }
             >
                 {v.label()}
@@ -63,10 +103,13 @@ pub fn App() -> impl IntoView {
         </header>
         <main>
             <div class:hidden=move || view.get() != View::Bleu>
-                <BleuPage />
+                <BleuPage prefill />
             </div>
-            <div class:hidden=move || view.get() == View::Bleu>
-                <p class="notice">"This view needs the translation models; see the BLEU view meanwhile."</p>
+            <div class:hidden=move || view.get() != View::Translate>
+                <TranslatePage shared=shared.clone() />
+            </div>
+            <div class:hidden=move || view.get() != View::Compare && view.get() != View::Attention>
+                <p class="notice">"Compare and Attention are not built yet: they come with the next part of the work."</p>
             </div>
         </main>
     }

@@ -201,13 +201,13 @@ fn TextInput(text: RwSignal<String>, testid: Signal<String>, placeholder: &'stat
                 "Open .txt…"
                 <input type="file" accept=".txt,text/plain" on:change=move |ev| load(browser::picked_file(&ev)) />
             </label>
-            <span class="lines">{move || format!("{} lines", pystr::lines(&text.get()).len())}</span>
+            <span class="lines">{move || { let n = pystr::lines(&text.get()).len(); format!("{n} line{}", if n == 1 { "" } else { "s" }) }}</span>
         </div>
     }
 }
 
 #[component]
-pub fn BleuPage() -> impl IntoView {
+pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     let hyp = RwSignal::new(String::new());
     let hyp2 = RwSignal::new(String::new());
     let next_id = StoredValue::new(1usize);
@@ -247,6 +247,17 @@ pub fn BleuPage() -> impl IntoView {
             }
         });
     };
+
+    Effect::new(move |_| {
+        if let Some((h, r)) = prefill.get() {
+            hyp.set(h);
+            refs.update(|v| {
+                v.truncate(1);
+                v[0].text.set(r);
+            });
+            prefill.set(None);
+        }
+    });
 
     let add_ref = move |_| {
         let id = next_id.get_value();

@@ -46,3 +46,69 @@ pub fn set_location_hash(hash: &str) {
         }
     }
 }
+
+/// Fetches a URL's bytes, reporting (bytes so far, total if known) as chunks arrive.
+pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url)).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
+    if !resp.ok() {
+        return Err(format!("{url}: HTTP {}", resp.status()));
+    }
+    let total = resp.headers().get("content-length").ok().flatten().and_then(|v| v.parse::<u64>().ok());
+    let body = resp.body().ok_or_else(|| format!("{url}: empty response"))?;
+    let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
+    let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
+    loop {
+        let chunk = JsFuture::from(reader.read()).await.map_err(js_error)?;
+        let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map_err(js_error)?.as_bool().unwrap_or(true);
+        if done {
+            break;
+        }
+        let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).map_err(js_error)?;
+        bytes.extend(js_sys::Uint8Array::new(&value).to_vec());
+        progress(bytes.len() as u64, total);
+    }
+    Ok(bytes)
+}
+
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    String::from_utf8(fetch_bytes(url, |_, _| {}).await?).map_err(|_| format!("{url} is not UTF-8"))
+}
+
+/// Why WebGPU cannot be used here, or None when an adapter is available.
+pub async fn webgpu_unavailable_reason() -> Option<String> {
+    let navigator = web_sys::window()?.navigator();
+    let gpu = js_sys::Reflect::get(&navigator, &JsValue::from_str("gpu")).ok()?;
+    if gpu.is_undefined() || gpu.is_null() {
+        return Some("this browser has no WebGPU (navigator.gpu is missing)".into());
+    }
+    let request = js_sys::Reflect::get(&gpu, &JsValue::from_str("requestAdapter")).ok()?.dyn_into::<js_sys::Function>().ok()?;
+    let promise = match request.call0(&gpu) {
+        Ok(p) => js_sys::Promise::from(p),
+        Err(e) => return Some(format!("requesting a WebGPU adapter failed: {}", js_error(e))),
+    };
+    match JsFuture::from(promise).await {
+        Ok(a) if !a.is_null() && !a.is_undefined() => None,
+        Ok(_) => Some("no WebGPU adapter was found".into()),
+        Err(e) => Some(format!("requesting a WebGPU adapter failed: {}", js_error(e))),
+    }
+}
+
+pub fn copy_to_clipboard(text: &str) {
+    if let Some(w) = web_sys::window() {
+        let _ = w.navigator().clipboard().write_text(text);
+    }
+}
+
+pub async fn sleep_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(w) = web_sys::window() {
+            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        }
+    });
+    let _ = JsFuture::from(promise).await;
+}
+
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}

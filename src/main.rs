@@ -3,6 +3,9 @@
 mod app;
 mod bleu_page;
 mod browser;
+mod models;
+mod settings;
+mod translate_page;
 
 fn main() {
     leptos::mount::mount_to_body(app::App);

@@ -2,7 +2,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { startServer, launch, openPage, golden, screenshots } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { startServer, launch, openPage, golden, screenshots, root } from './harness.mjs';
 
 let server, browser;
 before(async () => {
@@ -36,8 +37,13 @@ test('the golden orejuela case shows sacreBLEU’s score and counts', async () =
     assert.equal(`${c.expected.counts[n - 1]}/${c.expected.totals[n - 1]}`, want[n - 1]);
   }
   assert.equal(await page.locator('[data-testid=bleu-signature]').textContent(), c.signature);
-  assert.match(await page.locator('[data-testid=bleu-chrf]').textContent(), /^\d+\.\d$/);
-  assert.match(await page.locator('[data-testid=bleu-ter]').textContent(), /^\d+\.\d$/);
+  assert.equal(await page.locator('[data-testid=bleu-chrf]').textContent(), golden('orejuela-4refs-chrf').expected.score.toFixed(1));
+  assert.equal(await page.locator('[data-testid=bleu-ter]').textContent(), golden('orejuela-4refs-ter').expected.score.toFixed(1));
+  // Selecting the line shows its tokens with the matched n-grams marked.
+  await page.click('[data-testid=bleu-lines] tbody tr');
+  const detail = page.locator('[data-testid=bleu-line-detail]');
+  await detail.waitFor();
+  assert.ok(await detail.locator('.tok.m4').count() > 0, 'some tokens are inside matched 4-grams');
   await page.screenshot({ path: join(screenshots, 'bleu.png'), fullPage: true });
   assert.deepEqual(errors, []);
 });
@@ -94,6 +100,28 @@ test('10 000 lines are scored with progress while the page stays responsive', as
   await page.locator('[data-testid=bleu-score]').waitFor({ timeout: 300000 });
   console.log(`page answered in ${answered} ms during the 10 000-line computation`);
   assert.equal(await page.locator('[data-testid=bleu-lines] tbody tr').count(), 100);
+  assert.deepEqual(errors, []);
+});
+
+test('files can be picked, and a second system gets a paired bootstrap test', async () => {
+  const errors = [];
+  const page = await openPage(browser, server.url + '#bleu', errors);
+  const data = join(root, 'crates', 'cli', 'tests', 'data');
+  await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', join(data, 'hyp1.de'));
+  await page.setInputFiles('[data-testid=bleu-ref-0] ~ label input[type=file]', join(data, 'ref.de'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-hyp]').value.length > 1000);
+  await page.click('details.second summary');
+  await page.setInputFiles('[data-testid=bleu-hyp2] ~ label input[type=file]', join(data, 'hyp2.de'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-hyp2]').value.length > 1000);
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-paired]').waitFor();
+  // The same numbers as `wgslate bleu ref.de -i hyp1.de hyp2.de --paired-bs` (recorded from sacreBLEU).
+  const recorded = JSON.parse(readFileSync(join(data, 'sacrebleu_cli.json'), 'utf8')).cases.find((c) => c.args === 'ref.de -i hyp1.de hyp2.de --paired-bs');
+  const [base, sys] = JSON.parse(recorded.stdout);
+  assert.equal(await page.locator('[data-testid=bleu-score]').textContent(), base.BLEU.score.toFixed(1));
+  const text = await page.locator('[data-testid=bleu-paired]').textContent();
+  assert.ok(text.includes(`p = ${sys.BLEU.p_value.toFixed(4)}`), text);
+  assert.ok(text.includes(`(${sys.BLEU.mean.toFixed(1)} ± ${sys.BLEU.ci.toFixed(1)})`), text);
   assert.deepEqual(errors, []);
 });
 

@@ -1,5 +1,6 @@
 //! wgslate models: configs, weights, tokenizer and the candle reference forward pass.
 
+pub mod attention;
 pub mod config;
 pub mod gru;
 pub mod layers;

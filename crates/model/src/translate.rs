@@ -55,3 +55,46 @@ pub fn translate(model: &Model, texts: &[String], search: &Search, batch: usize,
     let mut engine = crate::step::CpuStepper::new(&model.net, &model.config);
     translate_with(&mut engine, model, texts, search, batch, want_attention)
 }
+
+/// Splits text into lines of sentences: a sentence ends at `.`, `!` or `?` (possibly followed by
+/// closing quotes or brackets) before whitespace. Empty lines are kept as empty lists.
+pub fn split_sentences(text: &str) -> Vec<Vec<String>> {
+    text.lines()
+        .map(|line| {
+            let mut out = Vec::new();
+            let mut current = String::new();
+            let chars: Vec<char> = line.chars().collect();
+            for (i, &c) in chars.iter().enumerate() {
+                current.push(c);
+                let end = matches!(c, '.' | '!' | '?' | '…');
+                if end {
+                    let mut j = i + 1;
+                    while j < chars.len() && matches!(chars[j], '"' | '\'' | ')' | '»' | '”' | '’') {
+                        j += 1;
+                    }
+                    if j < chars.len() && chars[j].is_whitespace() && j == i + 1 {
+                        out.push(current.trim().to_string());
+                        current.clear();
+                    }
+                }
+            }
+            if !current.trim().is_empty() {
+                out.push(current.trim().to_string());
+            }
+            out.retain(|s| !s.is_empty());
+            out
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_sentences;
+
+    #[test]
+    fn splits_lines_and_sentences() {
+        assert_eq!(split_sentences("A dog runs. A cat sleeps!\n\nWhy? Because."), vec![vec!["A dog runs.", "A cat sleeps!"], vec![], vec!["Why?", "Because."]]);
+        assert_eq!(split_sentences("3.5 m tall"), vec![vec!["3.5 m tall"]]);
+        assert_eq!(split_sentences(""), Vec::<Vec<String>>::new());
+    }
+}

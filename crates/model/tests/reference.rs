@@ -118,3 +118,27 @@ fn bad_files_get_clear_errors() {
     candle_core::safetensors::save(&f32_map, &path).unwrap();
     assert!(err(&c, &std::fs::read(&path).unwrap(), &t).contains("F16"));
 }
+
+#[test]
+fn attention_maps_cover_every_output_token() {
+    for config in tiny_configs() {
+        let (_, net) = random_net(&config);
+        let model = Model { config: config.clone(), net, vocab: Vocab::from_bytes(&files(&config, &random_net(&config).0).2).unwrap() };
+        let maps = wgslate_model::attention::attention_maps(&model, &[5, 6, 7, 2], &[9, 10]).unwrap();
+        let (layers, heads) = match &config {
+            ModelConfig::Transformer(t) => (t.decoder_layers, t.n_heads),
+            ModelConfig::Gru(_) => (1, 1),
+        };
+        assert_eq!(maps.cross.len(), layers);
+        assert_eq!(maps.cross[0].len(), heads);
+        assert_eq!(maps.cross[0][0].len(), 3, "two tokens and EOS");
+        for row in &maps.cross[layers - 1][heads - 1] {
+            assert_eq!(row.len(), 4);
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        }
+        if let ModelConfig::Transformer(t) = &config {
+            assert_eq!(maps.encoder_self.len(), t.encoder_layers);
+            assert_eq!(maps.encoder_self[0][0].len(), 4);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Device setup and buffer helpers.
+
+use wgpu::util::DeviceExt;
+
+/// What the app shows about the adapter in use.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdapterReport {
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+}
+
+pub struct Gpu {
+    pub device: wgpu::Device,
+    pub queue: wgpu::Queue,
+    pub report: AdapterReport,
+}
+
+impl Gpu {
+    /// Requests an adapter and a device with the adapter's own limits. No adapter is an error the
+    /// caller shows (and then falls back to the CPU engine), never a panic.
+    pub async fn new() -> Result<Self, String> {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions { power_preference: wgpu::PowerPreference::HighPerformance, ..Default::default() })
+            .await
+            .map_err(|e| format!("no GPU adapter: {e}"))?;
+        let info = adapter.get_info();
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor { label: Some("wgslate"), required_limits: adapter.limits(), ..Default::default() })
+            .await
+            .map_err(|e| format!("the GPU adapter {} refused a device: {e}", info.name))?;
+        Ok(Self { device, queue, report: AdapterReport { name: info.name, backend: format!("{:?}", info.backend), device_type: format!("{:?}", info.device_type) } })
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn new_blocking() -> Result<Self, String> {
+        pollster::block_on(Self::new())
+    }
+
+    pub fn storage(&self, label: &str, data: &[f32]) -> wgpu::Buffer {
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(data),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        })
+    }
+
+    pub fn output(&self, label: &str, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes.max(4),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    pub fn uniform(&self, label: &str, words: &[u32]) -> wgpu::Buffer {
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(words), usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST })
+    }
+
+    /// Copies a buffer back to the host (waits for the GPU).
+    pub async fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, String> {
+        let size = buffer.size();
+        let staging = self.device.create_buffer(&wgpu::BufferDescriptor { label: Some("readback"), size, usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        self.queue.submit([enc.finish()]);
+        let (tx, rx) = futures_channel();
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
+        #[cfg(not(target_arch = "wasm32"))]
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("GPU poll failed: {e}"))?;
+        rx.await.map_err(|e| format!("reading back from the GPU failed: {e}"))?;
+        let bytes = staging.slice(..).get_mapped_range().to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+
+    pub async fn read_f32(&self, buffer: &wgpu::Buffer) -> Result<Vec<f32>, String> {
+        Ok(bytemuck::cast_slice(&self.read(buffer).await?).to_vec())
+    }
+}
+
+type MapResult = Result<(), wgpu::BufferAsyncError>;
+type Slot = std::sync::Arc<std::sync::Mutex<(Option<MapResult>, Option<std::task::Waker>)>>;
+
+/// A one-shot channel for the map callback: the receiver sleeps until the callback wakes it, so
+/// on the web the browser's event loop keeps running meanwhile.
+fn futures_channel() -> (OneShotSender, OneShotReceiver) {
+    let slot: Slot = Default::default();
+    (OneShotSender(slot.clone()), OneShotReceiver(slot))
+}
+
+struct OneShotSender(Slot);
+struct OneShotReceiver(Slot);
+
+impl OneShotSender {
+    fn send(self, r: MapResult) {
+        let waker = {
+            let mut g = self.0.lock().unwrap();
+            g.0 = Some(r);
+            g.1.take()
+        };
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+}
+
+impl std::future::Future for OneShotReceiver {
+    type Output = MapResult;
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<MapResult> {
+        let mut g = self.0.lock().unwrap();
+        match g.0.take() {
+            Some(r) => std::task::Poll::Ready(r),
+            None => {
+                g.1 = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
+    }
+}

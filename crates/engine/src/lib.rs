@@ -1,0 +1,9 @@
+//! wgslate's GPU runtime: device setup on native (Vulkan) and web (WebGPU), the WGSL kernels of
+//! `shaders/` with their launch parameters, and CPU twins that define what each kernel computes.
+
+pub mod cpu;
+pub mod gpu;
+pub mod kernels;
+
+pub use gpu::{AdapterReport, Gpu};
+pub use kernels::{Kernels, KernelParams};

@@ -1,0 +1,349 @@
+//! Translate: type and see the translation, with settings, confidence colouring, examples and a
+//! whole-test-set evaluation.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wgslate_metrics::signature::{self, Resampling};
+use wgslate_metrics::{Bleu, BleuOptions};
+use wgslate_model::translate::{split_sentences, translate};
+use wgslate_model::Model;
+
+use crate::browser;
+use crate::models::{self, ModelEntry};
+use crate::settings::Settings;
+
+pub const MAX_INPUT_CHARS: usize = 5000;
+const BATCH: usize = 4;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutSentence {
+    pub text: String,
+    /// (surface form, probability) per output token, EOS excluded.
+    pub tokens: Vec<(String, f32)>,
+}
+
+/// The engine status shown to the user.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shared {
+    pub settings: RwSignal<Settings>,
+    pub text: RwSignal<String>,
+    pub model_entries: RwSignal<Vec<ModelEntry>>,
+    pub model_status: RwSignal<String>,
+    pub model_error: RwSignal<Option<String>>,
+    pub load_progress: RwSignal<Option<f64>>,
+    pub backend: RwSignal<String>,
+    /// Fill the BLEU page with (hypotheses, references).
+    pub bleu_prefill: RwSignal<Option<(String, String)>>,
+}
+
+/// Loads the selected model (once) and returns it, updating the shared status.
+pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
+    if let Some(m) = models::cached(name) {
+        return Some(m);
+    }
+    shared.model_error.set(None);
+    shared.model_status.set(format!("Loading {name}…"));
+    shared.load_progress.set(Some(0.0));
+    let progress = shared.load_progress;
+    let result = models::load(name, move |got, total| progress.set(Some(total.map_or(0.0, |t| got as f64 / t as f64)))).await;
+    shared.load_progress.set(None);
+    match result {
+        Ok(m) => {
+            shared.model_status.set(format!("{name} loaded"));
+            Some(m)
+        }
+        Err(e) => {
+            shared.model_status.set(String::new());
+            shared.model_error.set(Some(format!("Could not load the model: {e}")));
+            None
+        }
+    }
+}
+
+fn probability_class(p: f32) -> &'static str {
+    match p {
+        p if p >= 0.9 => "p5",
+        p if p >= 0.7 => "p4",
+        p if p >= 0.5 => "p3",
+        p if p >= 0.3 => "p2",
+        _ => "p1",
+    }
+}
+
+#[component]
+pub fn TranslatePage(shared: Shared) -> impl IntoView {
+    let Shared { settings, text, model_entries, model_status, model_error, load_progress, backend, bleu_prefill } = shared.clone();
+    let output = RwSignal::new(Vec::<Vec<OutSentence>>::new());
+    let status = RwSignal::new(String::new());
+    let input_error = RwSignal::new(None::<String>);
+    let colour = RwSignal::new(false);
+    let generation = StoredValue::new(0u64);
+    let examples = RwSignal::new(Vec::<(String, String)>::new());
+    let example_ref = RwSignal::new(None::<String>);
+    let eval_progress = RwSignal::new(None::<f64>);
+    let eval_result = RwSignal::new(None::<(String, String, String)>);
+
+    let run = {
+        let shared = shared.clone();
+        move |delay_ms: i32| {
+            let gen = generation.get_value() + 1;
+            generation.set_value(gen);
+            let (t, s) = (text.get_untracked(), settings.get_untracked());
+            let shared = shared.clone();
+            spawn_local(async move {
+                if delay_ms > 0 {
+                    browser::sleep_ms(delay_ms).await;
+                }
+                if generation.get_value() != gen {
+                    return;
+                }
+                input_error.set(None);
+                let chars = t.chars().count();
+                if chars > MAX_INPUT_CHARS {
+                    input_error.set(Some(format!("The text has {chars} characters; wgslate translates up to {MAX_INPUT_CHARS} at a time. Split it into smaller parts.")));
+                    return;
+                }
+                let lines = split_sentences(&t);
+                let total: usize = lines.iter().map(Vec::len).sum();
+                if total == 0 {
+                    output.set(vec![]);
+                    status.set(String::new());
+                    return;
+                }
+                let Some(model) = ensure_model(&shared, &s.model).await else { return };
+                if generation.get_value() != gen {
+                    return;
+                }
+                let search = s.search();
+                let flat: Vec<String> = lines.iter().flatten().cloned().collect();
+                let mut done: Vec<OutSentence> = Vec::with_capacity(total);
+                let mut cut = 0;
+                let t0 = browser::now_ms();
+                for chunk in flat.chunks(BATCH) {
+                    status.set(format!("Translating {}/{} sentences…", done.len(), total));
+                    browser::yield_now().await;
+                    if generation.get_value() != gen {
+                        return;
+                    }
+                    match translate(&model, chunk, &search, BATCH, false) {
+                        Ok(res) => {
+                            for tr in res {
+                                cut += usize::from(tr.truncated);
+                                let (txt, h) = tr.outputs.into_iter().next().map(|(t, h)| (t, Some(h))).unwrap_or_default();
+                                let tokens = h.map(|h| model.vocab.token_strings(&h.tokens).into_iter().zip(h.token_log_probs.iter().map(|lp| lp.exp())).collect()).unwrap_or_default();
+                                done.push(OutSentence { text: txt, tokens });
+                            }
+                        }
+                        Err(e) => {
+                            input_error.set(Some(format!("Translation failed: {e}")));
+                            return;
+                        }
+                    }
+                }
+                let mut it = done.into_iter();
+                output.set(lines.iter().map(|l| l.iter().map(|_| it.next().unwrap()).collect()).collect());
+                let ms = browser::now_ms() - t0;
+                status.set(format!("{total} sentence{} in {:.0} ms{}", if total == 1 { "" } else { "s" }, ms, if cut > 0 { format!(" ({cut} cut to the model's length limit)") } else { String::new() }));
+            });
+        }
+    };
+
+    // Translate as the text or the settings change (debounced), and keep the URL in step.
+    let run_debounced = run.clone();
+    Effect::new(move |_| {
+        let (t, s) = (text.get(), settings.get());
+        browser::set_location_hash(&format!("#translate?{}", s.to_query(&t)));
+        run_debounced(300);
+    });
+
+    spawn_local(async move {
+        if let (Ok(src), Ok(rf)) = (browser::fetch_text("data/test_2016_flickr.en").await, browser::fetch_text("data/test_2016_flickr.de").await) {
+            examples.set(src.lines().zip(rf.lines()).map(|(a, b)| (a.to_string(), b.to_string())).collect());
+        }
+    });
+
+    let evaluate = {
+        let shared = shared.clone();
+        move |_| {
+            let shared = shared.clone();
+            let s = settings.get_untracked();
+            eval_result.set(None);
+            spawn_local(async move {
+                let Some(model) = ensure_model(&shared, &s.model).await else { return };
+                let pairs = examples.get_untracked();
+                if pairs.is_empty() {
+                    shared.model_error.set(Some("The test set (data/test_2016_flickr.*) could not be loaded.".into()));
+                    return;
+                }
+                let sources: Vec<String> = pairs.iter().map(|p| p.0.clone()).collect();
+                let search = s.search();
+                let mut hyps = vec![String::new(); sources.len()];
+                let mut order: Vec<usize> = (0..sources.len()).collect();
+                order.sort_by_key(|&i| sources[i].len());
+                let mut done = 0;
+                eval_progress.set(Some(0.0));
+                for chunk in order.chunks(16) {
+                    let batch: Vec<String> = chunk.iter().map(|&i| sources[i].clone()).collect();
+                    match translate(&model, &batch, &search, 16, false) {
+                        Ok(res) => {
+                            for (&i, tr) in chunk.iter().zip(res) {
+                                hyps[i] = tr.outputs.into_iter().next().map(|o| o.0).unwrap_or_default();
+                            }
+                        }
+                        Err(e) => {
+                            shared.model_error.set(Some(format!("Evaluation failed: {e}")));
+                            eval_progress.set(None);
+                            return;
+                        }
+                    }
+                    done += chunk.len();
+                    eval_progress.set(Some(done as f64 / sources.len() as f64));
+                    browser::yield_now().await;
+                }
+                let refs: Vec<&str> = pairs.iter().map(|p| p.1.as_str()).collect();
+                let opts = BleuOptions::default();
+                let h: Vec<&str> = hyps.iter().map(String::as_str).collect();
+                let bleu = Bleu::new(opts.clone()).corpus_score(&h, &[refs.clone()]);
+                eval_progress.set(None);
+                eval_result.set(Some((format!("{:.1}", bleu.score), signature::bleu(&opts, Some(1), &Resampling::default()).to_string(), hyps.join("\n"))));
+            });
+        }
+    };
+
+    let sentence_bleu = move || {
+        let r = example_ref.get()?;
+        let out = output.get();
+        let hyp: Vec<String> = out.iter().map(|l| l.iter().map(|s| s.text.clone()).collect::<Vec<_>>().join(" ")).collect();
+        let hyp = hyp.join(" ");
+        let b = Bleu::new(BleuOptions { effective_order: true, ..Default::default() });
+        let st = b.segment_stats(&hyp, &[r.as_str()]);
+        Some(format!("{:.1}", b.compute(&st).score))
+    };
+
+    let run_now = run.clone();
+    view! {
+        <section class="translate">
+            <div class="toolbar">
+                <label>
+                    "Model "
+                    <select data-testid="tr-model" on:change=move |ev| settings.update(|s| s.model = event_target_value(&ev)) prop:value=move || settings.get().model>
+                        {move || model_entries.get().into_iter().map(|m| view! { <option value=m.name.clone()>{m.label}</option> }).collect_view()}
+                    </select>
+                </label>
+                <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
+                <span class="status">{move || model_status.get()}</span>
+                {move || load_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress> })}
+            </div>
+            {move || model_error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-error">{e}</p> })}
+            <div class="panes">
+                <div class="pane">
+                    <textarea
+                        data-testid="tr-input"
+                        placeholder="Type English text… (Ctrl+Enter translates now)"
+                        prop:value=move || text.get()
+                        on:input=move |ev| {
+                            example_ref.set(None);
+                            text.set(event_target_value(&ev));
+                        }
+                        on:keydown=move |ev: web_sys::KeyboardEvent| {
+                            if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+                                ev.prevent_default();
+                                run_now(0);
+                            }
+                        }
+                    ></textarea>
+                    <span class="lines">{move || format!("{} / {MAX_INPUT_CHARS} characters", text.get().chars().count())}</span>
+                </div>
+                <div class="pane">
+                    <div class="output" data-testid="tr-output" data-model=move || settings.get().model>
+                        {move || {
+                            let c = colour.get();
+                            output.get().into_iter().map(|line| view! {
+                                <p>
+                                    {line.into_iter().map(|s| if c {
+                                        view! { <span class="sentence">{s.tokens.into_iter().map(|(t, p)| view! { <span class=format!("conf {}", probability_class(p)) title=format!("p = {p:.3}")>{t}</span> }).collect_view()}" "</span> }.into_any()
+                                    } else {
+                                        view! { <span class="sentence">{s.text}" "</span> }.into_any()
+                                    }).collect_view()}
+                                </p>
+                            }).collect_view()
+                        }}
+                    </div>
+                    <div class="out-tools">
+                        <button on:click=move |_| browser::copy_to_clipboard(&output.get_untracked().iter().map(|l| l.iter().map(|s| s.text.clone()).collect::<Vec<_>>().join(" ")).collect::<Vec<_>>().join("\n"))>"Copy"</button>
+                        <label><input type="checkbox" prop:checked=move || colour.get() on:change=move |ev| colour.set(event_target_checked(&ev)) />" Colour by confidence"</label>
+                        {move || colour.get().then(|| view! {
+                            <span class="legend">"p ≥ 0.9 "<span class="conf p5">"■"</span>" ≥ 0.7 "<span class="conf p4">"■"</span>" ≥ 0.5 "<span class="conf p3">"■"</span>" ≥ 0.3 "<span class="conf p2">"■"</span>" < 0.3 "<span class="conf p1">"■"</span></span>
+                        })}
+                        <span class="status" data-testid="tr-status">{move || status.get()}</span>
+                    </div>
+                    {move || input_error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-input-error">{e}</p> })}
+                    {move || sentence_bleu().map(|b| view! { <p class="hint" data-testid="tr-example-bleu">"Sentence BLEU against the reference: "{b}</p> })}
+                </div>
+            </div>
+            <SettingsPanel settings />
+            <details class="examples">
+                <summary>"Examples from test_2016_flickr"</summary>
+                <ul>
+                    {move || examples.get().into_iter().take(40).map(|(src, rf)| {
+                        let (s2, r2) = (src.clone(), rf.clone());
+                        view! { <li><button class="link" on:click=move |_| { text.set(s2.clone()); example_ref.set(Some(r2.clone())); }>{src}</button></li> }
+                    }).collect_view()}
+                </ul>
+            </details>
+            <div class="evaluate">
+                <button data-testid="eval-run" on:click=evaluate disabled=move || eval_progress.get().is_some()>"Evaluate the test set (1 000 sentences)"</button>
+                {move || eval_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress>{format!(" {:.0} %", 100.0 * p)} })}
+                {move || eval_result.get().map(|(score, sig, hyps)| {
+                    let refs = examples.get_untracked().iter().map(|p| p.1.clone()).collect::<Vec<_>>().join("\n");
+                    view! {
+                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> " " <code>{sig}</code></p>
+                        <button on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
+                    }
+                })}
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
+    let num_input = move |label: &'static str, testid: &'static str, step: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, &str)| {
+        view! {
+            <label>
+                {label}" "
+                <input type="number" step=step data-testid=testid prop:value=move || get(&settings.get()) on:change=move |ev| settings.update(|s| set(s, &event_target_value(&ev))) />
+            </label>
+        }
+    };
+    view! {
+        <details class="settings" open>
+            <summary>"Settings"</summary>
+            <div class="options">
+                {num_input("Beam width", "tr-beam", "1", |s| s.beam.to_string(), |s, v| if let Ok(b) = v.parse::<usize>() { s.beam = b.clamp(1, 16) })}
+                <label>
+                    "Length penalty "
+                    <select prop:value=move || settings.get().lenpen_kind on:change=move |ev| settings.update(|s| s.lenpen_kind = event_target_value(&ev))>
+                        <option value="gnmt">"GNMT"</option>
+                        <option value="avg">"average"</option>
+                    </select>
+                </label>
+                {num_input("α", "tr-lenpen", "0.1", |s| s.lenpen.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.lenpen = x.clamp(0.0, 5.0) })}
+                {num_input("Coverage β", "tr-coverage", "0.1", |s| s.coverage.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.coverage = x.clamp(0.0, 5.0) })}
+                {num_input("End penalty γ", "tr-end", "0.1", |s| s.end_penalty.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.end_penalty = x.clamp(-5.0, 5.0) })}
+                {num_input("Max length a·|x|+b: a", "tr-max-a", "0.1", |s| s.max_len_a.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.max_len_a = x.clamp(0.0, 10.0) })}
+                {num_input("b", "tr-max-b", "1", |s| s.max_len_b.to_string(), |s, v| if let Ok(x) = v.parse::<usize>() { s.max_len_b = x.min(200) })}
+                <label>
+                    <input type="checkbox" data-testid="tr-sample" prop:checked=move || settings.get().sample on:change=move |ev| settings.update(|s| s.sample = event_target_checked(&ev)) />
+                    " Sample"
+                </label>
+                {num_input("Temperature", "tr-temperature", "0.1", |s| s.temperature.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.temperature = x.clamp(0.01, 10.0) })}
+                {num_input("Top-k", "tr-top-k", "1", |s| s.top_k.to_string(), |s, v| if let Ok(x) = v.parse::<usize>() { s.top_k = x })}
+                {num_input("Top-p", "tr-top-p", "0.05", |s| s.top_p.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.top_p = x.clamp(0.01, 1.0) })}
+                {num_input("Seed", "tr-seed", "1", |s| s.seed.to_string(), |s, v| if let Ok(x) = v.parse::<u64>() { s.seed = x })}
+            </div>
+        </details>
+    }
+}
