@@ -71,7 +71,7 @@ impl Gpu {
         #[cfg(not(target_arch = "wasm32"))]
         self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("GPU poll failed: {e}"))?;
         rx.await.map_err(|e| format!("reading back from the GPU failed: {e}"))?;
-        let bytes = staging.slice(..).get_mapped_range().to_vec();
+        let bytes = staging.slice(..).get_mapped_range().map_err(|e| format!("mapping the readback buffer failed: {e:?}"))?.to_vec();
         staging.unmap();
         Ok(bytes)
     }
