@@ -90,6 +90,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
         move |delay_ms: i32| {
             let gen = generation.get_value() + 1;
             generation.set_value(gen);
+            status.set("…".into());
             let (t, s) = (text.get_untracked(), settings.get_untracked());
             let shared = shared.clone();
             spawn_local(async move {
@@ -229,7 +230,10 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 <label>
                     "Model "
                     <select data-testid="tr-model" on:change=move |ev| settings.update(|s| s.model = event_target_value(&ev)) prop:value=move || settings.get().model>
-                        {move || model_entries.get().into_iter().map(|m| view! { <option value=m.name.clone()>{m.label}</option> }).collect_view()}
+                        {move || model_entries.get().into_iter().map(|m| {
+                            let name = m.name.clone();
+                            view! { <option value=m.name.clone() prop:selected=move || settings.get().model == name>{m.label}</option> }
+                        }).collect_view()}
                     </select>
                 </label>
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>

@@ -1,0 +1,91 @@
+// The Translate view: the browser's output equals the native `wgslate translate` for both models,
+// settings live in the URL, and odd input keeps the page alive.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, launch, openPage, root, screenshots } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(8132);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const testSources = readFileSync(join(root, 'www', 'data', 'test_2016_flickr.en'), 'utf8').split('\n');
+
+function native(model, text, extra = []) {
+  const out = execFileSync(join(root, 'target', 'release', 'wgslate'), ['translate', '--model', join(root, 'www', 'models', model), '--backend', 'cpu', ...extra], { input: text + '\n' });
+  return out.toString().trimEnd();
+}
+
+async function translated(page, text) {
+  await page.fill('[data-testid=tr-input]', text);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  return (await page.locator('[data-testid=tr-output]').innerText()).trim();
+}
+
+for (const model of ['en-de/transformer', 'en-de/gru']) {
+  test(`${model}: the page gives the native CPU output`, async () => {
+    const errors = [];
+    const page = await openPage(browser, server.url + `#translate?model=${encodeURIComponent(model)}`, errors);
+    await page.locator(`[data-testid=tr-model] option[value="${model}"]`).waitFor({ state: 'attached' });
+    assert.equal(await page.locator('[data-testid=tr-model]').inputValue(), model);
+    for (const i of [0, 7]) {
+      const src = testSources[i];
+      assert.equal(await translated(page, src), native(model, src), `sentence ${i}`);
+    }
+    assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('data-model'), model);
+    await page.screenshot({ path: join(screenshots, `translate-${model.replace('/', '-')}.png`), fullPage: true });
+    assert.deepEqual(errors, []);
+  });
+}
+
+test('beam settings come from the URL and match the native beam search', async () => {
+  const errors = [];
+  const src = testSources[3];
+  const page = await openPage(browser, server.url + `#translate?beam=4&lp=0.6&text=${encodeURIComponent(src)}`, errors);
+  assert.equal(await page.locator('[data-testid=tr-beam]').inputValue(), '4');
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  const got = (await page.locator('[data-testid=tr-output]').innerText()).trim();
+  assert.equal(got, native('en-de/transformer', src, ['--beam', '4', '--lenpen', '0.6', '--lenpen-kind', 'gnmt']));
+  assert.ok(page.url().includes('beam=4'));
+  assert.deepEqual(errors, []);
+});
+
+test('odd input keeps the page alive', async () => {
+  const errors = [];
+  const page = await openPage(browser, server.url + '#translate', errors);
+  for (const text of ['A dog 🐕 runs 🏃‍♂️ fast.', 'שלום עולם. مرحبا بالعالم.', 'Zero\u200bwidth\u0007control\u0000chars.', 'ᚠᚢᚦᚨᚱᚲ ꦄꦏ𓀀𓁐.', '   ', '.....']) {
+    await page.fill('[data-testid=tr-input]', text);
+    await page.waitForTimeout(50);
+  }
+  const last = await translated(page, 'Two men are talking.');
+  assert.ok(last.length > 0);
+  // Over the limit: a message instead of a translation, and the page still answers.
+  await page.fill('[data-testid=tr-input]', 'A man walks. '.repeat(1600));
+  await page.locator('[data-testid=tr-input-error]').waitFor();
+  assert.match(await page.locator('[data-testid=tr-input-error]').textContent(), /up to 5000/);
+  assert.equal(await page.evaluate(() => 40 + 2), 42);
+  assert.deepEqual(errors, []);
+});
+
+test('without WebGPU the backend says CPU and translation works', async () => {
+  const plain = await launch({ webgpu: false });
+  try {
+    const errors = [];
+    const page = await openPage(plain, server.url + '#translate', errors);
+    const src = testSources[1];
+    assert.equal(await translated(page, src), native('en-de/transformer', src));
+    await page.waitForFunction(() => /WebGPU unavailable/.test(document.querySelector('[data-testid=tr-backend]')?.textContent ?? ''));
+    assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await plain.close();
+  }
+});
