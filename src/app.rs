@@ -4,7 +4,9 @@ use leptos::prelude::*;
 
 use leptos::task::spawn_local;
 
+use crate::attention_page::AttentionPage;
 use crate::bleu_page::BleuPage;
+use crate::compare_page::ComparePage;
 use crate::browser;
 use crate::models;
 use crate::settings::Settings;
@@ -108,8 +110,11 @@ pub fn App() -> impl IntoView {
             <div class:hidden=move || view.get() != View::Translate>
                 <TranslatePage shared=shared.clone() />
             </div>
-            <div class:hidden=move || view.get() != View::Compare && view.get() != View::Attention>
-                <p class="notice">"Compare and Attention are not built yet: they come with the next part of the work."</p>
+            <div class:hidden=move || view.get() != View::Compare>
+                <ComparePage shared=shared.clone() />
+            </div>
+            <div class:hidden=move || view.get() != View::Attention>
+                <AttentionPage shared=shared.clone() />
             </div>
         </main>
     }

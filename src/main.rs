@@ -1,6 +1,8 @@
 //! The wgslate web app (Leptos, client-side rendered).
 
 mod app;
+mod attention_page;
+mod compare_page;
 mod bleu_page;
 mod browser;
 mod models;

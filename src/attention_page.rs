@@ -1,0 +1,217 @@
+//! Attention: a heatmap of output tokens × source tokens for the current translation, per layer and
+//! head or their mean; encoder self-attention too. Exportable as SVG and PNG.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+use wgslate_model::attention::{attention_maps, AttentionMaps};
+use wgslate_model::translate::{encode_sources, split_sentences, translate};
+
+use crate::browser;
+use crate::translate_page::{ensure_model, Shared};
+
+const CELL: f64 = 26.0;
+const LABEL: f64 = 110.0;
+
+#[derive(Clone, Debug)]
+struct Loaded {
+    maps: AttentionMaps,
+    source: Vec<String>,
+    target: Vec<String>,
+}
+
+/// Rows of the chosen map: a layer and head, or the mean over them (None).
+fn select(maps: &[Vec<Vec<Vec<f32>>>], layer: Option<usize>, head: Option<usize>) -> Vec<Vec<f32>> {
+    let layers: Vec<usize> = layer.map_or((0..maps.len()).collect(), |l| vec![l]);
+    let mut out: Option<Vec<Vec<f32>>> = None;
+    let mut count = 0.0;
+    for l in layers {
+        let heads: Vec<usize> = head.map_or((0..maps[l].len()).collect(), |h| vec![h]);
+        for h in heads {
+            let m = &maps[l][h];
+            count += 1.0;
+            match &mut out {
+                None => out = Some(m.clone()),
+                Some(acc) => acc.iter_mut().zip(m).for_each(|(a, r)| a.iter_mut().zip(r).for_each(|(x, y)| *x += y)),
+            }
+        }
+    }
+    let mut out = out.unwrap_or_default();
+    out.iter_mut().for_each(|r| r.iter_mut().for_each(|x| *x /= count));
+    out
+}
+
+fn download(name: &str, blob: &web_sys::Blob) {
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else { return };
+    if let Some(a) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.create_element("a").ok()).and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+}
+
+fn svg_markup() -> Option<String> {
+    let el = web_sys::window()?.document()?.query_selector("[data-testid=att-heatmap]").ok()??;
+    web_sys::XmlSerializer::new().ok()?.serialize_to_string(&el).ok()
+}
+
+fn svg_blob(markup: &str) -> Option<web_sys::Blob> {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(markup));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("image/svg+xml");
+    web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).ok()
+}
+
+fn export_png() {
+    let Some(markup) = svg_markup() else { return };
+    let Some(blob) = svg_blob(&markup) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    let Ok(img) = web_sys::HtmlImageElement::new() else { return };
+    let img2 = img.clone();
+    let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let doc = web_sys::window().and_then(|w| w.document());
+        let Some(canvas) = doc.and_then(|d| d.create_element("canvas").ok()).and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok()) else { return };
+        canvas.set_width(img2.natural_width());
+        canvas.set_height(img2.natural_height());
+        if let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()) {
+            ctx.set_fill_style_str("#ffffff");
+            ctx.fill_rect(0.0, 0.0, canvas.width() as f64, canvas.height() as f64);
+            let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
+            if let Ok(data) = canvas.to_data_url_with_type("image/png") {
+                if let Some(a) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.create_element("a").ok()).and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
+                    a.set_href(&data);
+                    a.set_download("attention.png");
+                    a.click();
+                }
+            }
+        }
+    });
+    img.set_onload(Some(onload.unchecked_ref()));
+    img.set_src(&url);
+}
+
+#[component]
+pub fn AttentionPage(shared: Shared) -> impl IntoView {
+    let loaded = RwSignal::new(None::<Loaded>);
+    let kind = RwSignal::new("cross".to_string());
+    let layer = RwSignal::new(None::<usize>);
+    let head = RwSignal::new(None::<usize>);
+    let hover = RwSignal::new(None::<(usize, usize)>);
+    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let run = {
+        let shared = shared.clone();
+        move |_| {
+            let shared = shared.clone();
+            let s = shared.settings.get_untracked();
+            error.set(None);
+            let Some(sentence) = split_sentences(&shared.text.get_untracked()).into_iter().flatten().next() else {
+                error.set(Some("Type a sentence in the Translate view first.".into()));
+                return;
+            };
+            busy.set(true);
+            spawn_local(async move {
+                let Some(model) = ensure_model(&shared, &s.model).await else {
+                    busy.set(false);
+                    return;
+                };
+                browser::yield_now().await;
+                let result = (|| {
+                    let out = translate(&model, std::slice::from_ref(&sentence), &s.search(), 1, false)?;
+                    let h = &out[0].outputs[0].1;
+                    let source_ids = encode_sources(&model, std::slice::from_ref(&sentence))?.remove(0).0;
+                    let maps = attention_maps(&model, &source_ids, &h.tokens)?;
+                    let mut target = model.vocab.token_strings(&h.tokens);
+                    target.push("</s>".into());
+                    Ok::<_, String>(Loaded { maps, source: model.vocab.token_strings(&source_ids), target })
+                })();
+                match result {
+                    Ok(l) => {
+                        layer.set(None);
+                        head.set(None);
+                        kind.set("cross".into());
+                        loaded.set(Some(l));
+                    }
+                    Err(e) => error.set(Some(e)),
+                }
+                busy.set(false);
+            });
+        }
+    };
+    let current = move || {
+        let l = loaded.get()?;
+        let cross = kind.get() == "cross" || l.maps.encoder_self.is_empty();
+        let maps = if cross { &l.maps.cross } else { &l.maps.encoder_self };
+        let rows = select(maps, layer.get().filter(|&x| x < maps.len()), head.get().filter(|&x| x < maps[0].len()));
+        let row_labels = if cross { l.target.clone() } else { l.source.clone() };
+        Some((rows, row_labels, l.source.clone(), maps.len(), maps[0].len()))
+    };
+    let heatmap = move || {
+        current().map(|(rows, row_labels, col_labels, _, _)| {
+            let (nr, nc) = (rows.len(), col_labels.len());
+            let (w, h) = (LABEL + nc as f64 * CELL + 10.0, LABEL + nr as f64 * CELL + 10.0);
+            view! {
+                <svg data-testid="att-heatmap" xmlns="http://www.w3.org/2000/svg" width=w height=h viewBox=format!("0 0 {w} {h}") font-family="sans-serif" font-size="11">
+                    <rect x="0" y="0" width=w height=h fill="#ffffff" />
+                    {col_labels.iter().enumerate().map(|(c, t)| view! {
+                        <text class="att-label" class:hot=move || hover.get().is_some_and(|x| x.1 == c) transform=format!("translate({}, {}) rotate(-60)", LABEL + (c as f64 + 0.6) * CELL, LABEL - 4.0)>{t.clone()}</text>
+                    }).collect_view()}
+                    {row_labels.iter().enumerate().map(|(r, t)| view! {
+                        <text class="att-label" class:hot=move || hover.get().is_some_and(|x| x.0 == r) x=LABEL - 6.0 y=LABEL + (r as f64 + 0.7) * CELL text-anchor="end">{t.clone()}</text>
+                    }).collect_view()}
+                    {rows.iter().enumerate().flat_map(|(r, row)| row.iter().enumerate().map(move |(c, &wgt)| (r, c, wgt))).map(|(r, c, wgt)| {
+                        let shade = (255.0 * (1.0 - wgt.clamp(0.0, 1.0))) as u8;
+                        view! {
+                            <rect
+                                data-row=r data-col=c data-weight=format!("{wgt:.6}")
+                                x=LABEL + c as f64 * CELL y=LABEL + r as f64 * CELL width=CELL - 1.0 height=CELL - 1.0
+                                fill=format!("rgb({shade},{shade},255)")
+                                stroke=move || if hover.get().is_some_and(|x| x.0 == r || x.1 == c) { "#f08c00" } else { "none" }
+                                on:mouseenter=move |_| hover.set(Some((r, c)))
+                                on:mouseleave=move |_| hover.set(None)
+                            >
+                                <title>{format!("{wgt:.3}")}</title>
+                            </rect>
+                        }
+                    }).collect_view()}
+                </svg>
+            }
+        })
+    };
+    view! {
+        <section class="attention">
+            <h2>"Attention"</h2>
+            <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Rows: output tokens; columns: source tokens. Hover a cell to follow its row and column."</p>
+            <button class="primary" data-testid="att-run" on:click=run disabled=move || busy.get()>"Show attention"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || current().map(|(_, _, _, n_layers, n_heads)| {
+                let has_self = loaded.get().is_some_and(|l| !l.maps.encoder_self.is_empty());
+                view! {
+                    <div class="options">
+                        <label>"Map "
+                            <select data-testid="att-kind" on:change=move |ev| kind.set(event_target_value(&ev))>
+                                <option value="cross" prop:selected=move || kind.get() == "cross">"Cross-attention (output × source)"</option>
+                                {has_self.then(|| view! { <option value="self" prop:selected=move || kind.get() == "self">"Encoder self-attention"</option> })}
+                            </select>
+                        </label>
+                        <label>"Layer "
+                            <select data-testid="att-layer" on:change=move |ev| layer.set(event_target_value(&ev).parse().ok())>
+                                <option value="mean">"mean"</option>
+                                {(0..n_layers).map(|l| view! { <option value=l.to_string()>{(l + 1).to_string()}</option> }).collect_view()}
+                            </select>
+                        </label>
+                        <label>"Head "
+                            <select data-testid="att-head" on:change=move |ev| head.set(event_target_value(&ev).parse().ok())>
+                                <option value="mean">"mean"</option>
+                                {(0..n_heads).map(|h| view! { <option value=h.to_string()>{(h + 1).to_string()}</option> }).collect_view()}
+                            </select>
+                        </label>
+                        <button on:click=move |_| if let Some(b) = svg_markup().and_then(|m| svg_blob(&m)) { download("attention.svg", &b) }>"Export SVG"</button>
+                        <button on:click=move |_| export_png()>"Export PNG"</button>
+                    </div>
+                }
+            })}
+            <div class="heatmap">{heatmap}</div>
+        </section>
+    }
+}

@@ -1,0 +1,144 @@
+//! Compare: greedy, beam search (n-best) and a sample for the same input, side by side.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wgslate_decode::{BeamConfig, Hypothesis, LengthPenalty, SamplingConfig, Scoring, Search};
+use wgslate_model::translate::{split_sentences, translate};
+
+use crate::browser;
+use crate::translate_page::{ensure_model, Shared};
+
+#[derive(Clone, Debug)]
+struct Column {
+    /// (text, tokens, total log-prob, normalised score) per hypothesis.
+    outputs: Vec<(String, Vec<String>, f32, f32)>,
+    ms: f64,
+}
+
+/// Word-level longest common subsequence: which words of `a` are not shared with `b`.
+pub fn changed_words(a: &[String], b: &[String]) -> Vec<bool> {
+    let (n, m) = (a.len(), b.len());
+    let mut dp = vec![vec![0usize; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            dp[i][j] = if a[i] == b[j] { dp[i + 1][j + 1] + 1 } else { dp[i + 1][j].max(dp[i][j + 1]) };
+        }
+    }
+    let mut changed = vec![true; n];
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if a[i] == b[j] {
+            changed[i] = false;
+            i += 1;
+            j += 1;
+        } else if dp[i + 1][j] >= dp[i][j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    changed
+}
+
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+#[component]
+pub fn ComparePage(shared: Shared) -> impl IntoView {
+    let columns = RwSignal::new(None::<(Column, Column, Column, String)>);
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let run = {
+        let shared = shared.clone();
+        move |_| {
+            let shared = shared.clone();
+            let s = shared.settings.get_untracked();
+            let sentence = split_sentences(&shared.text.get_untracked()).into_iter().flatten().next();
+            error.set(None);
+            let Some(sentence) = sentence else {
+                error.set(Some("Type a sentence in the Translate view first.".into()));
+                return;
+            };
+            busy.set(true);
+            spawn_local(async move {
+                let Some(model) = ensure_model(&shared, &s.model).await else {
+                    busy.set(false);
+                    return;
+                };
+                let beam = s.beam.max(4);
+                let length_penalty = if s.lenpen == 0.0 { LengthPenalty::None } else if s.lenpen_kind == "avg" { LengthPenalty::Average(s.lenpen) } else { LengthPenalty::Gnmt(s.lenpen) };
+                let searches = [
+                    Search::Greedy(s.limits()),
+                    Search::Beam(BeamConfig { beam, nbest: beam, limits: s.limits(), scoring: Scoring { length_penalty, coverage: s.coverage, end_penalty: s.end_penalty }, no_repeat_ngram: 0, want_attention: false }),
+                    Search::Sample(SamplingConfig { temperature: s.temperature, top_k: s.top_k, top_p: s.top_p, seed: s.seed, samples: 1, limits: s.limits(), want_attention: false }),
+                ];
+                let mut cols = Vec::new();
+                for search in &searches {
+                    browser::yield_now().await;
+                    let t0 = browser::now_ms();
+                    match translate(&model, std::slice::from_ref(&sentence), search, 1, false) {
+                        Ok(mut r) => {
+                            let outputs = r.remove(0).outputs.into_iter().map(|(text, h): (String, Hypothesis)| (text, model.vocab.token_strings(&h.tokens), h.log_prob, h.score)).collect();
+                            cols.push(Column { outputs, ms: browser::now_ms() - t0 });
+                        }
+                        Err(e) => {
+                            error.set(Some(e));
+                            busy.set(false);
+                            return;
+                        }
+                    }
+                }
+                let sample = cols.pop().unwrap();
+                let beam_col = cols.pop().unwrap();
+                let greedy_col = cols.pop().unwrap();
+                columns.set(Some((greedy_col, beam_col, sample, sentence)));
+                busy.set(false);
+            });
+        }
+    };
+    let marked = |text: &str, other: &str| {
+        let (a, b) = (words(text), words(other));
+        let changed = changed_words(&a, &b);
+        a.into_iter().zip(changed).map(|(w, c)| view! { <span class:diff=c>{w}</span>" " }).collect_view()
+    };
+    view! {
+        <section class="compare">
+            <h2>"Greedy vs beam search vs sampling"</h2>
+            <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4). Words that differ between greedy and the best beam are highlighted."</p>
+            <button class="primary" data-testid="cmp-run" on:click=run disabled=move || busy.get()>"Compare"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || columns.get().map(|(g, b, s, src)| {
+                let greedy_text = g.outputs[0].0.clone();
+                let best_beam = b.outputs[0].0.clone();
+                view! {
+                    <p class="source">"Source: "{src}</p>
+                    <div class="columns">
+                        <div class="col">
+                            <h3>"Greedy"</h3>
+                            <p data-testid="cmp-greedy">{marked(&greedy_text, &best_beam)}</p>
+                            <p class="meta">{format!("{:.0} ms · {} tokens · log-prob {:.2}", g.ms, g.outputs[0].1.len(), g.outputs[0].2)}</p>
+                        </div>
+                        <div class="col">
+                            <h3>{format!("Beam ({} best)", b.outputs.len())}</h3>
+                            <ol>
+                                {b.outputs.iter().enumerate().map(|(i, (text, toks, lp, score))| view! {
+                                    <li data-testid=format!("cmp-beam-{i}")>
+                                        <span class="text">{if i == 0 { marked(text, &greedy_text).into_any() } else { view! { <span>{text.clone()}</span> }.into_any() }}</span>
+                                        <span class="meta">{format!(" log-prob {lp:.2} · score {score:.3} · {} tokens", toks.len())}</span>
+                                    </li>
+                                }).collect_view()}
+                            </ol>
+                            <p class="meta">{format!("{:.0} ms", b.ms)}</p>
+                        </div>
+                        <div class="col">
+                            <h3>"Sample"</h3>
+                            <p data-testid="cmp-sample">{s.outputs[0].0.clone()}</p>
+                            <p class="meta">{format!("{:.0} ms · {} tokens · log-prob {:.2}", s.ms, s.outputs[0].1.len(), s.outputs[0].2)}</p>
+                        </div>
+                    </div>
+                }
+            })}
+        </section>
+    }
+}

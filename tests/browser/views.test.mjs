@@ -1,0 +1,73 @@
+// Compare and Attention views.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, launch, openPage, root, screenshots } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(8133);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const src = readFileSync(join(root, 'www', 'data', 'test_2016_flickr.en'), 'utf8').split('\n')[5];
+const native = (model, extra) => execFileSync(join(root, 'target', 'release', 'wgslate'), ['translate', '--model', join(root, 'www', 'models', model), ...extra], { input: src + '\n' }).toString().trim();
+
+test('Compare shows greedy, k beam entries and a sample', async () => {
+  const errors = [];
+  const page = await openPage(browser, server.url + `#translate?beam=4&text=${encodeURIComponent(src)}`, errors);
+  await page.click('[data-testid=nav-compare]');
+  await page.click('[data-testid=cmp-run]');
+  await page.locator('[data-testid=cmp-beam-3]').waitFor({ timeout: 120000 });
+  assert.equal(await page.locator('[data-testid^=cmp-beam-]').count(), 4);
+  assert.equal((await page.locator('[data-testid=cmp-greedy]').innerText()).trim(), native('en-de/transformer', []));
+  const best = (await page.locator('[data-testid=cmp-beam-0] .text').innerText()).trim();
+  assert.equal(best, native('en-de/transformer', ['--beam', '4']));
+  assert.ok((await page.locator('[data-testid=cmp-sample]').innerText()).trim().length > 0);
+  await page.screenshot({ path: join(screenshots, 'compare.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+});
+
+async function heatmap(page) {
+  return page.evaluate(() => {
+    const cells = [...document.querySelectorAll('[data-testid=att-heatmap] rect[data-row]')].map((r) => [+r.dataset.row, +r.dataset.col, +r.dataset.weight]);
+    const rows = new Set(cells.map((c) => c[0])).size;
+    const cols = new Set(cells.map((c) => c[1])).size;
+    const sums = Array.from({ length: rows }, (_, r) => cells.filter((c) => c[0] === r).reduce((a, c) => a + c[2], 0));
+    return { count: cells.length, rows, cols, sums };
+  });
+}
+
+for (const model of ['en-de/transformer', 'en-de/gru']) {
+  test(`${model}: the attention heatmap has |target| × |source| cells and rows that sum to 1`, async () => {
+    const errors = [];
+    const page = await openPage(browser, server.url + `#translate?model=${encodeURIComponent(model)}&text=${encodeURIComponent(src)}`, errors);
+    await page.click('[data-testid=nav-attention]');
+    await page.click('[data-testid=att-run]');
+    await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
+    const out = native(model, []);
+    let h = await heatmap(page);
+    assert.equal(h.count, h.rows * h.cols);
+    assert.ok(h.rows >= 2 && h.cols >= 2, JSON.stringify(h));
+    for (const s of h.sums) assert.ok(Math.abs(s - 1) < 1e-3, `row sums ${h.sums}`);
+    assert.ok(out.length > 0);
+    if (model.endsWith('transformer')) {
+      await page.selectOption('[data-testid=att-layer]', '1');
+      await page.selectOption('[data-testid=att-head]', '2');
+      h = await heatmap(page);
+      for (const s of h.sums) assert.ok(Math.abs(s - 1) < 1e-3);
+      await page.selectOption('[data-testid=att-kind]', 'self');
+      const self = await heatmap(page);
+      assert.equal(self.rows, self.cols, 'encoder self-attention is source × source');
+      await page.selectOption('[data-testid=att-kind]', 'cross');
+      await page.screenshot({ path: join(screenshots, 'attention.png'), fullPage: true });
+    }
+    assert.deepEqual(errors, []);
+  });
+}
