@@ -1,5 +1,6 @@
 //! `wgslate`: translate, evaluate and score from the command line.
 
+mod bench;
 mod bleu_args;
 mod bleu_cmd;
 mod decode_args;
@@ -27,6 +28,7 @@ fn main() {
         Some("bleu") => bleu_args::parse(&args[1..]).and_then(bleu_cmd::run).map_err(|e| format!("wgslate bleu: error: {e}")),
         Some("translate") => translate_cmd::run_translate(&args[1..]).map_err(|e| format!("wgslate translate: {e}")),
         Some("eval") => translate_cmd::run_eval(&args[1..]).map_err(|e| format!("wgslate eval: {e}")),
+        Some("bench") => bench::run(&args[1..]).map_err(|e| format!("wgslate bench: {e}")),
         Some("serve") => serve::run(&args[1..]).map_err(|e| format!("wgslate serve: {e}")),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");

@@ -5,13 +5,17 @@ use std::time::Instant;
 
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
-use wgslate_model::translate::translate;
-use wgslate_model::Model;
+use wgslate_decode::Search;
+use wgslate_engine::transformer::GpuTransformer;
+use wgslate_engine::Gpu;
+use wgslate_model::translate::{translate, translate_with, Translation};
+use wgslate_model::weights::CheckedWeights;
+use wgslate_model::{Model, ModelConfig};
 
 use crate::decode_args;
 
-pub const TRANSLATE_USAGE: &str = "usage: wgslate translate --model DIR [--backend cpu|gpu] [-i FILE] [decoding flags]
-       wgslate eval --model DIR --src FILE --ref FILE [--backend cpu|gpu] [decoding flags]";
+pub const TRANSLATE_USAGE: &str = "usage: wgslate translate --model DIR [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
+       wgslate eval --model DIR --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]";
 
 struct Common {
     model: String,
@@ -23,7 +27,7 @@ struct Common {
 }
 
 fn parse_common(rest: &[String]) -> Result<Common, String> {
-    let mut c = Common { model: String::new(), backend: "cpu".into(), input: None, src: None, reference: None, batch: 32 };
+    let mut c = Common { model: String::new(), backend: "auto".into(), input: None, src: None, reference: None, batch: 32 };
     let mut i = 0;
     while i < rest.len() {
         let v = rest.get(i + 1).cloned().ok_or_else(|| format!("{} needs a value\n{TRANSLATE_USAGE}", rest[i]));
@@ -41,10 +45,34 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
     if c.model.is_empty() {
         return Err(format!("--model is required\n{TRANSLATE_USAGE}"));
     }
-    if c.backend != "cpu" {
-        return Err(format!("backend '{}' is not available in this build; use --backend cpu", c.backend));
+    if !["cpu", "gpu", "auto"].contains(&c.backend.as_str()) {
+        return Err(format!("--backend must be cpu, gpu or auto, not '{}'", c.backend));
     }
     Ok(c)
+}
+
+/// Translates on the backend asked for: `gpu` (the WGSL engine), `cpu` (the candle reference), or
+/// `auto` (the GPU when an adapter exists and the architecture runs there, else the CPU).
+/// Returns the translations and the backend actually used.
+pub fn translate_on(backend: &str, dir: &str, model: &Model, lines: &[String], search: &Search, batch: usize) -> Result<(Vec<Translation>, String), String> {
+    let gpu_capable = matches!(model.config, ModelConfig::Transformer(_));
+    if backend == "cpu" || (backend == "auto" && !gpu_capable) {
+        return Ok((translate(model, lines, search, batch, false)?, "cpu".into()));
+    }
+    if !gpu_capable {
+        return Err("the GPU engine runs the Transformer so far; use --backend cpu for the GRU".into());
+    }
+    let gpu = match Gpu::new_blocking() {
+        Ok(g) => g,
+        Err(e) if backend == "auto" => {
+            eprintln!("wgslate: {e}; using the CPU");
+            return Ok((translate(model, lines, search, batch, false)?, "cpu".into()));
+        }
+        Err(e) => return Err(e),
+    };
+    let weights = CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
+    let mut engine = GpuTransformer::new(&gpu, &model.config, &weights)?;
+    Ok((translate_with(&mut engine, model, lines, search, batch, false)?, format!("gpu ({})", gpu.report.name)))
 }
 
 fn read_lines(path: &str) -> Result<Vec<String>, String> {
@@ -61,7 +89,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         Some(p) => read_lines(p)?,
         None => std::io::stdin().lock().lines().collect::<Result<Vec<_>, _>>().map_err(|e| format!("reading standard input: {e}"))?,
     };
-    let out = translate(&model, &lines, &search, c.batch, false)?;
+    let (out, _) = translate_on(&c.backend, &c.model, &model, &lines, &search, c.batch)?;
     let mut stdout = std::io::stdout().lock();
     for t in out {
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
@@ -81,7 +109,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         return Err(format!("{src} has {} lines but {reference} has {}", sources.len(), refs.len()));
     }
     let t0 = Instant::now();
-    let out = translate(&model, &sources, &search, c.batch, false)?;
+    let (out, backend) = translate_on(&c.backend, &c.model, &model, &sources, &search, c.batch)?;
     let seconds = t0.elapsed().as_secs_f64();
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
     let refs_view = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];
@@ -90,7 +118,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let chrf = Chrf::new(ChrfOptions::default());
     println!("BLEU|{} = {:.2} {}", signature::bleu(&opts, Some(1), &Resampling::default()), bleu.score, bleu.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/"));
     println!("chrF2|{} = {:.2}", signature::chrf(&chrf.options, Some(1), &Resampling::default()), chrf.corpus_score(&hyps, &refs_view));
-    println!("{} sentences in {:.1} s: {:.2} sentences/s (backend {}, {:?})", sources.len(), seconds, sources.len() as f64 / seconds, c.backend, search_name(&search));
+    println!("{} sentences in {:.1} s: {:.2} sentences/s (backend {}, {:?})", sources.len(), seconds, sources.len() as f64 / seconds, backend, search_name(&search));
     Ok(())
 }
 

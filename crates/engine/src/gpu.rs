@@ -55,6 +55,14 @@ impl Gpu {
         })
     }
 
+    pub fn storage_u32(&self, label: &str, data: &[u32]) -> wgpu::Buffer {
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(if data.is_empty() { &[0u32] } else { data }),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        })
+    }
+
     pub fn uniform(&self, label: &str, words: &[u32]) -> wgpu::Buffer {
         self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(words), usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST })
     }

@@ -25,15 +25,42 @@ pub struct Kernels {
     softmax: wgpu::ComputePipeline,
     layernorm: wgpu::ComputePipeline,
     argmax: wgpu::ComputePipeline,
+    embed: wgpu::ComputePipeline,
+    add: wgpu::ComputePipeline,
+    attention: wgpu::ComputePipeline,
+    kv_append: wgpu::ComputePipeline,
+    gather: wgpu::ComputePipeline,
+}
+
+/// Where attention finds its keys and values, and how many (see attention.wgsl).
+#[derive(Debug, Clone, Copy)]
+pub struct AttentionLayout {
+    pub rows: u32,
+    pub heads: u32,
+    pub dk: u32,
+    /// Positions per memory row in the K/V buffers.
+    pub kv_len: u32,
+    /// Floats per position in the K/V buffers.
+    pub kv_stride: u32,
+    pub k_off: u32,
+    pub v_off: u32,
+    /// Keys attended by every row (0: per-row lengths[map[r]]).
+    pub fixed_len: u32,
+    /// Floats per query row.
+    pub q_stride: u32,
 }
 
 fn pipeline(gpu: &Gpu, name: &str, source: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
+    pipeline_entry(gpu, name, source, "main", constants)
+}
+
+fn pipeline_entry(gpu: &Gpu, name: &str, source: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
     let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) });
     gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(name),
         layout: None,
         module: &module,
-        entry_point: Some("main"),
+        entry_point: Some(entry),
         compilation_options: wgpu::PipelineCompilationOptions { constants, zero_initialize_workgroup_memory: false },
         cache: None,
     })
@@ -66,6 +93,11 @@ impl Kernels {
             softmax: pipeline(gpu, "softmax", include_str!("../../../shaders/softmax.wgsl"), &[("WG", wg)]),
             layernorm: pipeline(gpu, "layernorm", include_str!("../../../shaders/layernorm.wgsl"), &[("WG", wg), ("EPS", params.layer_norm_eps as f64)]),
             argmax: pipeline(gpu, "argmax", include_str!("../../../shaders/argmax.wgsl"), &[("WG", wg)]),
+            embed: pipeline(gpu, "embed", include_str!("../../../shaders/embed.wgsl"), &[("WG", wg)]),
+            add: pipeline(gpu, "add", include_str!("../../../shaders/add.wgsl"), &[("WG", wg)]),
+            attention: pipeline(gpu, "attention", include_str!("../../../shaders/attention.wgsl"), &[("WG", wg)]),
+            kv_append: pipeline_entry(gpu, "kv append", include_str!("../../../shaders/kv_cache.wgsl"), "append", &[("WG", wg)]),
+            gather: pipeline(gpu, "gather rows", include_str!("../../../shaders/gather_rows.wgsl"), &[("WG", wg)]),
         })
     }
 
@@ -98,5 +130,49 @@ impl Kernels {
         let dims = gpu.uniform("argmax dims", &[rows, cols, 0, 0]);
         let group = bind(gpu, &self.argmax, &[x, best, &dims]);
         dispatch(enc, &self.argmax, &group, rows, 1);
+    }
+
+    fn groups(&self, n: u32) -> u32 {
+        n.div_ceil(self.params.row_workgroup)
+    }
+
+    /// x (rows×d) = table[tokens]·scale + positions[pos]; pos = r % period, or `position` when period is 0.
+    #[allow(clippy::too_many_arguments)]
+    pub fn embed(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, tokens: &wgpu::Buffer, table: &wgpu::Buffer, positions: &wgpu::Buffer, x: &wgpu::Buffer, rows: u32, d: u32, period: u32, position: u32, scale: f32) {
+        let dims = gpu.uniform("embed dims", &[rows, d, period, position, scale.to_bits(), 0, 0, 0]);
+        let group = bind(gpu, &self.embed, &[tokens, table, positions, x, &dims]);
+        dispatch(enc, &self.embed, &group, self.groups(rows * d), 1);
+    }
+
+    /// x += a over n floats.
+    pub fn add(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, x: &wgpu::Buffer, a: &wgpu::Buffer, n: u32) {
+        let dims = gpu.uniform("add dims", &[n, 0, 0, 0]);
+        let group = bind(gpu, &self.add, &[x, a, &dims]);
+        dispatch(enc, &self.add, &group, self.groups(n), 1);
+    }
+
+    /// Fused scaled dot-product attention; `probs` receives the weights when `capture`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn attention(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, q: &wgpu::Buffer, k: &wgpu::Buffer, v: &wgpu::Buffer, map: &wgpu::Buffer, lengths: &wgpu::Buffer, out: &wgpu::Buffer, probs: &wgpu::Buffer, l: AttentionLayout, capture: bool) {
+        let scale = 1.0 / (l.dk as f32).sqrt();
+        let dims = gpu.uniform("attention dims", &[l.rows, l.heads, l.dk, l.kv_len, l.kv_stride, l.k_off, l.v_off, l.fixed_len, capture as u32, l.q_stride, scale.to_bits(), 0]);
+        let group = bind(gpu, &self.attention, &[q, k, v, map, lengths, out, probs, &dims]);
+        dispatch(enc, &self.attention, &group, l.rows, l.heads);
+    }
+
+    /// K/V cache rows r < rows get position t from the fused K|V projection `kv` (rows × 2d).
+    #[allow(clippy::too_many_arguments)]
+    pub fn kv_append(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, kv: &wgpu::Buffer, k_cache: &wgpu::Buffer, v_cache: &wgpu::Buffer, rows: u32, d: u32, max_len: u32, t: u32) {
+        let dims = gpu.uniform("kv dims", &[rows, d, max_len, t]);
+        let group = bind(gpu, &self.kv_append, &[kv, k_cache, v_cache, &dims]);
+        dispatch(enc, &self.kv_append, &group, self.groups(rows * d), 1);
+    }
+
+    /// dst[r, :len] = src[index[r], :len] for rows of `width` floats.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gather_rows(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, src: &wgpu::Buffer, index: &wgpu::Buffer, dst: &wgpu::Buffer, rows: u32, width: u32, len: u32) {
+        let dims = gpu.uniform("gather dims", &[rows, width, len, 0]);
+        let group = bind(gpu, &self.gather, &[src, index, dst, &dims]);
+        dispatch(enc, &self.gather, &group, self.groups(rows * len), 1);
     }
 }

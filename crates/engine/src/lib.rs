@@ -4,6 +4,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod kernels;
+pub mod transformer;
 
 pub use gpu::{AdapterReport, Gpu};
-pub use kernels::{Kernels, KernelParams};
+pub use kernels::{AttentionLayout, KernelParams, Kernels};

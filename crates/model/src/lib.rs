@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use candle_nn::VarBuilder;
 
+pub use candle_core;
 pub use config::{AttentionScore, GruConfig, ModelConfig, TransformerConfig};
 pub use tokenizer::Vocab;
 

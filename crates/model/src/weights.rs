@@ -29,6 +29,11 @@ impl CheckedWeights {
         Ok(Self { tensors, used: Mutex::new(HashSet::new()) })
     }
 
+    /// A tensor's shape and values (widened to f32), as the GPU engine uploads them.
+    pub fn tensor(&self, name: &str) -> Option<(&[usize], &[f32])> {
+        self.tensors.get(name).map(|(s, d)| (s.as_slice(), d.as_slice()))
+    }
+
     /// Names in the file that the model never asked for (the config does not match the file).
     pub fn unused(&self) -> Vec<String> {
         let used = self.used.lock().unwrap();

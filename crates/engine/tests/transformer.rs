@@ -1,0 +1,92 @@
+//! The GPU Transformer against the candle reference on the shipped model (lavapipe in CI):
+//! per-step log-probabilities within 1e-3 and greedy / beam outputs token for token.
+
+use std::path::Path;
+
+use wgslate_decode::{BeamConfig, Search, StepModel};
+use wgslate_engine::transformer::GpuTransformer;
+use wgslate_engine::Gpu;
+use wgslate_model::step::CpuStepper;
+use wgslate_model::translate::{encode_sources, translate, translate_with};
+use wgslate_model::weights::CheckedWeights;
+use wgslate_model::Model;
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+
+fn test_sentences(n: usize) -> Vec<String> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/test_2016_flickr.en")).unwrap();
+    text.lines().take(n).map(str::to_string).collect()
+}
+
+fn load() -> (Model, CheckedWeights, Gpu) {
+    let model = Model::from_dir(Path::new(DIR)).unwrap();
+    let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
+    let gpu = Gpu::new_blocking().expect("a Vulkan adapter (lavapipe)");
+    (model, weights, gpu)
+}
+
+#[test]
+fn step_log_probs_match_the_reference() {
+    let (model, weights, gpu) = load();
+    let mut gpu_model = GpuTransformer::new(&gpu, &model.config, &weights).unwrap();
+    let mut cpu_model = CpuStepper::new(&model.net, &model.config);
+    let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
+    gpu_model.start(&sources).unwrap();
+    cpu_model.start(&sources).unwrap();
+    let mut tokens = vec![1u32; 3];
+    let mut worst = 0f32;
+    for step in 0..6 {
+        let g = gpu_model.step(&tokens, true).unwrap();
+        let c = cpu_model.step(&tokens, true).unwrap();
+        for (a, b) in g.log_probs.iter().zip(&c.log_probs) {
+            worst = worst.max((a - b).abs());
+        }
+        for (ga, ca) in g.attention.unwrap().iter().zip(c.attention.unwrap().iter()) {
+            assert_eq!(ga.len(), ca.len());
+            for (a, b) in ga.iter().zip(ca) {
+                assert!((a - b).abs() < 1e-3, "attention differs at step {step}");
+            }
+        }
+        // Continue with the reference's argmax, and exercise row reordering on the way.
+        tokens = c.log_probs.chunks(model.config.vocab_size()).map(|r| wgslate_decode::top_k(r, 1)[0].0).collect();
+        if step == 2 {
+            let order = [2usize, 0, 1];
+            gpu_model.select_rows(&order).unwrap();
+            cpu_model.select_rows(&order).unwrap();
+            tokens = order.iter().map(|&i| tokens[i]).collect();
+        }
+    }
+    println!("largest per-step log-prob difference: {worst:e}");
+    assert!(worst < 1e-3, "log-probs differ by {worst}");
+}
+
+#[test]
+fn greedy_tokens_equal_the_reference() {
+    let (model, weights, gpu) = load();
+    let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let sentences = test_sentences(n);
+    let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
+    let mut gpu_model = GpuTransformer::new(&gpu, &model.config, &weights).unwrap();
+    let out = translate_with(&mut gpu_model, &model, &sentences, &Search::default(), 16, false).unwrap();
+    let same = cpu.iter().zip(&out).filter(|(a, b)| a.outputs[0].1.tokens == b.outputs[0].1.tokens).count();
+    println!("greedy: {same}/{n} sentences token-for-token equal on {}", gpu.report.name);
+    assert!(same + n / 200 >= n, "only {same}/{n} equal");
+}
+
+#[test]
+fn beam_search_nbest_equals_the_reference() {
+    let (model, weights, gpu) = load();
+    let sentences = test_sentences(6);
+    let search = Search::Beam(BeamConfig { beam: 4, nbest: 4, ..Default::default() });
+    let cpu = translate(&model, &sentences, &search, 3, false).unwrap();
+    let mut gpu_model = GpuTransformer::new(&gpu, &model.config, &weights).unwrap();
+    let out = translate_with(&mut gpu_model, &model, &sentences, &search, 3, false).unwrap();
+    for (c, g) in cpu.iter().zip(&out) {
+        assert_eq!(c.outputs.len(), g.outputs.len());
+        for (a, b) in c.outputs.iter().zip(&g.outputs) {
+            if a.1.tokens != b.1.tokens {
+                assert!((a.1.score - b.1.score).abs() < 1e-4, "n-best differs beyond a tie: {:?} vs {:?}", a.0, b.0);
+            }
+        }
+    }
+}
