@@ -1,10 +1,10 @@
-// y[m, n] = act(sum_k x[m, k] * w[n, k] + b[n]): x (M×K) times the weights as stored (N×K), transposed.
+// y[m, n] = act(sum_k x[m, k] * w[n, k] + b[n]) with act 0: none, 1: ReLU, 2: tanh: x (M×K) times the weights as stored (N×K), transposed.
 // Tiled: each workgroup computes a TILE×TILE block of y, staging TILE×TILE blocks of x and w in
 // workgroup memory; each thread accumulates one output.
 
 override TILE: u32 = 16u;
 
-struct Dims { m: u32, n: u32, k: u32, relu: u32 }
+struct Dims { m: u32, n: u32, k: u32, act: u32 }
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> w: array<f32>;
@@ -36,8 +36,10 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) gid
     }
     if (row < dims.m && col < dims.n) {
         var v = acc + b[col];
-        if (dims.relu != 0u) {
+        if (dims.act == 1u) {
             v = max(v, 0.0);
+        } else if (dims.act == 2u) {
+            v = tanh(v);
         }
         y[row * dims.n + col] = v;
     }

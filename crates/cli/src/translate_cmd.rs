@@ -6,6 +6,7 @@ use std::time::Instant;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_decode::Search;
+use wgslate_engine::gru::GpuGru;
 use wgslate_engine::transformer::GpuTransformer;
 use wgslate_engine::Gpu;
 use wgslate_model::translate::{translate, translate_with, Translation};
@@ -52,15 +53,11 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
 }
 
 /// Translates on the backend asked for: `gpu` (the WGSL engine), `cpu` (the candle reference), or
-/// `auto` (the GPU when an adapter exists and the architecture runs there, else the CPU).
+/// `auto` (the GPU when an adapter exists, else the CPU).
 /// Returns the translations and the backend actually used.
 pub fn translate_on(backend: &str, dir: &str, model: &Model, lines: &[String], search: &Search, batch: usize) -> Result<(Vec<Translation>, String), String> {
-    let gpu_capable = matches!(model.config, ModelConfig::Transformer(_));
-    if backend == "cpu" || (backend == "auto" && !gpu_capable) {
+    if backend == "cpu" {
         return Ok((translate(model, lines, search, batch, false)?, "cpu".into()));
-    }
-    if !gpu_capable {
-        return Err("the GPU engine runs the Transformer so far; use --backend cpu for the GRU".into());
     }
     let gpu = match Gpu::new_blocking() {
         Ok(g) => g,
@@ -71,8 +68,11 @@ pub fn translate_on(backend: &str, dir: &str, model: &Model, lines: &[String], s
         Err(e) => return Err(e),
     };
     let weights = CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
-    let mut engine = GpuTransformer::new(&gpu, &model.config, &weights)?;
-    Ok((translate_with(&mut engine, model, lines, search, batch, false)?, format!("gpu ({})", gpu.report.name)))
+    let out = match model.config {
+        ModelConfig::Transformer(_) => translate_with(&mut GpuTransformer::new(&gpu, &model.config, &weights)?, model, lines, search, batch, false)?,
+        ModelConfig::Gru(_) => translate_with(&mut GpuGru::new(&gpu, &model.config, &weights)?, model, lines, search, batch, false)?,
+    };
+    Ok((out, format!("gpu ({})", gpu.report.name)))
 }
 
 fn read_lines(path: &str) -> Result<Vec<String>, String> {

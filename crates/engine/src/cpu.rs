@@ -1,7 +1,7 @@
 //! CPU twins: what each kernel computes, written plainly. The kernel tests compare against these.
 
 /// y (m×n) = act(x (m×k) · wᵀ + b), w stored (n×k).
-pub fn matmul(x: &[f32], w: &[f32], b: &[f32], m: usize, n: usize, k: usize, relu: bool) -> Vec<f32> {
+pub fn matmul(x: &[f32], w: &[f32], b: &[f32], m: usize, n: usize, k: usize, act: crate::Act) -> Vec<f32> {
     let mut y = vec![0f32; m * n];
     for i in 0..m {
         for j in 0..n {
@@ -10,7 +10,11 @@ pub fn matmul(x: &[f32], w: &[f32], b: &[f32], m: usize, n: usize, k: usize, rel
                 acc += x[i * k + t] * w[j * k + t];
             }
             let v = acc + b[j];
-            y[i * n + j] = if relu { v.max(0.0) } else { v };
+            y[i * n + j] = match act {
+                crate::Act::None => v,
+                crate::Act::Relu => v.max(0.0),
+                crate::Act::Tanh => v.tanh(),
+            };
         }
     }
     y
@@ -43,4 +47,39 @@ pub fn argmax(x: &[f32], cols: usize) -> Vec<(u32, f32)> {
     x.chunks(cols)
         .map(|r| r.iter().enumerate().fold((u32::MAX, f32::NEG_INFINITY), |best, (i, &v)| if v > best.1 { (i as u32, v) } else { best }))
         .collect()
+}
+
+/// One GRU step (PyTorch gate order r, z, n) for rows × hidden, keeping h where `keep[row]`.
+pub fn gru_cell(xp: &[f32], hp: &[f32], h: &[f32], hidden: usize, keep: &[bool]) -> Vec<f32> {
+    let sig = |x: f32| 1.0 / (1.0 + (-x).exp());
+    (0..h.len())
+        .map(|idx| {
+            let (b, i) = (idx / hidden, idx % hidden);
+            if keep[b] {
+                return h[idx];
+            }
+            let (x, p) = (&xp[b * 3 * hidden..], &hp[b * 3 * hidden..]);
+            let r = sig(x[i] + p[i]);
+            let z = sig(x[hidden + i] + p[hidden + i]);
+            let n = (x[2 * hidden + i] + r * p[2 * hidden + i]).tanh();
+            n + z * (h[idx] - n)
+        })
+        .collect()
+}
+
+/// Additive (v given) or dot-product attention of each row over s positions: (probs, context).
+pub fn gru_attention(q: &[f32], keys: &[f32], v: Option<&[f32]>, memory: &[f32], s: usize, key_dim: usize, mem_dim: usize, len: usize) -> (Vec<f32>, Vec<f32>) {
+    let e: Vec<f32> = (0..len)
+        .map(|j| {
+            let k = &keys[j * key_dim..(j + 1) * key_dim];
+            match v {
+                Some(v) => (0..key_dim).map(|a| v[a] * (k[a] + q[a]).tanh()).sum(),
+                None => (0..key_dim).map(|a| k[a] * q[a]).sum(),
+            }
+        })
+        .collect();
+    let p = softmax(&e, len.max(1), false);
+    let ctx = (0..mem_dim).map(|i| (0..len).map(|j| p[j] * memory[j * mem_dim + i]).sum()).collect();
+    let _ = s;
+    (p, ctx)
 }

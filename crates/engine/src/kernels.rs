@@ -3,6 +3,14 @@
 
 use crate::gpu::Gpu;
 
+/// The activation fused into matmul.wgsl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    None = 0,
+    Relu = 1,
+    Tanh = 2,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelParams {
     /// Side of the square output tile of matmul.wgsl (workgroup TILE×TILE; at most 16).
@@ -30,6 +38,10 @@ pub struct Kernels {
     attention: wgpu::ComputePipeline,
     kv_append: wgpu::ComputePipeline,
     gather: wgpu::ComputePipeline,
+    gru_cell: wgpu::ComputePipeline,
+    gru_attention: wgpu::ComputePipeline,
+    masked_mean: wgpu::ComputePipeline,
+    copy_cols: wgpu::ComputePipeline,
 }
 
 /// Where attention finds its keys and values, and how many (see attention.wgsl).
@@ -98,13 +110,17 @@ impl Kernels {
             attention: pipeline(gpu, "attention", include_str!("../../../shaders/attention.wgsl"), &[("WG", wg)]),
             kv_append: pipeline_entry(gpu, "kv append", include_str!("../../../shaders/kv_cache.wgsl"), "append", &[("WG", wg)]),
             gather: pipeline(gpu, "gather rows", include_str!("../../../shaders/gather_rows.wgsl"), &[("WG", wg)]),
+            gru_cell: pipeline(gpu, "gru cell", include_str!("../../../shaders/gru_cell.wgsl"), &[("WG", wg)]),
+            gru_attention: pipeline(gpu, "gru attention", include_str!("../../../shaders/gru_attention.wgsl"), &[("WG", wg)]),
+            masked_mean: pipeline(gpu, "masked mean", include_str!("../../../shaders/masked_mean.wgsl"), &[("WG", wg)]),
+            copy_cols: pipeline(gpu, "copy columns", include_str!("../../../shaders/copy_cols.wgsl"), &[("WG", wg)]),
         })
     }
 
     /// y (m×n) = act(x (m×k) · wᵀ + b) with w stored (n×k).
     #[allow(clippy::too_many_arguments)]
-    pub fn matmul(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, x: &wgpu::Buffer, w: &wgpu::Buffer, b: &wgpu::Buffer, y: &wgpu::Buffer, m: u32, n: u32, k: u32, relu: bool) {
-        let dims = gpu.uniform("matmul dims", &[m, n, k, relu as u32]);
+    pub fn matmul(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, x: &wgpu::Buffer, w: &wgpu::Buffer, b: &wgpu::Buffer, y: &wgpu::Buffer, m: u32, n: u32, k: u32, act: Act) {
+        let dims = gpu.uniform("matmul dims", &[m, n, k, act as u32]);
         let group = bind(gpu, &self.matmul, &[x, w, b, y, &dims]);
         let t = self.params.matmul_tile;
         dispatch(enc, &self.matmul, &group, n.div_ceil(t), m.div_ceil(t));
@@ -174,5 +190,36 @@ impl Kernels {
         let dims = gpu.uniform("gather dims", &[rows, width, len, 0]);
         let group = bind(gpu, &self.gather, &[src, index, dst, &dims]);
         dispatch(enc, &self.gather, &group, self.groups(rows * len), 1);
+    }
+
+    /// GRU cell on rows × hidden; see gru_cell.wgsl for the layout and the padding mask.
+    #[allow(clippy::too_many_arguments)]
+    pub fn gru_cell(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, xp: &wgpu::Buffer, hp: &wgpu::Buffer, h_in: &wgpu::Buffer, lengths: &wgpu::Buffer, h_out: &wgpu::Buffer, memory: &wgpu::Buffer, dims: [u32; 8]) {
+        let u = gpu.uniform("gru cell dims", &dims);
+        let group = bind(gpu, &self.gru_cell, &[xp, hp, h_in, lengths, h_out, memory, &u]);
+        dispatch(enc, &self.gru_cell, &group, self.groups(dims[0] * dims[1]), 1);
+    }
+
+    /// GRU attention: (rows, s, key_dim, mem_dim, mode 0 additive / 1 dot, capture).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gru_attention(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, q: &wgpu::Buffer, keys: &wgpu::Buffer, v: &wgpu::Buffer, memory: &wgpu::Buffer, map: &wgpu::Buffer, lengths: &wgpu::Buffer, context: &wgpu::Buffer, probs: &wgpu::Buffer, dims: [u32; 6]) {
+        let u = gpu.uniform("gru attention dims", &[dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], 0, 0]);
+        let group = bind(gpu, &self.gru_attention, &[q, keys, v, memory, map, lengths, context, probs, &u]);
+        dispatch(enc, &self.gru_attention, &group, dims[0], 1);
+    }
+
+    /// mean (rows × width) of x (rows × s × width) over the first lengths[row] positions.
+    #[allow(clippy::too_many_arguments)]
+    pub fn masked_mean(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, x: &wgpu::Buffer, lengths: &wgpu::Buffer, mean: &wgpu::Buffer, rows: u32, s: u32, width: u32) {
+        let u = gpu.uniform("masked mean dims", &[rows, s, width, 0]);
+        let group = bind(gpu, &self.masked_mean, &[x, lengths, mean, &u]);
+        dispatch(enc, &self.masked_mean, &group, self.groups(rows * width), 1);
+    }
+
+    /// Copies `width` columns of each row: (rows, width, src_stride, src_off, dst_stride, dst_off).
+    pub fn copy_cols(&self, gpu: &Gpu, enc: &mut wgpu::CommandEncoder, src: &wgpu::Buffer, dst: &wgpu::Buffer, dims: [u32; 6]) {
+        let u = gpu.uniform("copy dims", &[dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], 0, 0]);
+        let group = bind(gpu, &self.copy_cols, &[src, dst, &u]);
+        dispatch(enc, &self.copy_cols, &group, self.groups(dims[0] * dims[1]), 1);
     }
 }

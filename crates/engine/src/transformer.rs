@@ -9,7 +9,7 @@ use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{ModelConfig, TransformerConfig};
 
-use crate::kernels::{AttentionLayout, KernelParams, Kernels};
+use crate::kernels::{Act, AttentionLayout, KernelParams, Kernels};
 use crate::Gpu;
 
 struct Batch {
@@ -95,7 +95,8 @@ impl<'g> GpuTransformer<'g> {
     }
 
     fn linear(&self, enc: &mut wgpu::CommandEncoder, prefix: &str, x: &wgpu::Buffer, y: &wgpu::Buffer, rows: usize, n_in: usize, n_out: usize, relu: bool) {
-        self.k.matmul(self.gpu, enc, x, self.wt(&format!("{prefix}.weight")), self.wt(&format!("{prefix}.bias")), y, rows as u32, n_out as u32, n_in as u32, relu);
+        let act = if relu { Act::Relu } else { Act::None };
+        self.k.matmul(self.gpu, enc, x, self.wt(&format!("{prefix}.weight")), self.wt(&format!("{prefix}.bias")), y, rows as u32, n_out as u32, n_in as u32, act);
     }
 
     fn norm(&self, enc: &mut wgpu::CommandEncoder, prefix: &str, x: &wgpu::Buffer, y: &wgpu::Buffer, rows: usize) {
@@ -181,7 +182,7 @@ impl<'g> GpuTransformer<'g> {
         }
         self.norm(&mut enc, "decoder_norm", &b.x, &b.h, r);
         let v = self.cfg.vocab_size;
-        self.k.matmul(self.gpu, &mut enc, &b.h, self.wt("embed.weight"), &self.zero_vocab, &b.raw, r as u32, v as u32, d as u32, false);
+        self.k.matmul(self.gpu, &mut enc, &b.h, self.wt("embed.weight"), &self.zero_vocab, &b.raw, r as u32, v as u32, d as u32, Act::None);
         self.k.softmax(self.gpu, &mut enc, &b.raw, &b.logits, r as u32, v as u32, true);
         self.submit(enc);
         self.batch.as_mut().unwrap().position += 1;

@@ -1,7 +1,7 @@
 //! Every kernel against its CPU twin on random, non-zero inputs of odd sizes, on the machine's
 //! Vulkan adapter (lavapipe in CI). Error measure: max |gpu - cpu| / max |cpu| ≤ 1e-4.
 
-use wgslate_engine::{cpu, Gpu, KernelParams, Kernels};
+use wgslate_engine::{cpu, Act, Gpu, KernelParams, Kernels};
 
 fn random(n: usize, seed: u64) -> Vec<f32> {
     let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
@@ -38,13 +38,13 @@ fn run(gpu: &Gpu, f: impl FnOnce(&mut wgpu::CommandEncoder)) {
 #[test]
 fn matmul_matches_cpu() {
     let (gpu, k) = setup();
-    for &(m, n, kk, relu) in &[(37usize, 53usize, 71usize, false), (1, 257, 256, true), (33, 8003, 17, false)] {
+    for &(m, n, kk, relu) in &[(37usize, 53usize, 71usize, Act::None), (1, 257, 256, Act::Relu), (33, 8003, 17, Act::None), (5, 19, 23, Act::Tanh)] {
         let (x, w, b) = (random(m * kk, 1), random(n * kk, 2), random(n, 3));
         let (bx, bw, bb, by) = (gpu.storage("x", &x), gpu.storage("w", &w), gpu.storage("b", &b), gpu.output("y", (m * n * 4) as u64));
         run(&gpu, |enc| k.matmul(&gpu, enc, &bx, &bw, &bb, &by, m as u32, n as u32, kk as u32, relu));
         let got = pollster::block_on(gpu.read_f32(&by)).unwrap();
         let err = rel_error(&got, &cpu::matmul(&x, &w, &b, m, n, kk, relu));
-        println!("matmul {m}×{kk}·({n}×{kk})ᵀ relu={relu}: rel error {err:e}");
+        println!("matmul {m}×{kk}·({n}×{kk})ᵀ {relu:?}: rel error {err:e}");
         assert!(err <= 1e-4, "matmul {m}×{n}×{kk}: {err}");
     }
 }
@@ -103,4 +103,50 @@ fn bad_kernel_parameters_are_refused() {
     let (gpu, _) = setup();
     assert!(Kernels::new(&gpu, KernelParams { matmul_tile: 32, ..Default::default() }).is_err());
     assert!(Kernels::new(&gpu, KernelParams { row_workgroup: 48, ..Default::default() }).is_err());
+}
+
+#[test]
+fn gru_cell_matches_cpu_with_padding() {
+    let (gpu, k) = setup();
+    let (rows, hidden, s, t) = (5usize, 37usize, 4usize, 2usize);
+    let xp_all = random(rows * s * 3 * hidden, 9);
+    let (hp, h) = (random(rows * 3 * hidden, 10), random(rows * hidden, 11));
+    let lengths: Vec<u32> = vec![4, 2, 3, 1, 4];
+    let xp_t: Vec<f32> = (0..rows).flat_map(|b| xp_all[(b * s + t) * 3 * hidden..(b * s + t + 1) * 3 * hidden].to_vec()).collect();
+    let keep: Vec<bool> = lengths.iter().map(|&l| (t as u32) >= l).collect();
+    let want = cpu::gru_cell(&xp_t, &hp, &h, hidden, &keep);
+    let (bxp, bhp, bh, blen) = (gpu.storage("xp", &xp_all), gpu.storage("hp", &hp), gpu.storage("h", &h), gpu.storage_u32("len", &lengths));
+    let (bout, bmem) = (gpu.output("out", (rows * hidden * 4) as u64), gpu.output("mem", (rows * s * hidden * 4) as u64));
+    run(&gpu, |enc| k.gru_cell(&gpu, enc, &bxp, &bhp, &bh, &blen, &bout, &bmem, [rows as u32, hidden as u32, s as u32, t as u32, 1, hidden as u32, 0, s as u32]));
+    let got = pollster::block_on(gpu.read_f32(&bout)).unwrap();
+    let err = rel_error(&got, &want);
+    println!("gru cell: rel error {err:e}");
+    assert!(err <= 1e-4, "gru cell: {err}");
+    let mem = pollster::block_on(gpu.read_f32(&bmem)).unwrap();
+    for b in 0..rows {
+        assert_eq!(&mem[(b * s + t) * hidden..(b * s + t + 1) * hidden], &got[b * hidden..(b + 1) * hidden]);
+    }
+}
+
+#[test]
+fn gru_attention_matches_cpu() {
+    let (gpu, k) = setup();
+    let (rows, s, key_dim, mem_dim) = (3usize, 9usize, 12usize, 20usize);
+    let lengths: Vec<u32> = vec![9, 4, 7];
+    let (keys, memory, v) = (random(rows * s * key_dim, 12), random(rows * s * mem_dim, 13), random(key_dim, 14));
+    let q = random(rows * key_dim, 15);
+    let map: Vec<u32> = vec![0, 1, 2];
+    for additive in [true, false] {
+        let (bq, bk, bv, bm, bmap, blen) = (gpu.storage("q", &q), gpu.storage("k", &keys), gpu.storage("v", &v), gpu.storage("m", &memory), gpu.storage_u32("map", &map), gpu.storage_u32("len", &lengths));
+        let (bctx, bp) = (gpu.output("ctx", (rows * mem_dim * 4) as u64), gpu.output("p", (rows * s * 4) as u64));
+        run(&gpu, |enc| k.gru_attention(&gpu, enc, &bq, &bk, &bv, &bm, &bmap, &blen, &bctx, &bp, [rows as u32, s as u32, key_dim as u32, mem_dim as u32, u32::from(!additive), 1]));
+        let ctx = pollster::block_on(gpu.read_f32(&bctx)).unwrap();
+        let probs = pollster::block_on(gpu.read_f32(&bp)).unwrap();
+        for r in 0..rows {
+            let len = lengths[r] as usize;
+            let (p, c) = cpu::gru_attention(&q[r * key_dim..(r + 1) * key_dim], &keys[r * s * key_dim..], additive.then_some(&v[..]), &memory[r * s * mem_dim..], s, key_dim, mem_dim, len);
+            assert!(rel_error(&probs[r * s..r * s + len], &p) <= 1e-4, "probs row {r} additive={additive}");
+            assert!(rel_error(&ctx[r * mem_dim..(r + 1) * mem_dim], &c) <= 1e-4, "context row {r} additive={additive}");
+        }
+    }
 }

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use candle_nn::VarBuilder;
 
 pub use candle_core;
+pub use candle_nn;
 pub use config::{AttentionScore, GruConfig, ModelConfig, TransformerConfig};
 pub use tokenizer::Vocab;
 

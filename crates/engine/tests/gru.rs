@@ -1,0 +1,102 @@
+//! The GPU GRU against the candle reference: the shipped model (additive attention) and tiny
+//! random models for the dot and general scores.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use wgslate_decode::{BeamConfig, Search, StepModel};
+use wgslate_engine::gru::GpuGru;
+use wgslate_engine::Gpu;
+use wgslate_model::step::CpuStepper;
+use wgslate_model::translate::{encode_sources, translate, translate_with};
+use wgslate_model::weights::{self, CheckedWeights};
+use wgslate_model::{AttentionScore, GruConfig, Model, ModelConfig, Net};
+
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/gru");
+
+fn test_sentences(n: usize) -> Vec<String> {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/test_2016_flickr.en")).unwrap();
+    text.lines().take(n).map(str::to_string).collect()
+}
+
+/// Steps both engines in lockstep (reference argmax, one reordering) and returns the largest
+/// log-prob difference.
+fn lockstep(gpu_model: &mut dyn StepModel, cpu_model: &mut dyn StepModel, sources: &[Vec<u32>], vocab: usize) -> f32 {
+    gpu_model.start(sources).unwrap();
+    cpu_model.start(sources).unwrap();
+    let mut tokens = vec![1u32; sources.len()];
+    let mut worst = 0f32;
+    for step in 0..5 {
+        let g = gpu_model.step(&tokens, true).unwrap();
+        let c = cpu_model.step(&tokens, true).unwrap();
+        for (a, b) in g.log_probs.iter().zip(&c.log_probs) {
+            worst = worst.max((a - b).abs());
+        }
+        for (ga, ca) in g.attention.unwrap().iter().zip(c.attention.unwrap().iter()) {
+            assert_eq!(ga.len(), ca.len());
+            ga.iter().zip(ca).for_each(|(a, b)| assert!((a - b).abs() < 1e-3, "attention differs at step {step}"));
+        }
+        tokens = c.log_probs.chunks(vocab).map(|r| wgslate_decode::top_k(r, 1)[0].0).collect();
+        if step == 1 {
+            // Beam-style expansion: every row twice, reversed.
+            let order: Vec<usize> = (0..sources.len()).rev().flat_map(|r| [r, r]).collect();
+            gpu_model.select_rows(&order).unwrap();
+            cpu_model.select_rows(&order).unwrap();
+            tokens = order.iter().map(|&i| tokens[i]).collect();
+        }
+    }
+    worst
+}
+
+#[test]
+fn shipped_gru_matches_the_reference() {
+    let model = Model::from_dir(Path::new(DIR)).unwrap();
+    let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
+    let gpu = Gpu::new_blocking().expect("a Vulkan adapter (lavapipe)");
+    let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
+    let mut g = GpuGru::new(&gpu, &model.config, &weights).unwrap();
+    let mut c = CpuStepper::new(&model.net, &model.config);
+    let worst = lockstep(&mut g, &mut c, &sources, model.config.vocab_size());
+    println!("GRU: largest per-step log-prob difference {worst:e}");
+    assert!(worst < 1e-3);
+
+    let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let sentences = test_sentences(n);
+    let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
+    let mut g = GpuGru::new(&gpu, &model.config, &weights).unwrap();
+    let out = translate_with(&mut g, &model, &sentences, &Search::default(), 16, false).unwrap();
+    let same = cpu.iter().zip(&out).filter(|(a, b)| a.outputs[0].1.tokens == b.outputs[0].1.tokens).count();
+    println!("GRU greedy: {same}/{n} sentences token-for-token equal on {}", gpu.report.name);
+    assert!(same + n / 200 >= n);
+
+    let search = Search::Beam(BeamConfig { beam: 4, nbest: 4, ..Default::default() });
+    let few = test_sentences(4);
+    let cpu = translate(&model, &few, &search, 2, false).unwrap();
+    let out = translate_with(&mut g, &model, &few, &search, 2, false).unwrap();
+    for (c, g) in cpu.iter().zip(&out) {
+        for (a, b) in c.outputs.iter().zip(&g.outputs) {
+            if a.1.tokens != b.1.tokens {
+                assert!((a.1.score - b.1.score).abs() < 1e-4, "n-best differs beyond a tie");
+            }
+        }
+    }
+}
+
+#[test]
+fn dot_and_general_scores_match_the_reference() {
+    let gpu = Gpu::new_blocking().expect("a Vulkan adapter (lavapipe)");
+    for score in [AttentionScore::Dot, AttentionScore::General, AttentionScore::Additive] {
+        let config = ModelConfig::Gru(GruConfig { vocab_size: 60, emb_dim: 12, encoder_hidden: 8, decoder_hidden: 16, attention_dim: 10, score, max_len: 40, dropout: 0.0 });
+        let varmap = wgslate_model::candle_nn::VarMap::new();
+        Net::new(&config, wgslate_model::candle_nn::VarBuilder::from_varmap(&varmap, wgslate_model::candle_core::DType::F32, &wgslate_model::candle_core::Device::Cpu)).unwrap();
+        let tensors: Vec<(String, wgslate_model::candle_core::Tensor)> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+        let checked = Arc::new(CheckedWeights::parse(&weights::to_f16_safetensors(&tensors).unwrap()).unwrap());
+        let net = Net::new(&config, weights::var_builder(&checked)).unwrap();
+        let mut c = CpuStepper::new(&net, &config);
+        let mut g = GpuGru::new(&gpu, &config, &checked).unwrap();
+        let sources = vec![vec![5u32, 9, 13, 2], vec![7, 2], vec![11, 12, 13, 14, 15, 2]];
+        let worst = lockstep(&mut g, &mut c, &sources, 60);
+        println!("{score:?}: largest per-step log-prob difference {worst:e}");
+        assert!(worst < 1e-3, "{score:?}: {worst}");
+    }
+}
