@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
-use wgslate_decode::Search;
+use wgslate_decode::{Blocking, Search};
 use wgslate_engine::gru::GpuGru;
 use wgslate_engine::transformer::GpuTransformer;
 use wgslate_engine::Gpu;
@@ -69,8 +69,8 @@ pub fn translate_on(backend: &str, dir: &str, model: &Model, lines: &[String], s
     };
     let weights = CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
     let out = match model.config {
-        ModelConfig::Transformer(_) => translate_with(&mut GpuTransformer::new(&gpu, &model.config, &weights)?, model, lines, search, batch, false)?,
-        ModelConfig::Gru(_) => translate_with(&mut GpuGru::new(&gpu, &model.config, &weights)?, model, lines, search, batch, false)?,
+        ModelConfig::Transformer(_) => translate_with(&mut Blocking(GpuTransformer::new(&gpu, &model.config, &weights)?), model, lines, search, batch, false)?,
+        ModelConfig::Gru(_) => translate_with(&mut Blocking(GpuGru::new(&gpu, &model.config, &weights)?), model, lines, search, batch, false)?,
     };
     Ok((out, format!("gpu ({})", gpu.report.name)))
 }

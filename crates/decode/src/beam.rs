@@ -3,7 +3,7 @@
 
 use crate::penalties::Scoring;
 use crate::step::top_k;
-use crate::{Hypothesis, LengthLimits, StepModel};
+use crate::{block_on, AsyncStepModel, Hypothesis, LengthLimits, StepModel};
 
 #[derive(Debug, Clone)]
 pub struct BeamConfig {
@@ -76,12 +76,17 @@ impl Sentence {
     }
 }
 
-/// Beam search for each source; returns up to `nbest` hypotheses per source, best first.
+/// Beam search on a synchronous model.
 pub fn beam_search<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
+    block_on(beam_search_async(model, sources, cfg))
+}
+
+/// Beam search for each source; returns up to `nbest` hypotheses per source, best first.
+pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
     if cfg.beam == 0 {
         return Err("beam width must be at least 1".into());
     }
-    model.start(sources)?;
+    model.start(sources).await?;
     let (eos, bos, vocab) = (model.eos(), model.bos(), model.vocab_size());
     let want_attention = cfg.scoring.needs_attention() || cfg.want_attention;
     let mut sents: Vec<Sentence> = sources
@@ -102,7 +107,7 @@ pub fn beam_search<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], c
         let inputs: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();
         let constrained = cfg.no_repeat_ngram > 0 || step < cfg.limits.min_len;
         let (candidates, attention) = if constrained {
-            let out = model.step(&inputs, want_attention)?;
+            let out = model.step(&inputs, want_attention).await?;
             let cands = out
                 .log_probs
                 .chunks(vocab)
@@ -120,7 +125,7 @@ pub fn beam_search<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], c
                 .collect::<Vec<_>>();
             (cands, out.attention)
         } else {
-            let out = model.step_top_k(&inputs, k, want_attention)?;
+            let out = model.step_top_k(&inputs, k, want_attention).await?;
             (out.candidates, out.attention)
         };
         let mut next_rows = Vec::new();
@@ -176,7 +181,7 @@ pub fn beam_search<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], c
         if next_rows.is_empty() {
             break;
         }
-        model.select_rows(&parents)?;
+        model.select_rows(&parents).await?;
         rows = next_rows;
         step += 1;
     }

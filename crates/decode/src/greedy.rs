@@ -1,8 +1,14 @@
-use crate::{Hypothesis, LengthLimits, StepModel};
+use crate::{block_on, AsyncStepModel, Hypothesis, LengthLimits, StepModel};
+
+/// Greedy decoding of a batch of sources on a synchronous model.
+pub fn greedy<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], limits: LengthLimits, want_attention: bool) -> Result<Vec<Hypothesis>, String> {
+    block_on(greedy_async(model, sources, limits, want_attention))
+}
+
 
 /// Greedy decoding of a batch of sources; finished rows leave the batch.
-pub fn greedy<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], limits: LengthLimits, want_attention: bool) -> Result<Vec<Hypothesis>, String> {
-    model.start(sources)?;
+pub async fn greedy_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], limits: LengthLimits, want_attention: bool) -> Result<Vec<Hypothesis>, String> {
+    model.start(sources).await?;
     let eos = model.eos();
     let mut out: Vec<Hypothesis> = sources
         .iter()
@@ -15,7 +21,7 @@ pub fn greedy<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], limits
     let mut step = 0;
     while !live.is_empty() {
         let k = if step < limits.min_len { 2 } else { 1 };
-        let res = model.step_top_k(&inputs, k, want_attention)?;
+        let res = model.step_top_k(&inputs, k, want_attention).await?;
         let mut keep = Vec::new();
         for (row, &sent) in live.iter().enumerate() {
             let cands = &res.candidates[row];
@@ -39,7 +45,7 @@ pub fn greedy<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], limits
             break;
         }
         if keep.len() != live.len() {
-            model.select_rows(&keep)?;
+            model.select_rows(&keep).await?;
         }
         inputs = keep.iter().map(|&r| *out[live[r]].tokens.last().unwrap()).collect();
         live = keep.iter().map(|&r| live[r]).collect();

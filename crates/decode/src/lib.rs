@@ -12,10 +12,10 @@ mod sampling;
 mod search;
 mod step;
 
-pub use beam::{banned_by_ngram, beam_search, BeamConfig};
-pub use greedy::greedy;
+pub use beam::{banned_by_ngram, beam_search, beam_search_async, BeamConfig};
+pub use greedy::{greedy, greedy_async};
 pub use hypothesis::{Hypothesis, LengthLimits};
 pub use penalties::{LengthPenalty, Scoring};
-pub use sampling::{sample, sampling_distribution, SamplingConfig};
-pub use search::{run_search, Search};
-pub use step::{top_k, StepModel, StepOutput, TopKOutput};
+pub use sampling::{sample, sample_async, sampling_distribution, SamplingConfig};
+pub use search::{run_search, run_search_async, Search};
+pub use step::{block_on, top_k, AsyncStepModel, Blocking, StepModel, StepOutput, TopKOutput};

@@ -2,7 +2,7 @@
 //! and sample so both engines draw the same tokens from the same distributions.
 
 use crate::rng::SplitMix64;
-use crate::{Hypothesis, LengthLimits, StepModel};
+use crate::{block_on, AsyncStepModel, Hypothesis, LengthLimits, StepModel};
 
 #[derive(Debug, Clone)]
 pub struct SamplingConfig {
@@ -61,16 +61,21 @@ fn draw(dist: &[(u32, f64)], rng: &mut SplitMix64) -> u32 {
     dist.last().map_or(0, |d| d.0)
 }
 
-/// `samples` independent samples per source: result[source][sample].
+/// Sampling on a synchronous model.
 pub fn sample<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &SamplingConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
+    block_on(sample_async(model, sources, cfg))
+}
+
+/// `samples` independent samples per source: result[source][sample].
+pub async fn sample_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &SamplingConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
     if cfg.samples == 0 {
         return Err("ask for at least one sample".into());
     }
-    model.start(sources)?;
+    model.start(sources).await?;
     let (eos, bos, vocab) = (model.eos(), model.bos(), model.vocab_size());
     let n = cfg.samples;
     // Row i*n + j is sample j of sentence i.
-    model.select_rows(&(0..sources.len() * n).map(|r| r / n).collect::<Vec<_>>())?;
+    model.select_rows(&(0..sources.len() * n).map(|r| r / n).collect::<Vec<_>>()).await?;
     let mut out: Vec<Vec<Hypothesis>> = sources
         .iter()
         .map(|_| (0..n).map(|_| Hypothesis { tokens: vec![], token_log_probs: vec![], log_prob: 0.0, score: 0.0, attention: cfg.want_attention.then(Vec::new) }).collect())
@@ -81,7 +86,7 @@ pub fn sample<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &
     let mut inputs = vec![bos; live.len()];
     let mut step = 0;
     while !live.is_empty() {
-        let res = model.step(&inputs, cfg.want_attention)?;
+        let res = model.step(&inputs, cfg.want_attention).await?;
         let mut keep = Vec::new();
         for (row, &item) in live.iter().enumerate() {
             let mut lp = res.log_probs[row * vocab..(row + 1) * vocab].to_vec();
@@ -107,7 +112,7 @@ pub fn sample<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &
             break;
         }
         if keep.len() != live.len() {
-            model.select_rows(&keep)?;
+            model.select_rows(&keep).await?;
         }
         inputs = keep.iter().map(|&r| *out[live[r] / n][live[r] % n].tokens.last().unwrap()).collect();
         live = keep.iter().map(|&r| live[r]).collect();

@@ -51,3 +51,96 @@ pub fn top_k(row: &[f32], k: usize) -> Vec<(u32, f32)> {
     idx.sort_by(cmp);
     idx.into_iter().map(|i| (i, row[i as usize])).collect()
 }
+
+/// The same step interface with awaitable steps: the GPU engines read results back asynchronously
+/// (in the browser they must). The searches are written once against this trait; every
+/// [`StepModel`] is also an `AsyncStepModel` whose futures are ready at once.
+#[allow(async_fn_in_trait)]
+pub trait AsyncStepModel {
+    fn vocab_size(&self) -> usize;
+    fn bos(&self) -> u32;
+    fn eos(&self) -> u32;
+    fn max_output_len(&self) -> usize;
+    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String>;
+    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String>;
+    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String>;
+    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String>;
+}
+
+impl<T: StepModel + ?Sized> AsyncStepModel for T {
+    fn vocab_size(&self) -> usize {
+        StepModel::vocab_size(self)
+    }
+    fn bos(&self) -> u32 {
+        StepModel::bos(self)
+    }
+    fn eos(&self) -> u32 {
+        StepModel::eos(self)
+    }
+    fn max_output_len(&self) -> usize {
+        StepModel::max_output_len(self)
+    }
+    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        StepModel::start(self, sources)
+    }
+    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        StepModel::step(self, tokens, want_attention)
+    }
+    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
+        StepModel::step_top_k(self, tokens, k, want_attention)
+    }
+    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        StepModel::select_rows(self, rows)
+    }
+}
+
+/// Runs a future to completion on this thread. For the CPU reference and for native GPU engines
+/// (which wait for the device inside their steps) the futures are ready on the first poll.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    use std::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+    fn noop(_: *const ()) {}
+    fn clone(p: *const ()) -> RawWaker {
+        RawWaker::new(p, &VTABLE)
+    }
+    static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, noop, noop, noop);
+    // SAFETY: the vtable's functions ignore the data pointer.
+    let waker = unsafe { Waker::from_raw(RawWaker::new(std::ptr::null(), &VTABLE)) };
+    let mut cx = Context::from_waker(&waker);
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// A synchronous [`StepModel`] over an [`AsyncStepModel`] (native code and tests).
+pub struct Blocking<M>(pub M);
+
+impl<M: AsyncStepModel> StepModel for Blocking<M> {
+    fn vocab_size(&self) -> usize {
+        self.0.vocab_size()
+    }
+    fn bos(&self) -> u32 {
+        self.0.bos()
+    }
+    fn eos(&self) -> u32 {
+        self.0.eos()
+    }
+    fn max_output_len(&self) -> usize {
+        self.0.max_output_len()
+    }
+    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        block_on(self.0.start(sources))
+    }
+    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        block_on(self.0.step(tokens, want_attention))
+    }
+    fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
+        block_on(self.0.step_top_k(tokens, k, want_attention))
+    }
+    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        block_on(self.0.select_rows(rows))
+    }
+}

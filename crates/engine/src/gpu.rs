@@ -10,6 +10,8 @@ pub struct AdapterReport {
     pub device_type: String,
 }
 
+/// Device handles are cheap to clone: each engine keeps its own.
+#[derive(Clone)]
 pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,

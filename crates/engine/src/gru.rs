@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use wgslate_decode::{StepModel, StepOutput, TopKOutput};
+use wgslate_decode::{AsyncStepModel, StepOutput, TopKOutput};
 use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{AttentionScore, GruConfig, ModelConfig};
@@ -46,8 +46,8 @@ struct Batch {
     buf: Rows,
 }
 
-pub struct GpuGru<'g> {
-    gpu: &'g Gpu,
+pub struct GpuGru {
+    gpu: Gpu,
     k: Kernels,
     cfg: GruConfig,
     w: HashMap<String, wgpu::Buffer>,
@@ -58,8 +58,8 @@ pub struct GpuGru<'g> {
     batch: Option<Batch>,
 }
 
-impl<'g> GpuGru<'g> {
-    pub fn new(gpu: &'g Gpu, config: &ModelConfig, weights: &CheckedWeights) -> Result<Self, String> {
+impl GpuGru {
+    pub fn new(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights) -> Result<Self, String> {
         let ModelConfig::Gru(cfg) = config else { return Err("GpuGru needs a GRU config".into()) };
         let mut names: Vec<String> = vec!["embed.weight".into(), "init.weight".into(), "init.bias".into(), "output.weight".into(), "output.bias".into()];
         for p in ["encoder.forward", "encoder.backward", "decoder"] {
@@ -79,7 +79,7 @@ impl<'g> GpuGru<'g> {
         }
         let widest = cfg.emb_dim.max(cfg.attention_dim).max(cfg.decoder_hidden);
         Ok(Self {
-            gpu,
+            gpu: gpu.clone(),
             k: Kernels::new(gpu, KernelParams::default())?,
             zeros: gpu.storage("zeros", &vec![0.0; widest]),
             zero_vocab: gpu.storage("zero bias", &vec![0.0; cfg.vocab_size]),
@@ -138,7 +138,7 @@ impl<'g> GpuGru<'g> {
         let c = &self.cfg;
         let (e, he, hd, r) = (c.emb_dim as u32, c.encoder_hidden as u32, c.decoder_hidden as u32, b.rows as u32);
         let k = &self.k;
-        let g = self.gpu;
+        let g = &self.gpu;
         let x = &b.buf;
         g.queue.write_buffer(&x.tokens, 0, bytemuck::cast_slice(tokens));
         let mut enc = g.device.create_command_encoder(&Default::default());
@@ -170,17 +170,17 @@ impl<'g> GpuGru<'g> {
         Ok(())
     }
 
-    fn attention_rows(&self, want: bool) -> Result<Option<Vec<Vec<f32>>>, String> {
+    async fn attention_rows(&self, want: bool) -> Result<Option<Vec<Vec<f32>>>, String> {
         if !want {
             return Ok(None);
         }
         let b = self.batch.as_ref().unwrap();
-        let p = pollster::block_on(self.gpu.read_f32(&b.buf.probs))?;
+        let p = self.gpu.read_f32(&b.buf.probs).await?;
         Ok(Some((0..b.rows).map(|r| p[r * b.s_max..r * b.s_max + b.source_lens[b.row_source[r] as usize]].to_vec()).collect()))
     }
 }
 
-impl StepModel for GpuGru<'_> {
+impl AsyncStepModel for GpuGru {
     fn vocab_size(&self) -> usize {
         self.cfg.vocab_size
     }
@@ -194,7 +194,7 @@ impl StepModel for GpuGru<'_> {
         self.cfg.max_len - 1
     }
 
-    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
         if let Some(s) = sources.iter().find(|s| s.len() > self.cfg.max_len || s.is_empty()) {
             return Err(format!("source has {} tokens; the model takes 1 to {}", s.len(), self.cfg.max_len));
         }
@@ -211,7 +211,7 @@ impl StepModel for GpuGru<'_> {
             ids[b * s_max..b * s_max + s.len()].copy_from_slice(s);
         }
         let lens: Vec<u32> = sources.iter().map(|s| s.len() as u32).collect();
-        let g = self.gpu;
+        let g = &self.gpu;
         let k = &self.k;
         let lens_buf = g.storage_u32("lengths", &lens);
         let tokens = g.storage_u32("source tokens", &ids);
@@ -259,31 +259,31 @@ impl StepModel for GpuGru<'_> {
         Ok(())
     }
 
-    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
         self.decode_step(tokens, want_attention)?;
         let b = self.batch.as_ref().unwrap();
-        let mut log_probs = pollster::block_on(self.gpu.read_f32(&b.buf.logits))?;
+        let mut log_probs = self.gpu.read_f32(&b.buf.logits).await?;
         log_probs.truncate(b.rows * self.cfg.vocab_size);
-        Ok(StepOutput { log_probs, attention: self.attention_rows(want_attention)? })
+        Ok(StepOutput { log_probs, attention: self.attention_rows(want_attention).await? })
     }
 
-    fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
+    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
         if k != 1 {
-            let out = self.step(tokens, want_attention)?;
+            let out = self.step(tokens, want_attention).await?;
             return Ok(TopKOutput { candidates: out.log_probs.chunks(self.cfg.vocab_size).map(|row| wgslate_decode::top_k(row, k)).collect(), attention: out.attention });
         }
         self.decode_step(tokens, want_attention)?;
         let b = self.batch.as_ref().unwrap();
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        self.k.argmax(self.gpu, &mut enc, &b.buf.logits, &b.buf.best, b.rows as u32, self.cfg.vocab_size as u32);
+        self.k.argmax(&self.gpu, &mut enc, &b.buf.logits, &b.buf.best, b.rows as u32, self.cfg.vocab_size as u32);
         self.gpu.queue.submit([enc.finish()]);
-        let bytes = pollster::block_on(self.gpu.read(&b.buf.best))?;
+        let bytes = self.gpu.read(&b.buf.best).await?;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
         let candidates = (0..b.rows).map(|r| vec![(words[2 * r], f32::from_bits(words[2 * r + 1]))]).collect();
-        Ok(TopKOutput { candidates, attention: self.attention_rows(want_attention)? })
+        Ok(TopKOutput { candidates, attention: self.attention_rows(want_attention).await? })
     }
 
-    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
         let hd = self.cfg.decoder_hidden as u32;
         let (cap, s_max) = {
             let b = self.batch.as_ref().ok_or("select_rows before start")?;
@@ -300,7 +300,7 @@ impl StepModel for GpuGru<'_> {
         self.gpu.queue.write_buffer(&b.buf.index, 0, bytemuck::cast_slice(&idx));
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         let src = old.as_ref().map_or(&b.buf.hidden, |o| &o.hidden);
-        self.k.gather_rows(self.gpu, &mut enc, src, &b.buf.index, &b.buf.hidden2, rows.len() as u32, hd, hd);
+        self.k.gather_rows(&self.gpu, &mut enc, src, &b.buf.index, &b.buf.hidden2, rows.len() as u32, hd, hd);
         self.gpu.queue.submit([enc.finish()]);
         std::mem::swap(&mut b.buf.hidden, &mut b.buf.hidden2);
         b.row_source = rows.iter().map(|&r| b.row_source[r]).collect();
@@ -310,7 +310,7 @@ impl StepModel for GpuGru<'_> {
     }
 }
 
-impl GpuGru<'_> {
+impl GpuGru {
     fn zeros_for(&self, n: usize) -> wgpu::Buffer {
         self.gpu.storage("zeros", &vec![0.0; n])
     }

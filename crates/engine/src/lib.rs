@@ -4,10 +4,7 @@
 pub mod cpu;
 pub mod gpu;
 pub mod kernels;
-/// The Transformer on the GPU as a blocking `StepModel` (native; the page needs an async search first).
-#[cfg(not(target_arch = "wasm32"))]
 pub mod gru;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod transformer;
 
 pub use gpu::{AdapterReport, Gpu};

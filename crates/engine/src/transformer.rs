@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use wgslate_decode::{StepModel, StepOutput, TopKOutput};
+use wgslate_decode::{AsyncStepModel, StepOutput, TopKOutput};
 use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{ModelConfig, TransformerConfig};
@@ -39,8 +39,8 @@ struct Batch {
     position: usize,
 }
 
-pub struct GpuTransformer<'g> {
-    gpu: &'g Gpu,
+pub struct GpuTransformer {
+    gpu: Gpu,
     k: Kernels,
     cfg: TransformerConfig,
     w: HashMap<String, wgpu::Buffer>,
@@ -55,8 +55,8 @@ pub struct GpuTransformer<'g> {
 
 const F: u64 = 4;
 
-impl<'g> GpuTransformer<'g> {
-    pub fn new(gpu: &'g Gpu, config: &ModelConfig, weights: &CheckedWeights) -> Result<Self, String> {
+impl GpuTransformer {
+    pub fn new(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights) -> Result<Self, String> {
         let ModelConfig::Transformer(cfg) = config else { return Err("GpuTransformer needs a Transformer config".into()) };
         let mut w = HashMap::new();
         let mut names = vec!["embed.weight".to_string(), "encoder_norm.weight".into(), "encoder_norm.bias".into(), "decoder_norm.weight".into(), "decoder_norm.bias".into()];
@@ -77,7 +77,7 @@ impl<'g> GpuTransformer<'g> {
         }
         let pos = wgslate_model::layers::sinusoids(cfg.max_len, cfg.d_model, &wgslate_model::candle_core::Device::Cpu).and_then(|t| t.flatten_all()).and_then(|t| t.to_vec1::<f32>()).map_err(|e| e.to_string())?;
         Ok(Self {
-            gpu,
+            gpu: gpu.clone(),
             k: Kernels::new(gpu, KernelParams::default())?,
             cfg: cfg.clone(),
             positions: gpu.storage("positions", &pos),
@@ -96,11 +96,11 @@ impl<'g> GpuTransformer<'g> {
 
     fn linear(&self, enc: &mut wgpu::CommandEncoder, prefix: &str, x: &wgpu::Buffer, y: &wgpu::Buffer, rows: usize, n_in: usize, n_out: usize, relu: bool) {
         let act = if relu { Act::Relu } else { Act::None };
-        self.k.matmul(self.gpu, enc, x, self.wt(&format!("{prefix}.weight")), self.wt(&format!("{prefix}.bias")), y, rows as u32, n_out as u32, n_in as u32, act);
+        self.k.matmul(&self.gpu, enc, x, self.wt(&format!("{prefix}.weight")), self.wt(&format!("{prefix}.bias")), y, rows as u32, n_out as u32, n_in as u32, act);
     }
 
     fn norm(&self, enc: &mut wgpu::CommandEncoder, prefix: &str, x: &wgpu::Buffer, y: &wgpu::Buffer, rows: usize) {
-        self.k.layer_norm(self.gpu, enc, x, self.wt(&format!("{prefix}.weight")), self.wt(&format!("{prefix}.bias")), y, rows as u32, self.cfg.d_model as u32);
+        self.k.layer_norm(&self.gpu, enc, x, self.wt(&format!("{prefix}.weight")), self.wt(&format!("{prefix}.bias")), y, rows as u32, self.cfg.d_model as u32);
     }
 
     /// The FFN sub-layer with its residual: x += down(relu(up(norm(x)))).
@@ -110,7 +110,7 @@ impl<'g> GpuTransformer<'g> {
         self.norm(enc, norm, x, h, rows);
         self.linear(enc, &format!("{prefix}.ffn.up"), h, ff, rows, d, dff, true);
         self.linear(enc, &format!("{prefix}.ffn.down"), ff, a, rows, dff, d, false);
-        self.k.add(self.gpu, enc, x, a, (rows * d) as u32);
+        self.k.add(&self.gpu, enc, x, a, (rows * d) as u32);
     }
 
     fn alloc_rows(&self, cap: usize, s_max: usize) -> (Vec<wgpu::Buffer>, Vec<wgpu::Buffer>, Vec<wgpu::Buffer>) {
@@ -142,8 +142,8 @@ impl<'g> GpuTransformer<'g> {
         self.gpu.queue.submit([enc.finish()]);
     }
 
-    fn read_f32(&self, buf: &wgpu::Buffer, n: usize) -> Result<Vec<f32>, String> {
-        let mut v = pollster::block_on(self.gpu.read_f32(buf))?;
+    async fn read_f32(&self, buf: &wgpu::Buffer, n: usize) -> Result<Vec<f32>, String> {
+        let mut v = self.gpu.read_f32(buf).await?;
         v.truncate(n);
         Ok(v)
     }
@@ -161,42 +161,45 @@ impl<'g> GpuTransformer<'g> {
         let heads = self.cfg.n_heads;
         self.gpu.queue.write_buffer(&b.tokens, 0, bytemuck::cast_slice(tokens));
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        self.k.embed(self.gpu, &mut enc, &b.tokens, self.wt("embed.weight"), &self.positions, &b.x, r as u32, d as u32, 0, t as u32, (d as f32).sqrt());
+        self.k.embed(&self.gpu, &mut enc, &b.tokens, self.wt("embed.weight"), &self.positions, &b.x, r as u32, d as u32, 0, t as u32, (d as f32).sqrt());
         for l in 0..self.cfg.decoder_layers {
             let p = format!("decoder.{l}");
             self.norm(&mut enc, &format!("{p}.norm1"), &b.x, &b.h, r);
             self.linear(&mut enc, &format!("{p}.self_attn.q"), &b.h, &b.q, r, d, d, false);
             self.linear(&mut enc, &format!("{p}.self_attn.kv"), &b.h, &b.kv, r, d, 2 * d, false);
-            self.k.kv_append(self.gpu, &mut enc, &b.kv, &b.k_cache[l], &b.v_cache[l], r as u32, d as u32, self.cfg.max_len as u32, t as u32);
+            self.k.kv_append(&self.gpu, &mut enc, &b.kv, &b.k_cache[l], &b.v_cache[l], r as u32, d as u32, self.cfg.max_len as u32, t as u32);
             let own = AttentionLayout { rows: r as u32, heads: heads as u32, dk: (d / heads) as u32, kv_len: self.cfg.max_len as u32, kv_stride: d as u32, k_off: 0, v_off: 0, fixed_len: t as u32 + 1, q_stride: d as u32 };
-            self.k.attention(self.gpu, &mut enc, &b.q, &b.k_cache[l], &b.v_cache[l], &b.index, &self.dummy, &b.att, &self.dummy_probs, own, false);
+            self.k.attention(&self.gpu, &mut enc, &b.q, &b.k_cache[l], &b.v_cache[l], &b.index, &self.dummy, &b.att, &self.dummy_probs, own, false);
             self.linear(&mut enc, &format!("{p}.self_attn.o"), &b.att, &b.a, r, d, d, false);
-            self.k.add(self.gpu, &mut enc, &b.x, &b.a, (r * d) as u32);
+            self.k.add(&self.gpu, &mut enc, &b.x, &b.a, (r * d) as u32);
             self.norm(&mut enc, &format!("{p}.norm2"), &b.x, &b.h, r);
             self.linear(&mut enc, &format!("{p}.cross_attn.q"), &b.h, &b.q, r, d, d, false);
             let cross = AttentionLayout { rows: r as u32, heads: heads as u32, dk: (d / heads) as u32, kv_len: b.s_max as u32, kv_stride: 2 * d as u32, k_off: 0, v_off: d as u32, fixed_len: 0, q_stride: d as u32 };
-            self.k.attention(self.gpu, &mut enc, &b.q, &b.cross_kv[l], &b.cross_kv[l], &b.row_source_buf, &b.lens, &b.att, &b.probs[l], cross, capture);
+            self.k.attention(&self.gpu, &mut enc, &b.q, &b.cross_kv[l], &b.cross_kv[l], &b.row_source_buf, &b.lens, &b.att, &b.probs[l], cross, capture);
             self.linear(&mut enc, &format!("{p}.cross_attn.o"), &b.att, &b.a, r, d, d, false);
-            self.k.add(self.gpu, &mut enc, &b.x, &b.a, (r * d) as u32);
+            self.k.add(&self.gpu, &mut enc, &b.x, &b.a, (r * d) as u32);
             self.ffn(&mut enc, &p, &format!("{p}.norm3"), &b.x, &b.h, &b.ff, &b.a, r);
         }
         self.norm(&mut enc, "decoder_norm", &b.x, &b.h, r);
         let v = self.cfg.vocab_size;
-        self.k.matmul(self.gpu, &mut enc, &b.h, self.wt("embed.weight"), &self.zero_vocab, &b.raw, r as u32, v as u32, d as u32, Act::None);
-        self.k.softmax(self.gpu, &mut enc, &b.raw, &b.logits, r as u32, v as u32, true);
+        self.k.matmul(&self.gpu, &mut enc, &b.h, self.wt("embed.weight"), &self.zero_vocab, &b.raw, r as u32, v as u32, d as u32, Act::None);
+        self.k.softmax(&self.gpu, &mut enc, &b.raw, &b.logits, r as u32, v as u32, true);
         self.submit(enc);
         self.batch.as_mut().unwrap().position += 1;
         Ok(())
     }
 
-    fn attention_rows(&mut self, want: bool) -> Result<Option<Vec<Vec<f32>>>, String> {
+    async fn attention_rows(&mut self, want: bool) -> Result<Option<Vec<Vec<f32>>>, String> {
         if !want {
             self.last_attention_full = None;
             return Ok(None);
         }
         let b = self.batch.as_ref().unwrap();
         let (heads, layers, s) = (self.cfg.n_heads, self.cfg.decoder_layers, b.s_max);
-        let per_layer: Vec<Vec<f32>> = (0..layers).map(|l| self.read_f32(&b.probs[l], b.rows * heads * s)).collect::<Result<_, _>>()?;
+        let mut per_layer: Vec<Vec<f32>> = Vec::with_capacity(layers);
+        for l in 0..layers {
+            per_layer.push(self.read_f32(&b.probs[l], b.rows * heads * s).await?);
+        }
         let mut full = Vec::with_capacity(b.rows);
         let mut mean = Vec::with_capacity(b.rows);
         for r in 0..b.rows {
@@ -214,7 +217,7 @@ impl<'g> GpuTransformer<'g> {
     }
 }
 
-impl StepModel for GpuTransformer<'_> {
+impl AsyncStepModel for GpuTransformer {
     fn vocab_size(&self) -> usize {
         self.cfg.vocab_size
     }
@@ -228,7 +231,7 @@ impl StepModel for GpuTransformer<'_> {
         self.cfg.max_len - 1
     }
 
-    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
         if sources.is_empty() {
             return Err("no sources".into());
         }
@@ -251,16 +254,16 @@ impl StepModel for GpuTransformer<'_> {
         let tokens = self.gpu.storage_u32("source tokens", &ids);
         let [x, h, q, kv, att, a, ff, _, _] = self.scratch(rows);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        self.k.embed(self.gpu, &mut enc, &tokens, self.wt("embed.weight"), &self.positions, &x, rows as u32, d as u32, s_max as u32, 0, (d as f32).sqrt());
+        self.k.embed(&self.gpu, &mut enc, &tokens, self.wt("embed.weight"), &self.positions, &x, rows as u32, d as u32, s_max as u32, 0, (d as f32).sqrt());
         let layout = AttentionLayout { rows: rows as u32, heads: heads as u32, dk: (d / heads) as u32, kv_len: s_max as u32, kv_stride: 2 * d as u32, k_off: 0, v_off: d as u32, fixed_len: 0, q_stride: d as u32 };
         for l in 0..self.cfg.encoder_layers {
             let p = format!("encoder.{l}");
             self.norm(&mut enc, &format!("{p}.norm1"), &x, &h, rows);
             self.linear(&mut enc, &format!("{p}.self_attn.q"), &h, &q, rows, d, d, false);
             self.linear(&mut enc, &format!("{p}.self_attn.kv"), &h, &kv, rows, d, 2 * d, false);
-            self.k.attention(self.gpu, &mut enc, &q, &kv, &kv, &enc_map, &lens_buf, &att, &self.dummy_probs, layout, false);
+            self.k.attention(&self.gpu, &mut enc, &q, &kv, &kv, &enc_map, &lens_buf, &att, &self.dummy_probs, layout, false);
             self.linear(&mut enc, &format!("{p}.self_attn.o"), &att, &a, rows, d, d, false);
-            self.k.add(self.gpu, &mut enc, &x, &a, (rows * d) as u32);
+            self.k.add(&self.gpu, &mut enc, &x, &a, (rows * d) as u32);
             self.ffn(&mut enc, &p, &format!("{p}.norm2"), &x, &h, &ff, &a, rows);
         }
         self.norm(&mut enc, "encoder_norm", &x, &h, rows);
@@ -305,34 +308,34 @@ impl StepModel for GpuTransformer<'_> {
         Ok(())
     }
 
-    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
         self.decode_step(tokens, want_attention)?;
         let b = self.batch.as_ref().unwrap();
-        let log_probs = self.read_f32(&b.logits, b.rows * self.cfg.vocab_size)?;
-        let attention = self.attention_rows(want_attention)?;
+        let log_probs = self.read_f32(&b.logits, b.rows * self.cfg.vocab_size).await?;
+        let attention = self.attention_rows(want_attention).await?;
         Ok(StepOutput { log_probs, attention })
     }
 
     /// Greedy reads back one (token, log-prob) per row from the argmax kernel.
-    fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
+    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
         if k != 1 {
-            let out = self.step(tokens, want_attention)?;
+            let out = self.step(tokens, want_attention).await?;
             let v = self.cfg.vocab_size;
             return Ok(TopKOutput { candidates: out.log_probs.chunks(v).map(|row| wgslate_decode::top_k(row, k)).collect(), attention: out.attention });
         }
         self.decode_step(tokens, want_attention)?;
         let b = self.batch.as_ref().unwrap();
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        self.k.argmax(self.gpu, &mut enc, &b.logits, &b.best, b.rows as u32, self.cfg.vocab_size as u32);
+        self.k.argmax(&self.gpu, &mut enc, &b.logits, &b.best, b.rows as u32, self.cfg.vocab_size as u32);
         self.submit(enc);
-        let bytes = pollster::block_on(self.gpu.read(&b.best))?;
+        let bytes = self.gpu.read(&b.best).await?;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
         let candidates = (0..b.rows).map(|r| vec![(words[2 * r], f32::from_bits(words[2 * r + 1]))]).collect();
-        let attention = self.attention_rows(want_attention)?;
+        let attention = self.attention_rows(want_attention).await?;
         Ok(TopKOutput { candidates, attention })
     }
 
-    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
         let (d, max_len) = (self.cfg.d_model, self.cfg.max_len);
         let grow = {
             let b = self.batch.as_ref().ok_or("select_rows before start")?;
@@ -363,8 +366,8 @@ impl StepModel for GpuTransformer<'_> {
             let mut enc = self.gpu.device.create_command_encoder(&Default::default());
             for l in 0..self.cfg.decoder_layers {
                 let len = (b.position * d) as u32;
-                self.k.gather_rows(self.gpu, &mut enc, &old_k[l], &b.index, &b.k_cache[l], rows.len() as u32, (max_len * d) as u32, len);
-                self.k.gather_rows(self.gpu, &mut enc, &old_v[l], &b.index, &b.v_cache[l], rows.len() as u32, (max_len * d) as u32, len);
+                self.k.gather_rows(&self.gpu, &mut enc, &old_k[l], &b.index, &b.k_cache[l], rows.len() as u32, (max_len * d) as u32, len);
+                self.k.gather_rows(&self.gpu, &mut enc, &old_v[l], &b.index, &b.v_cache[l], rows.len() as u32, (max_len * d) as u32, len);
             }
             self.submit(enc);
         } else {
@@ -376,7 +379,7 @@ impl StepModel for GpuTransformer<'_> {
                 let mut enc = self.gpu.device.create_command_encoder(&Default::default());
                 for l in 0..self.cfg.decoder_layers {
                     for cache in [&b.k_cache[l], &b.v_cache[l]] {
-                        self.k.gather_rows(self.gpu, &mut enc, cache, &b.index, &tmp, rows.len() as u32, (max_len * d) as u32, (b.position * d) as u32);
+                        self.k.gather_rows(&self.gpu, &mut enc, cache, &b.index, &tmp, rows.len() as u32, (max_len * d) as u32, (b.position * d) as u32);
                         enc.copy_buffer_to_buffer(&tmp, 0, cache, 0, (rows.len() * max_len * d) as u64 * F);
                     }
                 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use wgslate_decode::{BeamConfig, Search, StepModel};
+use wgslate_decode::{BeamConfig, Blocking, Search, StepModel};
 use wgslate_engine::gru::GpuGru;
 use wgslate_engine::Gpu;
 use wgslate_model::step::CpuStepper;
@@ -54,7 +54,7 @@ fn shipped_gru_matches_the_reference() {
     let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
     let gpu = Gpu::new_blocking().expect("a Vulkan adapter (lavapipe)");
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
-    let mut g = GpuGru::new(&gpu, &model.config, &weights).unwrap();
+    let mut g = Blocking(GpuGru::new(&gpu, &model.config, &weights).unwrap());
     let mut c = CpuStepper::new(&model.net, &model.config);
     let worst = lockstep(&mut g, &mut c, &sources, model.config.vocab_size());
     println!("GRU: largest per-step log-prob difference {worst:e}");
@@ -63,7 +63,7 @@ fn shipped_gru_matches_the_reference() {
     let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
     let sentences = test_sentences(n);
     let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
-    let mut g = GpuGru::new(&gpu, &model.config, &weights).unwrap();
+    let mut g = Blocking(GpuGru::new(&gpu, &model.config, &weights).unwrap());
     let out = translate_with(&mut g, &model, &sentences, &Search::default(), 16, false).unwrap();
     let same = cpu.iter().zip(&out).filter(|(a, b)| a.outputs[0].1.tokens == b.outputs[0].1.tokens).count();
     println!("GRU greedy: {same}/{n} sentences token-for-token equal on {}", gpu.report.name);
@@ -93,7 +93,7 @@ fn dot_and_general_scores_match_the_reference() {
         let checked = Arc::new(CheckedWeights::parse(&weights::to_f16_safetensors(&tensors).unwrap()).unwrap());
         let net = Net::new(&config, weights::var_builder(&checked)).unwrap();
         let mut c = CpuStepper::new(&net, &config);
-        let mut g = GpuGru::new(&gpu, &config, &checked).unwrap();
+        let mut g = Blocking(GpuGru::new(&gpu, &config, &checked).unwrap());
         let sources = vec![vec![5u32, 9, 13, 2], vec![7, 2], vec![11, 12, 13, 14, 15, 2]];
         let worst = lockstep(&mut g, &mut c, &sources, 60);
         println!("{score:?}: largest per-step log-prob difference {worst:e}");

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use wgslate_decode::{BeamConfig, Search, StepModel};
+use wgslate_decode::{BeamConfig, Blocking, Search, StepModel};
 use wgslate_engine::transformer::GpuTransformer;
 use wgslate_engine::Gpu;
 use wgslate_model::step::CpuStepper;
@@ -28,7 +28,7 @@ fn load() -> (Model, CheckedWeights, Gpu) {
 #[test]
 fn step_log_probs_match_the_reference() {
     let (model, weights, gpu) = load();
-    let mut gpu_model = GpuTransformer::new(&gpu, &model.config, &weights).unwrap();
+    let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
     let mut cpu_model = CpuStepper::new(&model.net, &model.config);
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
     gpu_model.start(&sources).unwrap();
@@ -66,7 +66,7 @@ fn greedy_tokens_equal_the_reference() {
     let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
     let sentences = test_sentences(n);
     let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
-    let mut gpu_model = GpuTransformer::new(&gpu, &model.config, &weights).unwrap();
+    let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
     let out = translate_with(&mut gpu_model, &model, &sentences, &Search::default(), 16, false).unwrap();
     let same = cpu.iter().zip(&out).filter(|(a, b)| a.outputs[0].1.tokens == b.outputs[0].1.tokens).count();
     println!("greedy: {same}/{n} sentences token-for-token equal on {}", gpu.report.name);
@@ -79,7 +79,7 @@ fn beam_search_nbest_equals_the_reference() {
     let sentences = test_sentences(6);
     let search = Search::Beam(BeamConfig { beam: 4, nbest: 4, ..Default::default() });
     let cpu = translate(&model, &sentences, &search, 3, false).unwrap();
-    let mut gpu_model = GpuTransformer::new(&gpu, &model.config, &weights).unwrap();
+    let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
     let out = translate_with(&mut gpu_model, &model, &sentences, &search, 3, false).unwrap();
     for (c, g) in cpu.iter().zip(&out) {
         assert_eq!(c.outputs.len(), g.outputs.len());

@@ -1,7 +1,7 @@
 //! Text in, text out: tokenize, batch by length, search, detokenize. The CLI and the web page both
 //! translate through here, so they give the same tokens.
 
-use wgslate_decode::{run_search, Hypothesis, Search, StepModel};
+use wgslate_decode::{block_on, run_search_async, AsyncStepModel, Hypothesis, Search, StepModel};
 
 use crate::Model;
 
@@ -33,15 +33,20 @@ pub fn encode_sources(model: &Model, texts: &[String]) -> Result<Vec<(Vec<u32>, 
         .collect()
 }
 
-/// Translates `texts` on any engine, `batch` sentences at a time (sorted by length).
+/// Translates `texts` on a synchronous engine, `batch` sentences at a time (sorted by length).
 pub fn translate_with<M: StepModel + ?Sized>(engine: &mut M, model: &Model, texts: &[String], search: &Search, batch: usize, want_attention: bool) -> Result<Vec<Translation>, String> {
+    block_on(translate_with_async(engine, model, texts, search, batch, want_attention))
+}
+
+/// Translates `texts` on any engine, `batch` sentences at a time (sorted by length).
+pub async fn translate_with_async<M: AsyncStepModel + ?Sized>(engine: &mut M, model: &Model, texts: &[String], search: &Search, batch: usize, want_attention: bool) -> Result<Vec<Translation>, String> {
     let encoded = encode_sources(model, texts)?;
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| (encoded[i].0.len(), i));
     let mut out: Vec<Option<Translation>> = vec![None; texts.len()];
     for chunk in order.chunks(batch.max(1)) {
         let sources: Vec<Vec<u32>> = chunk.iter().map(|&i| encoded[i].0.clone()).collect();
-        let results = run_search(engine, &sources, search, want_attention)?;
+        let results = run_search_async(engine, &sources, search, want_attention).await?;
         for (&i, hyps) in chunk.iter().zip(results) {
             let outputs = hyps.into_iter().map(|h| (model.vocab.decode(&h.tokens), h)).collect();
             out[i] = Some(Translation { source_ids: encoded[i].0.clone(), truncated: encoded[i].1, outputs });
