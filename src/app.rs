@@ -66,11 +66,13 @@ pub fn App() -> impl IntoView {
                 Ok(entries) => shared.model_entries.set(entries),
                 Err(e) => shared.model_error.set(Some(format!("Could not read the model list: {e}"))),
             }
-            let reason = browser::webgpu_unavailable_reason().await;
-            shared.backend.set(match reason {
-                Some(r) => format!("CPU (WebGPU unavailable: {r})"),
-                None => "CPU (WebAssembly; a WebGPU adapter is present, the GPU engine is not wired into the page yet)".into(),
-            });
+            if crate::models::cached(&shared.settings.get_untracked().model).is_none() {
+                shared.backend.set(match crate::gpu_engine::device().await {
+                    Ok(g) if !g.report.name.is_empty() => format!("GPU (WebGPU: {})", g.report.name),
+                    Ok(_) => "GPU (WebGPU)".into(),
+                    Err(e) => format!("CPU (WebGPU unavailable: {e})"),
+                });
+            }
         });
     }
     let prefill = shared.bleu_prefill;

@@ -3,10 +3,10 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wgslate_decode::{BeamConfig, Hypothesis, LengthPenalty, SamplingConfig, Scoring, Search};
-use wgslate_model::translate::{split_sentences, translate};
+use wgslate_model::translate::split_sentences;
 
 use crate::browser;
-use crate::translate_page::{ensure_model, Shared};
+use crate::translate_page::{ensure_model, translate_any, Shared};
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -77,7 +77,7 @@ pub fn ComparePage(shared: Shared) -> impl IntoView {
                 for search in &searches {
                     browser::yield_now().await;
                     let t0 = browser::now_ms();
-                    match translate(&model, std::slice::from_ref(&sentence), search, 1, false) {
+                    match translate_any(&shared, &s.model, &model, std::slice::from_ref(&sentence), search, 1).await {
                         Ok(mut r) => {
                             let outputs = r.remove(0).outputs.into_iter().map(|(text, h): (String, Hypothesis)| (text, model.vocab.token_strings(&h.tokens), h.log_prob, h.score)).collect();
                             cols.push(Column { outputs, ms: browser::now_ms() - t0 });

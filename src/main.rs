@@ -3,6 +3,7 @@
 mod app;
 mod attention_page;
 mod compare_page;
+mod gpu_engine;
 mod bleu_page;
 mod browser;
 mod models;

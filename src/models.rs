@@ -35,17 +35,17 @@ pub fn cached(name: &str) -> Option<Arc<Model>> {
     LOADED.with(|m| m.borrow().get(name).cloned())
 }
 
-/// Fetches the three files (weights with progress) and builds the model.
-pub async fn load(name: &str, mut progress: impl FnMut(u64, Option<u64>)) -> Result<Arc<Model>, String> {
-    if let Some(m) = cached(name) {
-        return Ok(m);
-    }
+/// Fetches the three files (weights with progress), builds the model for the CPU and, when WebGPU
+/// works, its GPU engine. Returns the model and the GPU engine's status.
+pub async fn load(name: &str, mut progress: impl FnMut(u64, Option<u64>)) -> Result<(Arc<Model>, Result<(), String>), String> {
     let base = format!("models/{name}");
     let config = browser::fetch_bytes(&format!("{base}/config.json"), |_, _| {}).await?;
     let tokenizer = browser::fetch_bytes(&format!("{base}/tokenizer.json"), |_, _| {}).await?;
     let weights = browser::fetch_bytes(&format!("{base}/model.safetensors"), &mut progress).await?;
     browser::yield_now().await;
     let model = Arc::new(Model::from_bytes(&config, &weights, &tokenizer).map_err(|e| format!("{name}: {e}"))?);
+    browser::yield_now().await;
+    let gpu = crate::gpu_engine::prepare(name, &model.config, &weights).await;
     LOADED.with(|m| m.borrow_mut().insert(name.to_string(), model.clone()));
-    Ok(model)
+    Ok((model, gpu))
 }

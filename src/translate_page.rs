@@ -7,10 +7,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
-use wgslate_model::translate::{split_sentences, translate};
+use wgslate_decode::Search;
+use wgslate_model::translate::{split_sentences, translate, Translation};
 use wgslate_model::Model;
 
 use crate::browser;
+use crate::gpu_engine;
 use crate::models::{self, ModelEntry};
 use crate::settings::Settings;
 
@@ -50,8 +52,13 @@ pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
     let result = models::load(name, move |got, total| progress.set(Some(total.map_or(0.0, |t| got as f64 / t as f64)))).await;
     shared.load_progress.set(None);
     match result {
-        Ok(m) => {
+        Ok((m, gpu)) => {
             shared.model_status.set(format!("{name} loaded"));
+            shared.backend.set(match (gpu, gpu_engine::adapter_name()) {
+                (Ok(()), Some(adapter)) if !adapter.is_empty() => format!("GPU (WebGPU: {adapter})"),
+                (Ok(()), _) => "GPU (WebGPU)".into(),
+                (Err(e), _) => format!("CPU (WebGPU unavailable: {e})"),
+            });
             Some(m)
         }
         Err(e) => {
@@ -60,6 +67,21 @@ pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
             None
         }
     }
+}
+
+/// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
+/// reported and turns the GPU off) on the CPU reference.
+pub async fn translate_any(shared: &Shared, name: &str, model: &Model, texts: &[String], search: &Search, batch: usize) -> Result<Vec<Translation>, String> {
+    if let Some(result) = gpu_engine::translate(name, model, texts, search, batch).await {
+        match result {
+            Ok(t) => return Ok(t),
+            Err(e) => {
+                gpu_engine::disable(&e);
+                shared.backend.set(format!("CPU (the GPU engine failed: {e})"));
+            }
+        }
+    }
+    translate(model, texts, search, batch, false)
 }
 
 fn probability_class(p: f32) -> &'static str {
@@ -128,7 +150,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     if generation.get_value() != gen {
                         return;
                     }
-                    match translate(&model, chunk, &search, BATCH, false) {
+                    match translate_any(&shared, &s.model, &model, chunk, &search, BATCH).await {
                         Ok(res) => {
                             for tr in res {
                                 cut += usize::from(tr.truncated);
@@ -187,7 +209,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 eval_progress.set(Some(0.0));
                 for chunk in order.chunks(16) {
                     let batch: Vec<String> = chunk.iter().map(|&i| sources[i].clone()).collect();
-                    match translate(&model, &batch, &search, 16, false) {
+                    match translate_any(&shared, &s.model, &model, &batch, &search, 16).await {
                         Ok(res) => {
                             for (&i, tr) in chunk.iter().zip(res) {
                                 hyps[i] = tr.outputs.into_iter().next().map(|o| o.0).unwrap_or_default();

@@ -1,0 +1,144 @@
+//! The WGSL engine in the page: one WebGPU device, one engine per loaded model. Any failure (no
+//! adapter, a lost device, a shader error) is reported and the page falls back to the CPU engine.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use wgslate_decode::{AsyncStepModel, Search, StepOutput, TopKOutput};
+use wgslate_engine::gru::GpuGru;
+use wgslate_engine::transformer::GpuTransformer;
+use wgslate_engine::Gpu;
+use wgslate_model::translate::{translate_with_async, Translation};
+use wgslate_model::weights::CheckedWeights;
+use wgslate_model::{Model, ModelConfig};
+
+use crate::browser;
+
+pub enum Engine {
+    Transformer(GpuTransformer),
+    Gru(GpuGru),
+}
+
+impl AsyncStepModel for Engine {
+    fn vocab_size(&self) -> usize {
+        match self {
+            Engine::Transformer(e) => e.vocab_size(),
+            Engine::Gru(e) => e.vocab_size(),
+        }
+    }
+    fn bos(&self) -> u32 {
+        match self {
+            Engine::Transformer(e) => e.bos(),
+            Engine::Gru(e) => e.bos(),
+        }
+    }
+    fn eos(&self) -> u32 {
+        match self {
+            Engine::Transformer(e) => e.eos(),
+            Engine::Gru(e) => e.eos(),
+        }
+    }
+    fn max_output_len(&self) -> usize {
+        match self {
+            Engine::Transformer(e) => e.max_output_len(),
+            Engine::Gru(e) => e.max_output_len(),
+        }
+    }
+    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        match self {
+            Engine::Transformer(e) => e.start(sources).await,
+            Engine::Gru(e) => e.start(sources).await,
+        }
+    }
+    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        match self {
+            Engine::Transformer(e) => e.step(tokens, want_attention).await,
+            Engine::Gru(e) => e.step(tokens, want_attention).await,
+        }
+    }
+    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
+        match self {
+            Engine::Transformer(e) => e.step_top_k(tokens, k, want_attention).await,
+            Engine::Gru(e) => e.step_top_k(tokens, k, want_attention).await,
+        }
+    }
+    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        match self {
+            Engine::Transformer(e) => e.select_rows(rows).await,
+            Engine::Gru(e) => e.select_rows(rows).await,
+        }
+    }
+}
+
+enum DeviceState {
+    Unknown,
+    Ready(Gpu),
+    Unavailable(String),
+}
+
+thread_local! {
+    static DEVICE: RefCell<DeviceState> = const { RefCell::new(DeviceState::Unknown) };
+    static ENGINES: RefCell<HashMap<String, Rc<RefCell<Engine>>>> = RefCell::new(HashMap::new());
+}
+
+/// The WebGPU device, requested once; Err says why the CPU engine is used instead.
+pub async fn device() -> Result<Gpu, String> {
+    let known = DEVICE.with(|d| match &*d.borrow() {
+        DeviceState::Ready(g) => Some(Ok(g.clone())),
+        DeviceState::Unavailable(e) => Some(Err(e.clone())),
+        DeviceState::Unknown => None,
+    });
+    if let Some(r) = known {
+        return r;
+    }
+    let result = match browser::webgpu_unavailable_reason().await {
+        Some(reason) => Err(reason),
+        None => Gpu::new().await,
+    };
+    DEVICE.with(|d| {
+        *d.borrow_mut() = match &result {
+            Ok(g) => DeviceState::Ready(g.clone()),
+            Err(e) => DeviceState::Unavailable(e.clone()),
+        }
+    });
+    result
+}
+
+/// Marks the GPU unusable (after an error) so later work goes to the CPU.
+pub fn disable(reason: &str) {
+    DEVICE.with(|d| *d.borrow_mut() = DeviceState::Unavailable(reason.to_string()));
+    ENGINES.with(|e| e.borrow_mut().clear());
+}
+
+/// Builds the engine for a loaded model from its weight file bytes.
+pub async fn prepare(name: &str, config: &ModelConfig, weights: &[u8]) -> Result<(), String> {
+    let gpu = device().await?;
+    let checked = CheckedWeights::parse(weights)?;
+    let engine = match config {
+        ModelConfig::Transformer(_) => Engine::Transformer(GpuTransformer::new(&gpu, config, &checked)?),
+        ModelConfig::Gru(_) => Engine::Gru(GpuGru::new(&gpu, config, &checked)?),
+    };
+    ENGINES.with(|e| e.borrow_mut().insert(name.to_string(), Rc::new(RefCell::new(engine))));
+    Ok(())
+}
+
+pub fn adapter_name() -> Option<String> {
+    DEVICE.with(|d| match &*d.borrow() {
+        DeviceState::Ready(g) => Some(g.report.name.clone()),
+        _ => None,
+    })
+}
+
+/// Translates on the model's GPU engine; None when the model has no GPU engine.
+pub async fn translate(name: &str, model: &Model, texts: &[String], search: &Search, batch: usize) -> Option<Result<Vec<Translation>, String>> {
+    let engine = ENGINES.with(|e| e.borrow().get(name).cloned())?;
+    // One search at a time per engine: a newer run waits for the older one's step to finish.
+    let mut guard = loop {
+        if let Ok(g) = engine.try_borrow_mut() {
+            break g;
+        }
+        browser::yield_now().await;
+    };
+    Some(translate_with_async(&mut *guard, model, texts, search, batch, false).await)
+}
