@@ -19,6 +19,14 @@ commands:
   serve       serve the built web app (default: dist on 127.0.0.1:8080)";
 
 fn main() {
+    // `wgslate … | head` closes our stdout early: that is the reader's choice, not an error.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info.payload().downcast_ref::<String>().map(String::as_str).or_else(|| info.payload().downcast_ref::<&str>().copied()).unwrap_or("");
+        if msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        eprintln!("wgslate: internal error: {info}");
+    }));
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("bleu") if args[1..].iter().any(|a| a == "-h" || a == "--help") => {

@@ -38,5 +38,6 @@ fn shipped_gru_translates() {
     check("gru", SHIPPED_GRU_MIN_BLEU);
 }
 
-const SHIPPED_TRANSFORMER_MIN_BLEU: f64 = 3.0;
-const SHIPPED_GRU_MIN_BLEU: f64 = 1.0;
+// Measured when shipped: 18.9 (Transformer) and 11.5 (GRU) on these 20 sentences.
+const SHIPPED_TRANSFORMER_MIN_BLEU: f64 = 12.0;
+const SHIPPED_GRU_MIN_BLEU: f64 = 7.0;
