@@ -1,6 +1,7 @@
 //! sacreBLEU's TercomTokenizer.
 
 use crate::pystr;
+use crate::tokenizers::{is_13a_punct, space_around, split_periods_and_dashes};
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct TerOptions {
@@ -8,10 +9,6 @@ pub struct TerOptions {
     pub no_punct: bool,
     pub asian_support: bool,
     pub case_sensitive: bool,
-}
-
-fn is_13a_punct(c: char) -> bool {
-    matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/')
 }
 
 fn is_asian_punct(c: char) -> bool {
@@ -32,42 +29,13 @@ fn is_asian_spaced(c: char) -> bool {
         || is_full_width_punct(c)
 }
 
-fn pairs(chars: Vec<char>, hit: impl Fn(char, char) -> bool, out_pair: impl Fn(char, char, &mut Vec<char>)) -> Vec<char> {
-    let mut out = Vec::with_capacity(chars.len() + 8);
-    let mut i = 0;
-    while i < chars.len() {
-        if i + 1 < chars.len() && hit(chars[i], chars[i + 1]) {
-            out_pair(chars[i], chars[i + 1], &mut out);
-            i += 2;
-        } else {
-            out.push(chars[i]);
-            i += 1;
-        }
-    }
-    out
-}
-
 fn normalize_western(sent: &str) -> String {
     let s = sent.replace("\n-", "").replace('\n', " ").replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
-    let s = format!(" {s} ");
-    let mut spaced = String::with_capacity(s.len() * 2);
-    for c in s.chars() {
-        if is_13a_punct(c) {
-            spaced.push(' ');
-            spaced.push(c);
-            spaced.push(' ');
-        } else {
-            spaced.push(c);
-        }
-    }
+    let s: Vec<char> = format!(" {s} ").chars().collect();
+    let spaced: String = space_around(&s, is_13a_punct).into_iter().collect();
     // "'s$" never matches: the string ends with the space added above.
-    let s = spaced.replace("'s ", " 's ");
-    let digit = |c: char| c.is_ascii_digit();
-    let period = |c: char| c == '.' || c == ',';
-    let chars = pairs(s.chars().collect(), |a, b| !digit(a) && period(b), |a, b, o| o.extend([a, ' ', b, ' ']));
-    let chars = pairs(chars, |a, b| period(a) && !digit(b), |a, b, o| o.extend([' ', a, ' ', b]));
-    let chars = pairs(chars, |a, b| digit(a) && b == '-', |a, b, o| o.extend([a, ' ', b, ' ']));
-    chars.into_iter().collect()
+    let s: Vec<char> = spaced.replace("'s ", " 's ").chars().collect();
+    split_periods_and_dashes(&s).into_iter().collect()
 }
 
 pub fn tokenize(sent: &str, o: &TerOptions) -> String {
@@ -78,17 +46,7 @@ pub fn tokenize(sent: &str, o: &TerOptions) -> String {
     if o.normalized {
         s = normalize_western(&s);
         if o.asian_support {
-            let mut spaced = String::with_capacity(s.len() * 2);
-            for c in s.chars() {
-                if is_asian_spaced(c) {
-                    spaced.push(' ');
-                    spaced.push(c);
-                    spaced.push(' ');
-                } else {
-                    spaced.push(c);
-                }
-            }
-            s = spaced;
+            s = space_around(&s.chars().collect::<Vec<_>>(), is_asian_spaced).into_iter().collect();
         }
     }
     if o.no_punct {

@@ -44,53 +44,17 @@ impl Tokenize {
     }
 }
 
-fn is_13a_punct(c: char) -> bool {
-    // [\{-\~\[-\` -\&\(-\+\:-\@\/]
+/// mteval's punctuation class `[\{-\~\[-\` -\&\(-\+\:-\@\/]`.
+pub(crate) fn is_13a_punct(c: char) -> bool {
     matches!(c, '{'..='~' | '['..='`' | ' '..='&' | '('..='+' | ':'..='@' | '/')
 }
 
-/// sacreBLEU's TokenizerRegexp: the four substitutions of mteval-v13a, then whitespace squeezing.
-pub fn tokenize_regexp(line: &str) -> String {
-    let mut s = String::with_capacity(line.len() * 2);
-    for c in line.chars() {
-        if is_13a_punct(c) {
-            s.push(' ');
-            s.push(c);
-            s.push(' ');
-        } else {
-            s.push(c);
-        }
-    }
-    let digit = |c: char| c.is_ascii_digit();
-    let period = |c: char| c == '.' || c == ',';
-    // Each rule scans left to right over non-overlapping two-character matches, like re.sub.
-    let s = substitute_pairs(&s, |a, b| !digit(a) && period(b), |a, b, out| {
-        out.push(a);
-        out.push(' ');
-        out.push(b);
-        out.push(' ');
-    });
-    let s = substitute_pairs(&s, |a, b| period(a) && !digit(b), |a, b, out| {
-        out.push(' ');
-        out.push(a);
-        out.push(' ');
-        out.push(b);
-    });
-    let s = substitute_pairs(&s, |a, b| digit(a) && b == '-', |a, b, out| {
-        out.push(a);
-        out.push(' ');
-        out.push(b);
-        out.push(' ');
-    });
-    pystr::squeeze_spaces(&s)
-}
-
-fn substitute_pairs(s: &str, matches: impl Fn(char, char) -> bool, replace: impl Fn(char, char, &mut String)) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = String::with_capacity(s.len() + 8);
+/// `re.sub` of a two-character pattern: scans left to right over non-overlapping matches.
+pub(crate) fn sub_pairs(chars: &[char], hit: impl Fn(char, char) -> bool, replace: impl Fn(char, char, &mut Vec<char>)) -> Vec<char> {
+    let mut out = Vec::with_capacity(chars.len() + 8);
     let mut i = 0;
     while i < chars.len() {
-        if i + 1 < chars.len() && matches(chars[i], chars[i + 1]) {
+        if i + 1 < chars.len() && hit(chars[i], chars[i + 1]) {
             replace(chars[i], chars[i + 1], &mut out);
             i += 2;
         } else {
@@ -99,6 +63,36 @@ fn substitute_pairs(s: &str, matches: impl Fn(char, char) -> bool, replace: impl
         }
     }
     out
+}
+
+/// Surrounds every character matching `class` with spaces.
+pub(crate) fn space_around(chars: &[char], class: impl Fn(char) -> bool) -> Vec<char> {
+    let mut out = Vec::with_capacity(chars.len() * 2);
+    for &c in chars {
+        if class(c) {
+            out.extend([' ', c, ' ']);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The last three substitutions of mteval-v13a (periods and commas unless next to digits, dashes
+/// after digits), shared by the 13a, zh and TER tokenizers.
+pub(crate) fn split_periods_and_dashes(chars: &[char]) -> Vec<char> {
+    let digit = |c: char| c.is_ascii_digit();
+    let period = |c: char| c == '.' || c == ',';
+    let chars = sub_pairs(chars, |a, b| !digit(a) && period(b), |a, b, o| o.extend([a, ' ', b, ' ']));
+    let chars = sub_pairs(&chars, |a, b| period(a) && !digit(b), |a, b, o| o.extend([' ', a, ' ', b]));
+    sub_pairs(&chars, |a, b| digit(a) && b == '-', |a, b, o| o.extend([a, ' ', b, ' ']))
+}
+
+/// sacreBLEU's TokenizerRegexp: the four substitutions of mteval-v13a, then whitespace squeezing.
+pub fn tokenize_regexp(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let chars = split_periods_and_dashes(&space_around(&chars, is_13a_punct));
+    pystr::squeeze_spaces(&chars.into_iter().collect::<String>())
 }
 
 pub fn tokenize_13a(line: &str) -> String {

@@ -3,7 +3,7 @@
 use unicode_general_category::{get_general_category, GeneralCategory as G};
 
 use crate::pystr;
-use crate::tokenizers::tokenize_regexp;
+use crate::tokenizers::{space_around, sub_pairs, tokenize_regexp};
 
 fn is_number(c: char) -> bool {
     matches!(get_general_category(c), G::DecimalNumber | G::LetterNumber | G::OtherNumber)
@@ -20,37 +20,11 @@ fn is_symbol(c: char) -> bool {
     matches!(get_general_category(c), G::MathSymbol | G::CurrencySymbol | G::ModifierSymbol | G::OtherSymbol)
 }
 
-/// re.sub over non-overlapping two-character matches.
-fn sub_pairs(chars: &[char], hit: impl Fn(char, char) -> bool, out_pair: impl Fn(char, char, &mut Vec<char>)) -> Vec<char> {
-    let mut out = Vec::with_capacity(chars.len() + 8);
-    let mut i = 0;
-    while i < chars.len() {
-        if i + 1 < chars.len() && hit(chars[i], chars[i + 1]) {
-            out_pair(chars[i], chars[i + 1], &mut out);
-            i += 2;
-        } else {
-            out.push(chars[i]);
-            i += 1;
-        }
-    }
-    out
-}
-
 pub fn tokenize(line: &str) -> String {
     let chars: Vec<char> = line.chars().collect();
     let chars = sub_pairs(&chars, |a, b| !is_number(a) && is_punct(b), |a, b, o| o.extend([a, ' ', b, ' ']));
     let chars = sub_pairs(&chars, |a, b| is_punct(a) && !is_number(b), |a, b, o| o.extend([' ', a, ' ', b]));
-    let mut s = String::with_capacity(chars.len() * 2);
-    for c in chars {
-        if is_symbol(c) {
-            s.push(' ');
-            s.push(c);
-            s.push(' ');
-        } else {
-            s.push(c);
-        }
-    }
-    pystr::squeeze_spaces(&s)
+    pystr::squeeze_spaces(&space_around(&chars, is_symbol).into_iter().collect::<String>())
 }
 
 /// sacreBLEU's `_UCODE_RANGES`. Two entries were written as 5-hex-digit `\u` escapes, which Python
@@ -87,15 +61,6 @@ fn is_chinese(c: char) -> bool {
 }
 
 pub fn tokenize_zh(line: &str) -> String {
-    let mut s = String::with_capacity(line.len() * 2);
-    for c in pystr::strip(line).chars() {
-        if is_chinese(c) {
-            s.push(' ');
-            s.push(c);
-            s.push(' ');
-        } else {
-            s.push(c);
-        }
-    }
-    tokenize_regexp(&s)
+    let chars: Vec<char> = pystr::strip(line).chars().collect();
+    tokenize_regexp(&space_around(&chars, is_chinese).into_iter().collect::<String>())
 }
