@@ -24,25 +24,6 @@ struct Dims {
 // The longest key sequence the kernel takes (the models' max_len is 256).
 const MAX_KEYS: u32 = 256u;
 var<workgroup> p: array<f32, 256>;
-var<workgroup> red: array<f32, 256>;
-
-fn reduce(v: f32, lid: u32, is_max: bool) -> f32 {
-    red[lid] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s / 2u) {
-        if (lid < s) {
-            if (is_max) {
-                red[lid] = max(red[lid], red[lid + s]);
-            } else {
-                red[lid] = red[lid] + red[lid + s];
-            }
-        }
-        workgroupBarrier();
-    }
-    let r = red[0];
-    workgroupBarrier();
-    return r;
-}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
@@ -70,14 +51,14 @@ fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wi
         p[j] = s;
         local_max = max(local_max, s);
     }
-    let mx = reduce(local_max, lid, true);
+    let mx = reduce_max(local_max, lid);
     var local_sum = 0.0;
     for (var j = lid; j < n; j += WG) {
         let e = exp(p[j] - mx);
         p[j] = e;
         local_sum += e;
     }
-    let total = reduce(local_sum, lid, false);
+    let total = reduce_sum(local_sum, lid);
     for (var j = lid; j < n; j += WG) {
         p[j] = p[j] / total;
         if (dims.capture != 0u) {

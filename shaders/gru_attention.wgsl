@@ -18,25 +18,6 @@ struct Dims { rows: u32, s: u32, key_dim: u32, mem_dim: u32, mode: u32, capture:
 @group(0) @binding(8) var<uniform> dims: Dims;
 
 var<workgroup> p: array<f32, 256>;
-var<workgroup> red: array<f32, 256>;
-
-fn reduce(x: f32, lid: u32, is_max: bool) -> f32 {
-    red[lid] = x;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s / 2u) {
-        if (lid < s) {
-            if (is_max) {
-                red[lid] = max(red[lid], red[lid + s]);
-            } else {
-                red[lid] = red[lid] + red[lid + s];
-            }
-        }
-        workgroupBarrier();
-    }
-    let out = red[0];
-    workgroupBarrier();
-    return out;
-}
 
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
@@ -61,14 +42,14 @@ fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wi
         p[j] = e;
         local_max = max(local_max, e);
     }
-    let mx = reduce(local_max, lid, true);
+    let mx = reduce_max(local_max, lid);
     var local_sum = 0.0;
     for (var j = lid; j < n; j += WG) {
         let e = exp(p[j] - mx);
         p[j] = e;
         local_sum += e;
     }
-    let total = reduce(local_sum, lid, false);
+    let total = reduce_sum(local_sum, lid);
     for (var j = lid; j < n; j += WG) {
         p[j] = p[j] / total;
         if (dims.capture != 0u) {

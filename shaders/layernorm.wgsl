@@ -11,22 +11,6 @@ struct Dims { rows: u32, cols: u32, _pad0: u32, _pad1: u32 }
 @group(0) @binding(3) var<storage, read_write> y: array<f32>;
 @group(0) @binding(4) var<uniform> dims: Dims;
 
-var<workgroup> scratch: array<f32, 256>;
-
-fn reduce_sum(v: f32, lid: u32) -> f32 {
-    scratch[lid] = v;
-    workgroupBarrier();
-    for (var s = WG / 2u; s > 0u; s = s / 2u) {
-        if (lid < s) {
-            scratch[lid] = scratch[lid] + scratch[lid + s];
-        }
-        workgroupBarrier();
-    }
-    let r = scratch[0];
-    workgroupBarrier();
-    return r;
-}
-
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) gid: vec3<u32>) {
     let lid = lid3.x;
