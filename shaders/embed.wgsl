@@ -1,12 +1,15 @@
-// x[r, i] = table[token[r], i] * scale + positions[pos(r), i], with pos(r) = r % period when
+// x[r, i] = table[token(r), i] * scale + positions[pos(r), i], with pos(r) = r % period when
 // period > 0 (the encoder: rows are batch × position) and pos(r) = position otherwise (a decoder step).
+// token(r) = tokens[token_offset + r · token_stride]: stride 1 for token ids written by the host,
+// stride 2·k when the ids are the previous step's top-k candidates (index, value) on the device.
+// W (the table's element type) is f32, or f16 with shader-f16 (see kernels.rs).
 
 override WG: u32 = 64u;
 
-struct Dims { rows: u32, d: u32, period: u32, position: u32, scale: f32, _pad0: u32, _pad1: u32, _pad2: u32 }
+struct Dims { rows: u32, d: u32, period: u32, position: u32, scale: f32, token_stride: u32, token_offset: u32, _pad: u32 }
 
 @group(0) @binding(0) var<storage, read> tokens: array<u32>;
-@group(0) @binding(1) var<storage, read> table: array<f32>;
+@group(0) @binding(1) var<storage, read> table: array<W>;
 @group(0) @binding(2) var<storage, read> positions: array<f32>;
 @group(0) @binding(3) var<storage, read_write> x: array<f32>;
 @group(0) @binding(4) var<uniform> dims: Dims;
@@ -23,5 +26,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (dims.period > 0u) {
         pos = r % dims.period;
     }
-    x[idx] = table[tokens[r] * dims.d + i] * dims.scale + positions[pos * dims.d + i];
+    let token = tokens[dims.token_offset + r * dims.token_stride];
+    x[idx] = f32(table[token * dims.d + i]) * dims.scale + positions[pos * dims.d + i];
 }

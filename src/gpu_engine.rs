@@ -69,6 +69,12 @@ impl AsyncStepModel for Engine {
             Engine::Gru(e) => e.select_rows(rows).await,
         }
     }
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+        match self {
+            Engine::Transformer(e) => e.greedy_steps(tokens, max_steps).await,
+            Engine::Gru(e) => e.greedy_steps(tokens, max_steps).await,
+        }
+    }
 }
 
 enum DeviceState {

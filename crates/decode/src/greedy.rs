@@ -20,27 +20,47 @@ pub async fn greedy_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[
     let mut inputs = vec![model.bos(); sources.len()];
     let mut step = 0;
     while !live.is_empty() {
-        let k = if step < limits.min_len { 2 } else { 1 };
-        let res = model.step_top_k(&inputs, k, want_attention).await?;
+        // Per row, the tokens this round chose: several when the engine chains steps on the device.
+        let chained = if want_attention || step < limits.min_len {
+            None
+        } else {
+            let room = live.iter().map(|&s| max_lens[s] - out[s].tokens.len()).max().unwrap_or(1);
+            model.greedy_steps(&inputs, room).await?
+        };
+        let (chosen, attention) = match chained {
+            Some(c) => (c, None),
+            None => {
+                let k = if step < limits.min_len { 2 } else { 1 };
+                let res = model.step_top_k(&inputs, k, want_attention).await?;
+                let chosen = res.candidates.iter().map(|cands| vec![*cands.iter().find(|(t, _)| step >= limits.min_len || *t != eos).unwrap_or(&cands[0])]).collect();
+                (chosen, res.attention)
+            }
+        };
         let mut keep = Vec::new();
         for (row, &sent) in live.iter().enumerate() {
-            let cands = &res.candidates[row];
-            let &(tok, lp) = cands.iter().find(|(t, _)| step >= limits.min_len || *t != eos).unwrap_or(&cands[0]);
             let h = &mut out[sent];
-            h.token_log_probs.push(lp);
-            h.log_prob += lp;
-            if let (Some(att), Some(rows)) = (h.attention.as_mut(), res.attention.as_ref()) {
-                att.push(rows[row].clone());
+            let mut alive = true;
+            for &(tok, lp) in &chosen[row] {
+                h.token_log_probs.push(lp);
+                h.log_prob += lp;
+                if let (Some(att), Some(rows)) = (h.attention.as_mut(), attention.as_ref()) {
+                    att.push(rows[row].clone());
+                }
+                if tok == eos {
+                    alive = false;
+                    break;
+                }
+                h.tokens.push(tok);
+                if h.tokens.len() >= max_lens[sent] {
+                    alive = false;
+                    break;
+                }
             }
-            if tok == eos {
-                continue;
-            }
-            h.tokens.push(tok);
-            if h.tokens.len() < max_lens[sent] {
+            if alive {
                 keep.push(row);
             }
         }
-        step += 1;
+        step += chosen.first().map_or(1, Vec::len);
         if keep.is_empty() {
             break;
         }

@@ -24,6 +24,14 @@ pub trait StepModel {
         let candidates = out.log_probs.chunks(v).map(|row| top_k(row, k)).collect();
         Ok(TopKOutput { candidates, attention: out.attention })
     }
+
+    /// Greedy steps chained on the device: feeds `tokens`, then each row's own best token, up to
+    /// `max_steps` times (the engine picks how many, at least one) and returns per row the
+    /// (token, log-prob) chosen at every step run. Engines that cannot chain steps return None
+    /// (the default) and greedy search steps one token at a time.
+    fn greedy_steps(&mut self, _tokens: &[u32], _max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+        Ok(None)
+    }
 }
 
 pub struct StepOutput {
@@ -65,6 +73,8 @@ pub trait AsyncStepModel {
     async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String>;
     async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String>;
     async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String>;
+    /// See [`StepModel::greedy_steps`].
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String>;
 }
 
 impl<T: StepModel + ?Sized> AsyncStepModel for T {
@@ -91,6 +101,9 @@ impl<T: StepModel + ?Sized> AsyncStepModel for T {
     }
     async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
         StepModel::select_rows(self, rows)
+    }
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+        StepModel::greedy_steps(self, tokens, max_steps)
     }
 }
 
@@ -142,5 +155,8 @@ impl<M: AsyncStepModel> StepModel for Blocking<M> {
     }
     fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
         block_on(self.0.select_rows(rows))
+    }
+    fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+        block_on(self.0.greedy_steps(tokens, max_steps))
     }
 }

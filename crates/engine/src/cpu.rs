@@ -42,11 +42,10 @@ pub fn layer_norm(x: &[f32], gamma: &[f32], beta: &[f32], cols: usize, eps: f32)
         .collect()
 }
 
-/// Per row: (index, value) of the maximum, ties to the lower index.
-pub fn argmax(x: &[f32], cols: usize) -> Vec<(u32, f32)> {
-    x.chunks(cols)
-        .map(|r| r.iter().enumerate().fold((u32::MAX, f32::NEG_INFINITY), |best, (i, &v)| if v > best.1 { (i as u32, v) } else { best }))
-        .collect()
+/// Per row: the k best (index, value), best first, ties to the lower index (the search's own
+/// selection, which topk.wgsl must reproduce).
+pub fn top_k(x: &[f32], cols: usize, k: usize) -> Vec<Vec<(u32, f32)>> {
+    x.chunks(cols).map(|r| wgslate_decode::top_k(r, k)).collect()
 }
 
 /// One GRU step (PyTorch gate order r, z, n) for rows × hidden, keeping h where `keep[row]`.

@@ -28,8 +28,10 @@ impl Gpu {
             .await
             .map_err(|e| format!("no GPU adapter: {e}"))?;
         let info = adapter.get_info();
+        // shader-f16 lets weights stay f16 on the device (half the memory and bandwidth).
+        let required_features = adapter.features() & wgpu::Features::SHADER_F16;
         let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor { label: Some("wgslate"), required_limits: adapter.limits(), ..Default::default() })
+            .request_device(&wgpu::DeviceDescriptor { label: Some("wgslate"), required_features, required_limits: adapter.limits(), ..Default::default() })
             .await
             .map_err(|e| format!("the GPU adapter {} refused a device: {e}", info.name))?;
         Ok(Self { device, queue, report: AdapterReport { name: info.name, backend: format!("{:?}", info.backend), device_type: format!("{:?}", info.device_type) } })
@@ -38,6 +40,24 @@ impl Gpu {
     #[cfg(not(target_arch = "wasm32"))]
     pub fn new_blocking() -> Result<Self, String> {
         pollster::block_on(Self::new())
+    }
+
+    /// Whether the device runs WGSL with `enable f16`.
+    pub fn has_f16(&self) -> bool {
+        self.device.features().contains(wgpu::Features::SHADER_F16)
+    }
+
+    /// A weight buffer holding `data` as f16 (padded to whole words).
+    pub fn storage_f16(&self, label: &str, data: &[f32]) -> wgpu::Buffer {
+        let mut halves: Vec<u16> = data.iter().map(|&v| half::f16::from_f32(v).to_bits()).collect();
+        if halves.len() % 2 == 1 {
+            halves.push(0);
+        }
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(&halves),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+        })
     }
 
     pub fn storage(&self, label: &str, data: &[f32]) -> wgpu::Buffer {
@@ -71,23 +91,38 @@ impl Gpu {
 
     /// Copies a buffer back to the host (waits for the GPU).
     pub async fn read(&self, buffer: &wgpu::Buffer) -> Result<Vec<u8>, String> {
-        let size = buffer.size();
-        let staging = self.device.create_buffer(&wgpu::BufferDescriptor { label: Some("readback"), size, usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false });
+        self.read_prefix(&mut None, buffer, buffer.size()).await
+    }
+
+    /// Copies the first `bytes` of a buffer back through `staging`, which is created (or grown)
+    /// only when it is missing or too small, so steady decoding maps the same buffer every step.
+    pub async fn read_prefix(&self, staging: &mut Option<wgpu::Buffer>, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, String> {
+        let size = bytes.min(buffer.size()).next_multiple_of(4);
+        if staging.as_ref().is_none_or(|s| s.size() < size) {
+            *staging = Some(self.device.create_buffer(&wgpu::BufferDescriptor { label: Some("readback"), size, usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false }));
+        }
+        let staging = staging.as_ref().unwrap();
         let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+        enc.copy_buffer_to_buffer(buffer, 0, staging, 0, size);
         self.queue.submit([enc.finish()]);
         let (tx, rx) = futures_channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
+        staging.slice(..size).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
         #[cfg(not(target_arch = "wasm32"))]
         self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("GPU poll failed: {e}"))?;
         rx.await.map_err(|e| format!("reading back from the GPU failed: {e}"))?;
-        let bytes = staging.slice(..).get_mapped_range().map_err(|e| format!("mapping the readback buffer failed: {e:?}"))?.to_vec();
+        let bytes = staging.slice(..size).get_mapped_range().map_err(|e| format!("mapping the readback buffer failed: {e:?}"))?.to_vec();
         staging.unmap();
         Ok(bytes)
     }
 
     pub async fn read_f32(&self, buffer: &wgpu::Buffer) -> Result<Vec<f32>, String> {
         Ok(bytemuck::cast_slice(&self.read(buffer).await?).to_vec())
+    }
+
+    /// The first `n` floats of a buffer, through a reused staging buffer.
+    pub async fn read_f32_prefix(&self, staging: &mut Option<wgpu::Buffer>, buffer: &wgpu::Buffer, n: usize) -> Result<Vec<f32>, String> {
+        let bytes = self.read_prefix(staging, buffer, (n * 4) as u64).await?;
+        Ok(bytemuck::cast_slice(&bytes)[..n].to_vec())
     }
 }
 

@@ -3,9 +3,16 @@
 
 pub mod cpu;
 pub mod gpu;
-pub mod kernels;
 pub mod gru;
+pub mod kernels;
+pub mod record;
 pub mod transformer;
+mod weights;
 
 pub use gpu::{AdapterReport, Gpu};
-pub use kernels::{Act, AttentionLayout, KernelParams, Kernels};
+pub use kernels::{Act, AttentionLayout, KernelParams, Kernels, TokenSource, MAX_TOP_K};
+pub use record::{Pool, Recorder, Sites};
+
+/// Greedy decoding runs up to this many steps per submission, each step's input token taken on
+/// the device from the previous step's argmax, and reads them back together.
+pub const GREEDY_STEPS_PER_SUBMIT: usize = 8;

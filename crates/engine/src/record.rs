@@ -1,0 +1,133 @@
+//! Recording dispatches without creating GPU objects per token.
+//!
+//! A decoder step issues the same sequence of dispatches every time, over the same buffers, with
+//! launch parameters (rows, position) that change a few numbers. [`Sites`] remembers, for the n-th
+//! dispatch of such a sequence, its uniform buffer and its bind groups; a later recording reuses
+//! them, writing the uniform only when its numbers changed. [`Pool`] hands out scratch buffers by
+//! name and creates one only when no buffer of that name is large enough, so buffers (and with
+//! them the bind groups) survive from one batch to the next.
+
+use std::collections::HashMap;
+
+use crate::gpu::Gpu;
+
+/// Bind groups kept per site: ping-pong buffers (the GRU's hidden states) alternate between two.
+const GROUPS_PER_SITE: usize = 4;
+
+struct Site {
+    pipeline: wgpu::ComputePipeline,
+    dims: Vec<u32>,
+    uniform: wgpu::Buffer,
+    groups: Vec<(Vec<wgpu::Buffer>, wgpu::BindGroup)>,
+}
+
+/// The cached dispatch sites of one recorded sequence (a decoder step, a beam reordering, ...).
+#[derive(Default)]
+pub struct Sites {
+    sites: Vec<Site>,
+    /// Uniform buffers and bind groups created so far (tests check it stops growing).
+    pub objects_created: usize,
+}
+
+/// Scratch buffers by name, grown (never shrunk) to the largest size asked for.
+#[derive(Default)]
+pub struct Pool {
+    buffers: HashMap<String, wgpu::Buffer>,
+    /// Buffers created so far (tests check it stops growing).
+    pub created: usize,
+}
+
+impl Pool {
+    /// A storage buffer of at least `bytes` under `name`; the contents are whatever was there.
+    pub fn get(&mut self, gpu: &Gpu, name: &str, bytes: u64) -> wgpu::Buffer {
+        let bytes = bytes.max(16).next_multiple_of(4);
+        if let Some(b) = self.buffers.get(name) {
+            if b.size() >= bytes {
+                return b.clone();
+            }
+        }
+        self.created += 1;
+        let b = gpu.output(name, bytes);
+        self.buffers.insert(name.to_string(), b.clone());
+        b
+    }
+
+    /// A buffer under `name` holding `words` (written through the queue, no new buffer if one fits).
+    pub fn u32s(&mut self, gpu: &Gpu, name: &str, words: &[u32]) -> wgpu::Buffer {
+        let b = self.get(gpu, name, (words.len() * 4) as u64);
+        if !words.is_empty() {
+            gpu.queue.write_buffer(&b, 0, bytemuck::cast_slice(words));
+        }
+        b
+    }
+}
+
+/// One command encoder's worth of dispatches, all in one compute pass where possible.
+pub struct Recorder<'a> {
+    gpu: &'a Gpu,
+    sites: &'a mut Sites,
+    next: usize,
+    pass: Option<wgpu::ComputePass<'static>>,
+    enc: wgpu::CommandEncoder,
+}
+
+impl<'a> Recorder<'a> {
+    pub fn new(gpu: &'a Gpu, sites: &'a mut Sites) -> Self {
+        let enc = gpu.device.create_command_encoder(&Default::default());
+        Self { gpu, sites, next: 0, pass: None, enc }
+    }
+
+    /// The encoder, for copies and clears between dispatches (ends the current compute pass).
+    pub fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
+        self.pass = None;
+        &mut self.enc
+    }
+
+    /// Records `pipeline` over `buffers` (bindings 0..n) plus a uniform holding `dims` (binding n).
+    pub fn dispatch(&mut self, pipeline: &wgpu::ComputePipeline, buffers: &[&wgpu::Buffer], dims: &[u32], groups: [u32; 2]) {
+        let i = self.next;
+        self.next += 1;
+        let gpu = self.gpu;
+        let sites = &mut *self.sites;
+        let fits = sites.sites.get(i).is_some_and(|s| s.pipeline == *pipeline && s.dims.len() == dims.len());
+        if !fits {
+            let site = Site { pipeline: pipeline.clone(), dims: dims.to_vec(), uniform: gpu.uniform("dims", dims), groups: Vec::new() };
+            sites.objects_created += 1;
+            if i < sites.sites.len() {
+                sites.sites[i] = site;
+            } else {
+                sites.sites.push(site);
+            }
+        }
+        let site = &mut sites.sites[i];
+        if site.dims != dims {
+            gpu.queue.write_buffer(&site.uniform, 0, bytemuck::cast_slice(dims));
+            site.dims.copy_from_slice(dims);
+        }
+        let found = site.groups.iter().position(|(bs, _)| bs.len() == buffers.len() && bs.iter().zip(buffers).all(|(a, b)| a == *b));
+        let g = match found {
+            Some(g) => g,
+            None => {
+                let mut entries: Vec<wgpu::BindGroupEntry> = buffers.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
+                entries.push(wgpu::BindGroupEntry { binding: buffers.len() as u32, resource: site.uniform.as_entire_binding() });
+                let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &pipeline.get_bind_group_layout(0), entries: &entries });
+                sites.objects_created += 1;
+                if site.groups.len() == GROUPS_PER_SITE {
+                    site.groups.remove(0);
+                }
+                site.groups.push((buffers.iter().map(|b| (*b).clone()).collect(), group));
+                site.groups.len() - 1
+            }
+        };
+        let pass = self.pass.get_or_insert_with(|| self.enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None }).forget_lifetime());
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &site.groups[g].1, &[]);
+        pass.dispatch_workgroups(groups[0], groups[1], 1);
+    }
+
+    /// Ends the pass and submits everything recorded.
+    pub fn submit(mut self) {
+        self.pass = None;
+        self.gpu.queue.submit([self.enc.finish()]);
+    }
+}
