@@ -17,7 +17,17 @@ struct Cand { index: u32, value: f32 }
 var<workgroup> vals: array<f32, 256>;
 var<workgroup> idxs: array<u32, 256>;
 
+const NONE: u32 = 0xffffffffu;
+
+// Whether (va, ia) ranks above (vb, ib); NONE (no element yet) ranks below everything, so -inf
+// values are still picked.
 fn better(va: f32, ia: u32, vb: f32, ib: u32) -> bool {
+    if (ia == NONE) {
+        return false;
+    }
+    if (ib == NONE) {
+        return true;
+    }
     return va > vb || (va == vb && ia < ib);
 }
 
@@ -29,13 +39,12 @@ fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) gi
         return;
     }
     let base = row * dims.cols;
-    let neg_inf = bitcast<f32>(0xff800000u);
     // The previous pick; everything ranked at or above it is taken. Round 0 has none.
-    var pv = bitcast<f32>(0x7f800000u);
-    var pi = 0xffffffffu;
+    var pv = 0.0;
+    var pi = NONE;
     for (var j = 0u; j < dims.k; j++) {
-        var bv = neg_inf;
-        var bi = 0xffffffffu;
+        var bv = 0.0;
+        var bi = NONE;
         for (var i = lid; i < dims.cols; i += WG) {
             let v = x[base + i];
             let below = j == 0u || better(pv, pi, v, i);

@@ -1,5 +1,5 @@
 //! Attention: a heatmap of output tokens × source tokens for the current translation, per layer and
-//! head or their mean; encoder self-attention too. Exportable as SVG and PNG.
+//! head or their mean; encoder and decoder self-attention too. Exportable as SVG and PNG.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -140,11 +140,15 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
     };
     let current = move || {
         let l = loaded.get()?;
-        let cross = kind.get() == "cross" || l.maps.encoder_self.is_empty();
-        let maps = if cross { &l.maps.cross } else { &l.maps.encoder_self };
+        // Decoder inputs: BOS, then the output tokens before EOS.
+        let inputs = || std::iter::once("<s>".to_string()).chain(l.target[..l.target.len() - 1].iter().cloned()).collect::<Vec<_>>();
+        let (maps, row_labels, col_labels) = match kind.get().as_str() {
+            "self" if !l.maps.encoder_self.is_empty() => (&l.maps.encoder_self, l.source.clone(), l.source.clone()),
+            "dec" if !l.maps.decoder_self.is_empty() => (&l.maps.decoder_self, l.target.clone(), inputs()),
+            _ => (&l.maps.cross, l.target.clone(), l.source.clone()),
+        };
         let rows = select(maps, layer.get().filter(|&x| x < maps.len()), head.get().filter(|&x| x < maps[0].len()));
-        let row_labels = if cross { l.target.clone() } else { l.source.clone() };
-        Some((rows, row_labels, l.source.clone(), maps.len(), maps[0].len()))
+        Some((rows, row_labels, col_labels, maps.len(), maps[0].len()))
     };
     let heatmap = move || {
         current().map(|(rows, row_labels, col_labels, _, _)| {
@@ -181,7 +185,7 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
     view! {
         <section class="attention">
             <h2>"Attention"</h2>
-            <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Rows: output tokens; columns: source tokens. Hover a cell to follow its row and column."</p>
+            <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover a cell to follow its row and column."</p>
             <button class="primary" data-testid="att-run" on:click=run disabled=move || busy.get()>"Show attention"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || current().map(|(_, _, _, n_layers, n_heads)| {
@@ -191,7 +195,8 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
                         <label>"Map "
                             <select data-testid="att-kind" on:change=move |ev| kind.set(event_target_value(&ev))>
                                 <option value="cross" prop:selected=move || kind.get() == "cross">"Cross-attention (output × source)"</option>
-                                {has_self.then(|| view! { <option value="self" prop:selected=move || kind.get() == "self">"Encoder self-attention"</option> })}
+                                {has_self.then(|| view! { <option value="self" prop:selected=move || kind.get() == "self">"Encoder self-attention (source × source)"</option> })}
+                                {has_self.then(|| view! { <option value="dec" prop:selected=move || kind.get() == "dec">"Decoder self-attention (output × decoder input)"</option> })}
                             </select>
                         </label>
                         <label>"Layer "
@@ -206,8 +211,8 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
                                 {(0..n_heads).map(|h| view! { <option value=h.to_string()>{(h + 1).to_string()}</option> }).collect_view()}
                             </select>
                         </label>
-                        <button on:click=move |_| if let Some(b) = svg_markup().and_then(|m| svg_blob(&m)) { download("attention.svg", &b) }>"Export SVG"</button>
-                        <button on:click=move |_| export_png()>"Export PNG"</button>
+                        <button data-testid="att-export-svg" on:click=move |_| if let Some(b) = svg_markup().and_then(|m| svg_blob(&m)) { download("attention.svg", &b) }>"Export SVG"</button>
+                        <button data-testid="att-export-png" on:click=move |_| export_png()>"Export PNG"</button>
                     </div>
                 }
             })}

@@ -106,6 +106,8 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
     let eval_result = RwSignal::new(None::<(String, String, String)>);
+    let eval_count = RwSignal::new(1000usize);
+    let eval_done = RwSignal::new(0usize);
 
     let run = {
         let shared = shared.clone();
@@ -195,7 +197,8 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
             eval_result.set(None);
             spawn_local(async move {
                 let Some(model) = ensure_model(&shared, &s.model).await else { return };
-                let pairs = examples.get_untracked();
+                let mut pairs = examples.get_untracked();
+                pairs.truncate(eval_count.get_untracked().max(1));
                 if pairs.is_empty() {
                     shared.model_error.set(Some("The test set (data/test_2016_flickr.*) could not be loaded.".into()));
                     return;
@@ -230,7 +233,8 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 let h: Vec<&str> = hyps.iter().map(String::as_str).collect();
                 let bleu = Bleu::new(opts.clone()).corpus_score(&h, &[refs.clone()]);
                 eval_progress.set(None);
-                eval_result.set(Some((format!("{:.1}", bleu.score), signature::bleu(&opts, Some(1), &Resampling::default()).to_string(), hyps.join("\n"))));
+                eval_done.set(pairs.len());
+                eval_result.set(Some((format!("{:.2}", bleu.score), signature::bleu(&opts, Some(1), &Resampling::default()).to_string(), hyps.join("\n"))));
             });
         }
     };
@@ -320,13 +324,20 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 </ul>
             </details>
             <div class="evaluate">
-                <button data-testid="eval-run" on:click=evaluate disabled=move || eval_progress.get().is_some()>"Evaluate the test set (1 000 sentences)"</button>
+                <button data-testid="eval-run" on:click=evaluate disabled=move || eval_progress.get().is_some()>"Evaluate on test_2016_flickr"</button>
+                <label>
+                    " first "
+                    <input type="number" min="1" max="1000" step="1" data-testid="eval-count" prop:value=move || eval_count.get().to_string()
+                        on:change=move |ev| eval_count.set(event_target_value(&ev).trim().parse::<usize>().map_or(1000, |n| n.clamp(1, 1000))) />
+                    " of 1 000 sentences"
+                </label>
                 {move || eval_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress>{format!(" {:.0} %", 100.0 * p)} })}
                 {move || eval_result.get().map(|(score, sig, hyps)| {
-                    let refs = examples.get_untracked().iter().map(|p| p.1.clone()).collect::<Vec<_>>().join("\n");
+                    let n = eval_done.get_untracked();
+                    let refs = examples.get_untracked().iter().take(n).map(|p| p.1.clone()).collect::<Vec<_>>().join("\n");
                     view! {
-                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> " " <code>{sig}</code></p>
-                        <button on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
+                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {n} sentences ")} <code>{sig}</code></p>
+                        <button data-testid="eval-open-bleu" on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
                     }
                 })}
             </div>

@@ -67,8 +67,25 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
       await page.selectOption('[data-testid=att-kind]', 'self');
       const self = await heatmap(page);
       assert.equal(self.rows, self.cols, 'encoder self-attention is source × source');
+      await page.selectOption('[data-testid=att-kind]', 'dec');
+      const dec = await page.evaluate(() => [...document.querySelectorAll('[data-testid=att-heatmap] rect[data-row]')].map((r) => [+r.dataset.row, +r.dataset.col, +r.dataset.weight]));
+      const decRows = new Set(dec.map((c) => c[0])).size;
+      assert.equal(decRows, h.rows, 'decoder self-attention has a row per output token');
+      assert.equal(dec.length, decRows * decRows, 'over BOS and the output before EOS');
+      for (const [r, c, w] of dec) if (c > r) assert.equal(w, 0, `row ${r} attends to the later input ${c}`);
       await page.selectOption('[data-testid=att-kind]', 'cross');
       await page.screenshot({ path: join(screenshots, 'attention.png'), fullPage: true });
+      // Exports: the SVG holds the same cells; the PNG is a PNG.
+      const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=att-export-svg]')]);
+      assert.equal(svgDownload.suggestedFilename(), 'attention.svg');
+      const svg = readFileSync(await svgDownload.path(), 'utf8');
+      assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+      assert.equal((svg.match(/<rect[^>]*data-row=/g) ?? []).length, h.count);
+      const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=att-export-png]')]);
+      assert.equal(pngDownload.suggestedFilename(), 'attention.png');
+      const png = readFileSync(await pngDownload.path());
+      assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      assert.ok(png.length > 1000, `PNG of ${png.length} bytes`);
     }
     assert.deepEqual(errors, []);
   });

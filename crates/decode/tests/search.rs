@@ -249,3 +249,56 @@ fn top_k_and_top_p_never_emit_excluded_tokens() {
         assert_eq!(s[0][0].tokens, g[0].tokens, "top-k 1 is greedy");
     }
 }
+
+/// The toy model chaining up to three greedy steps per call, as the GPU engines do on the device.
+struct Chained(Toy);
+
+impl StepModel for Chained {
+    fn vocab_size(&self) -> usize {
+        StepModel::vocab_size(&self.0)
+    }
+    fn bos(&self) -> u32 {
+        BOS
+    }
+    fn eos(&self) -> u32 {
+        EOS
+    }
+    fn max_output_len(&self) -> usize {
+        self.0.max_len
+    }
+    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        StepModel::start(&mut self.0, sources)
+    }
+    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        StepModel::step(&mut self.0, tokens, want_attention)
+    }
+    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        StepModel::select_rows(&mut self.0, rows)
+    }
+    fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+        let mut out = vec![Vec::new(); tokens.len()];
+        let mut input = tokens.to_vec();
+        // Rows keep running after EOS (as on the device); the search ignores what follows.
+        for _ in 0..max_steps.min(3) {
+            let lp = StepModel::step(&mut self.0, &input, false)?.log_probs;
+            input = lp.chunks(6).map(|row| top_k(row, 1)[0].0).collect();
+            for (r, row) in lp.chunks(6).enumerate() {
+                out[r].push(top_k(row, 1)[0]);
+            }
+        }
+        Ok(Some(out))
+    }
+}
+
+#[test]
+fn greedy_with_chained_steps_equals_greedy_one_step_at_a_time() {
+    let sources: Vec<Vec<u32>> = (0..12u32).map(|i| vec![10 + i, 20 + i % 3, 30]).collect();
+    for lim in [limits(2), limits(7), LengthLimits { a: 1.0, b: 4, min_len: 2 }] {
+        let plain = greedy(&mut toy(50), &sources, lim, false).unwrap();
+        let chained = greedy(&mut Chained(toy(50)), &sources, lim, false).unwrap();
+        for (a, b) in plain.iter().zip(&chained) {
+            assert_eq!(a.tokens, b.tokens);
+            assert_eq!(a.token_log_probs, b.token_log_probs);
+        }
+    }
+}

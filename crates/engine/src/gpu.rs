@@ -1,5 +1,7 @@
 //! Device setup and buffer helpers.
 
+use std::sync::{Arc, Mutex};
+
 use wgpu::util::DeviceExt;
 
 /// What the app shows about the adapter in use.
@@ -16,6 +18,9 @@ pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub report: AdapterReport,
+    /// The first uncaptured error or device loss, which makes every later readback fail (wgpu's
+    /// default would panic, taking the page down instead of falling back to the CPU).
+    fault: Arc<Mutex<Option<String>>>,
 }
 
 impl Gpu {
@@ -34,7 +39,24 @@ impl Gpu {
             .request_device(&wgpu::DeviceDescriptor { label: Some("wgslate"), required_features, required_limits: adapter.limits(), ..Default::default() })
             .await
             .map_err(|e| format!("the GPU adapter {} refused a device: {e}", info.name))?;
-        Ok(Self { device, queue, report: AdapterReport { name: info.name, backend: format!("{:?}", info.backend), device_type: format!("{:?}", info.device_type) } })
+        let fault: Arc<Mutex<Option<String>>> = Default::default();
+        let f = fault.clone();
+        device.on_uncaptured_error(Arc::new(move |e| {
+            f.lock().unwrap().get_or_insert_with(|| format!("GPU error: {e}"));
+        }));
+        let f = fault.clone();
+        device.set_device_lost_callback(move |reason, message| {
+            f.lock().unwrap().get_or_insert_with(|| format!("the GPU device was lost ({reason:?}) {message}"));
+        });
+        Ok(Self { device, queue, report: AdapterReport { name: info.name, backend: format!("{:?}", info.backend), device_type: format!("{:?}", info.device_type) }, fault })
+    }
+
+    /// Err with the reason once the device reported an error or was lost.
+    pub fn check(&self) -> Result<(), String> {
+        match self.fault.lock().unwrap().as_ref() {
+            Some(reason) => Err(reason.clone()),
+            None => Ok(()),
+        }
     }
 
     #[cfg(not(target_arch = "wasm32"))]
@@ -97,6 +119,7 @@ impl Gpu {
     /// Copies the first `bytes` of a buffer back through `staging`, which is created (or grown)
     /// only when it is missing or too small, so steady decoding maps the same buffer every step.
     pub async fn read_prefix(&self, staging: &mut Option<wgpu::Buffer>, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, String> {
+        self.check()?;
         let size = bytes.min(buffer.size()).next_multiple_of(4);
         if staging.as_ref().is_none_or(|s| s.size() < size) {
             *staging = Some(self.device.create_buffer(&wgpu::BufferDescriptor { label: Some("readback"), size, usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false }));
@@ -112,6 +135,7 @@ impl Gpu {
         rx.await.map_err(|e| format!("reading back from the GPU failed: {e}"))?;
         let bytes = staging.slice(..size).get_mapped_range().map_err(|e| format!("mapping the readback buffer failed: {e:?}"))?.to_vec();
         staging.unmap();
+        self.check()?;
         Ok(bytes)
     }
 

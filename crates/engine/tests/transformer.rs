@@ -5,18 +5,16 @@ use std::path::Path;
 
 use wgslate_decode::{BeamConfig, Blocking, Search, StepModel};
 use wgslate_engine::transformer::GpuTransformer;
-use wgslate_engine::Gpu;
+use wgslate_engine::{Gpu, KernelParams};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate, translate_with};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::Model;
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+mod common;
+use common::{compare_nbest, test_sentences};
 
-fn test_sentences(n: usize) -> Vec<String> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/test_2016_flickr.en")).unwrap();
-    text.lines().take(n).map(str::to_string).collect()
-}
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
 
 fn load() -> (Model, CheckedWeights, Gpu) {
     let model = Model::from_dir(Path::new(DIR)).unwrap();
@@ -76,17 +74,45 @@ fn greedy_tokens_equal_the_reference() {
 #[test]
 fn beam_search_nbest_equals_the_reference() {
     let (model, weights, gpu) = load();
-    let sentences = test_sentences(6);
+    let sentences = test_sentences(50);
     let search = Search::Beam(BeamConfig { beam: 4, nbest: 4, ..Default::default() });
-    let cpu = translate(&model, &sentences, &search, 3, false).unwrap();
+    let cpu = translate(&model, &sentences, &search, 10, false).unwrap();
     let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
-    let out = translate_with(&mut gpu_model, &model, &sentences, &search, 3, false).unwrap();
-    for (c, g) in cpu.iter().zip(&out) {
-        assert_eq!(c.outputs.len(), g.outputs.len());
-        for (a, b) in c.outputs.iter().zip(&g.outputs) {
-            if a.1.tokens != b.1.tokens {
-                assert!((a.1.score - b.1.score).abs() < 1e-4, "n-best differs beyond a tie: {:?} vs {:?}", a.0, b.0);
-            }
-        }
+    let out = translate_with(&mut gpu_model, &model, &sentences, &search, 10, false).unwrap();
+    let (entries, ties) = compare_nbest(&cpu, &out);
+    println!("beam 4 n-best on {} sentences: {entries} entries, {} equal, {ties} ties broken differently (scores equal to 1e-5)", sentences.len(), entries - ties);
+}
+
+#[test]
+fn f16_and_f32_weights_give_the_same_tokens() {
+    let (model, weights, gpu) = load();
+    let sentences = test_sentences(8);
+    let mut results = Vec::new();
+    for f16_weights in [false, true] {
+        let params = KernelParams { f16_weights, ..Default::default() };
+        let mut engine = Blocking(GpuTransformer::with_params(&gpu, &model.config, &weights, params).unwrap());
+        results.push(translate_with(&mut engine, &model, &sentences, &Search::default(), 4, false).unwrap());
     }
+    for (a, b) in results[0].iter().zip(&results[1]) {
+        assert_eq!(a.outputs[0].1.tokens, b.outputs[0].1.tokens);
+        assert_eq!(a.outputs[0].1.token_log_probs, b.outputs[0].1.token_log_probs, "f16 weights widen to the same f32 numbers");
+    }
+}
+
+#[test]
+fn decoding_again_creates_no_gpu_objects() {
+    let (model, weights, gpu) = load();
+    let sentences = test_sentences(3);
+    let mut engine = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
+    let beam = Search::Beam(BeamConfig { beam: 3, nbest: 2, ..Default::default() });
+    let run = |engine: &mut Blocking<GpuTransformer>| {
+        translate_with(engine, &model, &sentences, &Search::default(), 1, false).unwrap();
+        translate_with(engine, &model, &sentences, &beam, 1, false).unwrap();
+    };
+    // The first round grows the per-row buffers for the beam; from the second on, nothing is new.
+    run(&mut engine);
+    run(&mut engine);
+    let before = (engine.0.pool.created, engine.0.step_sites.objects_created);
+    run(&mut engine);
+    assert_eq!((engine.0.pool.created, engine.0.step_sites.objects_created), before, "(buffers, uniforms + bind groups) grew on a repeat");
 }

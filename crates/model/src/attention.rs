@@ -16,6 +16,14 @@ pub struct AttentionMaps {
     pub cross: Maps,
     /// Encoder self-attention (Transformer only; empty for the GRU).
     pub encoder_self: Maps,
+    /// Decoder self-attention: one row per output token over the decoder inputs (BOS and the
+    /// output so far); causal, so row i covers inputs 0..=i (Transformer only).
+    pub decoder_self: Maps,
+}
+
+fn stack_maps(maps: &[candle_core::Tensor]) -> Result<Maps, String> {
+    let stacked = candle_core::Tensor::stack(&maps.iter().map(|m| m.squeeze(0)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?, 0).map_err(|e| e.to_string())?;
+    to_maps(&stacked.to_device(&Device::Cpu).map_err(|e| e.to_string())?)
 }
 
 fn to_maps(t: &candle_core::Tensor) -> Result<Maps, String> {
@@ -43,14 +51,15 @@ pub fn attention_maps(model: &Model, source_ids: &[u32], output: &[u32]) -> Resu
     }
     let (layers, heads) = (steps[0].len(), steps[0][0].len());
     let cross = (0..layers).map(|l| (0..heads).map(|h| steps.iter().map(|s| s[l][h].clone()).collect()).collect()).collect();
-    let encoder_self = match &model.net {
+    let (encoder_self, decoder_self) = match &model.net {
         Net::Transformer(t) => {
             let (src, mask) = pad_batch(&[source_ids.to_vec()]).map_err(|e| e.to_string())?;
-            let (_, maps) = t.encode_with_attention(&src, &mask, false, true).map_err(|e| e.to_string())?;
-            let stacked = candle_core::Tensor::stack(&maps.iter().map(|m| m.squeeze(0)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?, 0).map_err(|e| e.to_string())?;
-            to_maps(&stacked.to_device(&Device::Cpu).map_err(|e| e.to_string())?)?
+            let (memory, maps) = t.encode_with_attention(&src, &mask, false, true).map_err(|e| e.to_string())?;
+            let tgt_in = candle_core::Tensor::new(inputs.as_slice(), &Device::Cpu).and_then(|x| x.unsqueeze(0)).map_err(|e| e.to_string())?;
+            let (_, dec) = t.decode_with_attention(&memory, &mask, &tgt_in, false, true).map_err(|e| e.to_string())?;
+            (stack_maps(&maps)?, stack_maps(&dec)?)
         }
-        Net::Gru(_) => vec![],
+        Net::Gru(_) => (vec![], vec![]),
     };
-    Ok(AttentionMaps { cross, encoder_self })
+    Ok(AttentionMaps { cross, encoder_self, decoder_self })
 }

@@ -197,22 +197,33 @@ impl Transformer {
 
     /// Teacher-forced decoder: tgt_in (B, T) → logits (B, T, V).
     pub fn decode_train(&self, memory: &Tensor, src_mask: &Tensor, tgt_in: &Tensor, train: bool) -> Result<Tensor> {
+        Ok(self.decode_with_attention(memory, src_mask, tgt_in, train, false)?.0)
+    }
+
+    /// The teacher-forced decoder, also returning each decoder layer's (causal) self-attention
+    /// (B, h, T, T) when `capture` is set.
+    pub fn decode_with_attention(&self, memory: &Tensor, src_mask: &Tensor, tgt_in: &Tensor, train: bool, capture: bool) -> Result<(Tensor, Vec<Tensor>)> {
         let p = self.cfg.dropout;
         let (b, s) = src_mask.dims2()?;
         let t = tgt_in.dim(1)?;
         let src_bias = layers::padding_bias(src_mask)?.reshape((b, 1, 1, s))?;
         let causal = layers::causal_bias(t, memory.device())?;
         let mut x = self.embed_tokens(tgt_in, 0, train)?;
+        let mut maps = Vec::new();
         for layer in &self.decoder {
             let h = layer.norm1.forward(&x)?;
             let (k, v) = layer.self_attn.keys_values(&h)?;
-            x = (&x + dropout(&layer.self_attn.attend(&h, &k, &v, Some(&causal))?.0, p, train)?)?;
+            let (a, probs) = layer.self_attn.attend(&h, &k, &v, Some(&causal))?;
+            if capture {
+                maps.push(probs);
+            }
+            x = (&x + dropout(&a, p, train)?)?;
             let h = layer.norm2.forward(&x)?;
             let (k, v) = layer.cross_attn.keys_values(memory)?;
             x = (&x + dropout(&layer.cross_attn.attend(&h, &k, &v, Some(&src_bias))?.0, p, train)?)?;
             x = (&x + dropout(&layer.ffn.forward(&layer.norm3.forward(&x)?, p, train)?, p, train)?)?;
         }
-        self.logits(&self.decoder_norm.forward(&x)?)
+        Ok((self.logits(&self.decoder_norm.forward(&x)?)?, maps))
     }
 
     fn logits(&self, x: &Tensor) -> Result<Tensor> {

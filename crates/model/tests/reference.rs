@@ -139,6 +139,16 @@ fn attention_maps_cover_every_output_token() {
         if let ModelConfig::Transformer(t) = &config {
             assert_eq!(maps.encoder_self.len(), t.encoder_layers);
             assert_eq!(maps.encoder_self[0][0].len(), 4);
+            assert_eq!(maps.decoder_self.len(), t.decoder_layers);
+            let rows = &maps.decoder_self[t.decoder_layers - 1][0];
+            assert_eq!(rows.len(), 3, "one row per output token (EOS included)");
+            for (i, row) in rows.iter().enumerate() {
+                assert_eq!(row.len(), 3, "over BOS and the two output tokens");
+                assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!(row[i + 1..].iter().all(|&w| w == 0.0), "row {i} attends to a later input");
+            }
+        } else {
+            assert!(maps.decoder_self.is_empty());
         }
     }
 }

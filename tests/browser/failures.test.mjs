@@ -1,0 +1,108 @@
+// Evaluating the test set, and what the page does when things go wrong: a missing or corrupt
+// model file, and a GPU device lost in the middle of a session.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, launch, openPage, root, screenshots } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer(8134);
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+const data = (name) => readFileSync(join(root, 'www', 'data', name), 'utf8').split('\n');
+const wgslate = (args, input) => execFileSync(join(root, 'target', 'release', 'wgslate'), args, { input, env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? '/tmp' } }).toString();
+const done = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+
+test('evaluating the first sentences of the test set gives the BLEU of `wgslate eval`, and opens in the BLEU page', async () => {
+  const n = 12;
+  const dir = mkdtempSync(join(tmpdir(), 'wgslate-eval-'));
+  writeFileSync(join(dir, 'src'), data('test_2016_flickr.en').slice(0, n).join('\n') + '\n');
+  writeFileSync(join(dir, 'ref'), data('test_2016_flickr.de').slice(0, n).join('\n') + '\n');
+  const report = wgslate(['eval', '--model', join(root, 'www', 'models', 'en-de', 'gru'), '--src', join(dir, 'src'), '--ref', join(dir, 'ref'), '--backend', 'cpu']);
+  const [, signature, score] = report.match(/^BLEU\|(\S+) = (\d+\.\d+)/m);
+  const errors = [];
+  const page = await openPage(browser, server.url + '#translate?model=en-de%2Fgru', errors);
+  await page.fill('[data-testid=eval-count]', String(n));
+  await page.locator('[data-testid=eval-count]').dispatchEvent('change');
+  await page.click('[data-testid=eval-run]');
+  const bleu = page.locator('[data-testid=eval-bleu]');
+  await bleu.waitFor({ timeout: 600000 });
+  assert.equal(await bleu.textContent(), score, 'the page shows BLEU with the two decimals `wgslate eval` prints');
+  assert.match(await page.locator('.evaluate code').textContent(), new RegExp(`^${signature.replace(/[.+|]/g, '\\$&')}$`));
+  assert.match(await page.locator('.evaluate').innerText(), new RegExp(`on ${n} sentences`));
+  await page.screenshot({ path: join(screenshots, 'evaluate.png'), fullPage: true });
+  await page.click('[data-testid=eval-open-bleu]');
+  await page.click('[data-testid=bleu-run]');
+  const pageScore = page.locator('[data-testid=bleu-score]');
+  await pageScore.waitFor();
+  // One decimal there, of the same corpus score.
+  assert.ok(Math.abs(Number(await pageScore.textContent()) - Number(score)) <= 0.0551, `${await pageScore.textContent()} vs ${score}`);
+  assert.equal((await page.locator('[data-testid=bleu-hyp]').inputValue()).split('\n').length, n);
+  assert.deepEqual(errors, []);
+});
+
+for (const [what, fulfil, message] of [
+  ['missing', { status: 404, body: 'not found' }, /Could not load the model: .*404/],
+  ['corrupt', { status: 200, body: 'this is not a safetensors file' }, /Could not load the model: .*safetensors/i],
+]) {
+  test(`a ${what} model file shows a clear message and the other model still works without a reload`, async () => {
+    const errors = [];
+    const page = await browser.newPage();
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.route('**/models/en-de/gru/model.safetensors', (route) => route.fulfill(fulfil));
+    await page.goto(server.url + '#translate?model=en-de%2Fgru');
+    await page.fill('[data-testid=tr-input]', 'A dog runs.');
+    const alert = page.locator('[data-testid=tr-error]');
+    await alert.waitFor({ timeout: 120000 });
+    assert.match(await alert.textContent(), message);
+    await page.screenshot({ path: join(screenshots, `model-${what}.png`), fullPage: true });
+    await page.selectOption('[data-testid=tr-model]', 'en-de/transformer');
+    await done(page);
+    assert.ok((await page.locator('[data-testid=tr-output]').innerText()).trim().length > 0);
+    assert.equal(await page.locator('[data-testid=tr-error]').count(), 0, 'the error clears once a model loads');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {
+  const errors = [];
+  const page = await browser.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // Keep the devices the page creates, so the test can destroy them as a driver reset would.
+  await page.addInitScript(() => {
+    window.__devices = [];
+    const request = GPUAdapter.prototype.requestDevice;
+    GPUAdapter.prototype.requestDevice = async function (...args) {
+      const device = await request.apply(this, args);
+      window.__devices.push(device);
+      return device;
+    };
+  });
+  const sources = data('test_2016_flickr.en');
+  const short = sources.slice(0, 300).sort((a, b) => a.split(' ').length - b.split(' ').length);
+  await page.goto(server.url + '#translate?model=en-de%2Fgru');
+  await page.fill('[data-testid=tr-input]', short[0]);
+  await done(page);
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU/);
+  assert.ok(await page.evaluate(() => window.__devices.length) > 0);
+  await page.evaluate(() => window.__devices.forEach((d) => d.destroy()));
+  await page.fill('[data-testid=tr-input]', short[1]);
+  await done(page);
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(the GPU engine failed: .+\)/);
+  const want = wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'gru'), '--backend', 'cpu'], short[1] + '\n').trim();
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), want);
+  assert.equal(await page.locator('[data-testid=tr-input]').inputValue(), short[1]);
+  await page.screenshot({ path: join(screenshots, 'device-lost.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
