@@ -39,5 +39,5 @@ fn shipped_gru_translates() {
 }
 
 // Measured when shipped: 18.9 (Transformer) and 11.5 (GRU) on these 20 sentences.
-const SHIPPED_TRANSFORMER_MIN_BLEU: f64 = 12.0;
+const SHIPPED_TRANSFORMER_MIN_BLEU: f64 = 17.0;
 const SHIPPED_GRU_MIN_BLEU: f64 = 7.0;
