@@ -143,6 +143,13 @@ impl Gpu {
         Ok(bytemuck::cast_slice(&self.read(buffer).await?).to_vec())
     }
 
+    /// The first `n` (index, value) pairs topk.wgsl wrote, through a reused staging buffer.
+    pub async fn read_candidates(&self, staging: &mut Option<wgpu::Buffer>, buffer: &wgpu::Buffer, n: usize) -> Result<Vec<(u32, f32)>, String> {
+        let bytes = self.read_prefix(staging, buffer, (n * 8) as u64).await?;
+        let words: &[u32] = bytemuck::cast_slice(&bytes);
+        Ok((0..n).map(|i| (words[2 * i], f32::from_bits(words[2 * i + 1]))).collect())
+    }
+
     /// The first `n` floats of a buffer, through a reused staging buffer.
     pub async fn read_f32_prefix(&self, staging: &mut Option<wgpu::Buffer>, buffer: &wgpu::Buffer, n: usize) -> Result<Vec<f32>, String> {
         let bytes = self.read_prefix(staging, buffer, (n * 4) as u64).await?;

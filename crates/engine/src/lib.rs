@@ -16,3 +16,8 @@ pub use record::{Pool, Recorder, Sites};
 /// Greedy decoding runs up to this many steps per submission, each step's input token taken on
 /// the device from the previous step's argmax, and reads them back together.
 pub const GREEDY_STEPS_PER_SUBMIT: usize = 8;
+
+/// Chained greedy steps' candidates (step-major: step s, row r at s·rows + r) regrouped per row.
+pub(crate) fn per_row(cands: &[(u32, f32)], rows: usize, steps: usize) -> Vec<Vec<(u32, f32)>> {
+    (0..rows).map(|r| (0..steps).map(|s| cands[s * rows + r]).collect()).collect()
+}

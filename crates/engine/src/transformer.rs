@@ -233,13 +233,10 @@ impl GpuTransformer {
         Ok(())
     }
 
-    /// Reads back `steps × rows × k` candidates written by [`run_steps`].
+    /// Reads back `steps × rows × k` candidates written by `run_steps`.
     async fn read_candidates(&mut self, steps: usize, k: usize) -> Result<Vec<(u32, f32)>, String> {
         let b = self.batch.as_ref().unwrap();
-        let n = steps * b.rows * k;
-        let bytes = self.gpu.read_prefix(&mut self.staging, &b.buf.cands, (n * 8) as u64).await?;
-        let words: &[u32] = bytemuck::cast_slice(&bytes);
-        Ok((0..n).map(|i| (words[2 * i], f32::from_bits(words[2 * i + 1]))).collect())
+        self.gpu.read_candidates(&mut self.staging, &b.buf.cands, steps * b.rows * k).await
     }
 
     async fn attention_rows(&mut self, want: bool) -> Result<Option<Vec<Vec<f32>>>, String> {
@@ -365,8 +362,7 @@ impl AsyncStepModel for GpuTransformer {
         let steps = max_steps.min(GREEDY_STEPS_PER_SUBMIT).min(self.cfg.max_len.saturating_sub(position)).max(1);
         self.run_steps(tokens, steps, 1, false)?;
         let cands = self.read_candidates(steps, 1).await?;
-        let rows = tokens.len();
-        Ok(Some((0..rows).map(|r| (0..steps).map(|s| cands[s * rows + r]).collect()).collect()))
+        Ok(Some(crate::per_row(&cands, tokens.len(), steps)))
     }
 
     async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
