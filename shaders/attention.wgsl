@@ -21,9 +21,6 @@ struct Dims {
 @group(0) @binding(6) var<storage, read_write> probs: array<f32>;
 @group(0) @binding(7) var<uniform> dims: Dims;
 
-// The longest key sequence the kernel takes (the models' max_len is 256).
-const MAX_KEYS: u32 = 256u;
-var<workgroup> p: array<f32, 256>;
 
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
@@ -51,16 +48,8 @@ fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wi
         p[j] = s;
         local_max = max(local_max, s);
     }
-    let mx = reduce_max(local_max, lid);
-    var local_sum = 0.0;
+    softmax_scores(n, local_max, lid);
     for (var j = lid; j < n; j += WG) {
-        let e = exp(p[j] - mx);
-        p[j] = e;
-        local_sum += e;
-    }
-    let total = reduce_sum(local_sum, lid);
-    for (var j = lid; j < n; j += WG) {
-        p[j] = p[j] / total;
         if (dims.capture != 0u) {
             probs[(r * dims.heads + h) * dims.kv_len + j] = p[j];
         }

@@ -17,8 +17,6 @@ struct Dims { rows: u32, s: u32, key_dim: u32, mem_dim: u32, mode: u32, capture:
 @group(0) @binding(7) var<storage, read_write> probs: array<f32>;
 @group(0) @binding(8) var<uniform> dims: Dims;
 
-var<workgroup> p: array<f32, 256>;
-
 @compute @workgroup_size(WG)
 fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
     let lid = lid3.x;
@@ -27,7 +25,7 @@ fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wi
         return;
     }
     let m = map[r];
-    let n = min(lengths[m], min(dims.s, 256u));
+    let n = min(lengths[m], min(dims.s, MAX_KEYS));
     var local_max = -3.4e38;
     for (var j = lid; j < n; j += WG) {
         let kb = (m * dims.s + j) * dims.key_dim;
@@ -42,16 +40,8 @@ fn main(@builtin(local_invocation_id) lid3: vec3<u32>, @builtin(workgroup_id) wi
         p[j] = e;
         local_max = max(local_max, e);
     }
-    let mx = reduce_max(local_max, lid);
-    var local_sum = 0.0;
+    softmax_scores(n, local_max, lid);
     for (var j = lid; j < n; j += WG) {
-        let e = exp(p[j] - mx);
-        p[j] = e;
-        local_sum += e;
-    }
-    let total = reduce_sum(local_sum, lid);
-    for (var j = lid; j < n; j += WG) {
-        p[j] = p[j] / total;
         if (dims.capture != 0u) {
             probs[r * dims.s + j] = p[j];
         }

@@ -1,6 +1,7 @@
 // Workgroup reductions shared by the row kernels. WGSL has no include: kernels.rs prepends this
-// file to softmax.wgsl, layernorm.wgsl, attention.wgsl and gru_attention.wgsl, each of which
-// declares `override WG` (a power of two ≤ 256) and calls these from all WG invocations.
+// file to softmax.wgsl, layernorm.wgsl, attention.wgsl and gru_attention.wgsl (the last two also
+// get scores.wgsl), each of which declares `override WG` (a power of two ≤ 256) and calls these
+// from all WG invocations.
 
 var<workgroup> red: array<f32, 256>;
 

@@ -5,10 +5,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wgslate_model::attention::{attention_maps, AttentionMaps};
-use wgslate_model::translate::{encode_sources, split_sentences, translate};
+use wgslate_model::translate::{encode_sources, translate};
 
 use crate::browser;
-use crate::translate_page::{ensure_model, Shared};
+use crate::translate_page::{ensure_model, first_sentence, Shared};
 
 const CELL: f64 = 26.0;
 const LABEL: f64 = 110.0;
@@ -105,9 +105,9 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
             let shared = shared.clone();
             let s = shared.settings.get_untracked();
             error.set(None);
-            let Some(sentence) = split_sentences(&shared.text.get_untracked()).into_iter().flatten().next() else {
-                error.set(Some("Type a sentence in the Translate view first.".into()));
-                return;
+            let sentence = match first_sentence(&shared) {
+                Ok(s) => s,
+                Err(e) => return error.set(Some(e)),
             };
             busy.set(true);
             spawn_local(async move {

@@ -2,11 +2,10 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wgslate_decode::{BeamConfig, Hypothesis, LengthPenalty, SamplingConfig, Scoring, Search};
-use wgslate_model::translate::split_sentences;
+use wgslate_decode::{Hypothesis, Search};
 
 use crate::browser;
-use crate::translate_page::{ensure_model, translate_any, Shared};
+use crate::translate_page::{ensure_model, first_sentence, translate_any, Shared};
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -54,11 +53,10 @@ pub fn ComparePage(shared: Shared) -> impl IntoView {
         move |_| {
             let shared = shared.clone();
             let s = shared.settings.get_untracked();
-            let sentence = split_sentences(&shared.text.get_untracked()).into_iter().flatten().next();
             error.set(None);
-            let Some(sentence) = sentence else {
-                error.set(Some("Type a sentence in the Translate view first.".into()));
-                return;
+            let sentence = match first_sentence(&shared) {
+                Ok(s) => s,
+                Err(e) => return error.set(Some(e)),
             };
             busy.set(true);
             spawn_local(async move {
@@ -66,13 +64,7 @@ pub fn ComparePage(shared: Shared) -> impl IntoView {
                     busy.set(false);
                     return;
                 };
-                let beam = s.beam.max(4);
-                let length_penalty = if s.lenpen == 0.0 { LengthPenalty::None } else if s.lenpen_kind == "avg" { LengthPenalty::Average(s.lenpen) } else { LengthPenalty::Gnmt(s.lenpen) };
-                let searches = [
-                    Search::Greedy(s.limits()),
-                    Search::Beam(BeamConfig { beam, nbest: beam, limits: s.limits(), scoring: Scoring { length_penalty, coverage: s.coverage, end_penalty: s.end_penalty }, no_repeat_ngram: 0, want_attention: false }),
-                    Search::Sample(SamplingConfig { temperature: s.temperature, top_k: s.top_k, top_p: s.top_p, seed: s.seed, samples: 1, limits: s.limits(), want_attention: false }),
-                ];
+                let searches = [Search::Greedy(s.limits()), Search::Beam(s.beam_search(s.beam.max(4))), Search::Sample(s.sampling())];
                 let mut cols = Vec::new();
                 for search in &searches {
                     browser::yield_now().await;

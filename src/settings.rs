@@ -32,19 +32,22 @@ impl Settings {
 
     pub fn search(&self) -> Search {
         if self.sample {
-            return Search::Sample(SamplingConfig { temperature: self.temperature.max(0.01), top_k: self.top_k, top_p: self.top_p.clamp(0.01, 1.0), seed: self.seed, samples: 1, limits: self.limits(), want_attention: false });
+            return Search::Sample(self.sampling());
         }
         if self.beam <= 1 && self.lenpen == 0.0 && self.coverage == 0.0 && self.end_penalty == 0.0 {
             return Search::Greedy(self.limits());
         }
-        let length_penalty = if self.lenpen == 0.0 {
-            LengthPenalty::None
-        } else if self.lenpen_kind == "avg" {
-            LengthPenalty::Average(self.lenpen)
-        } else {
-            LengthPenalty::Gnmt(self.lenpen)
-        };
-        Search::Beam(BeamConfig { beam: self.beam.max(1), limits: self.limits(), scoring: Scoring { length_penalty, coverage: self.coverage, end_penalty: self.end_penalty }, nbest: self.beam.max(1), no_repeat_ngram: 0, want_attention: false })
+        Search::Beam(self.beam_search(self.beam))
+    }
+
+    /// Beam search of the given width with these settings' scoring; the n-best is the whole beam.
+    pub fn beam_search(&self, beam: usize) -> BeamConfig {
+        let scoring = Scoring { length_penalty: LengthPenalty::from_alpha(self.lenpen, &self.lenpen_kind), coverage: self.coverage, end_penalty: self.end_penalty };
+        BeamConfig { beam: beam.max(1), limits: self.limits(), scoring, nbest: beam.max(1), no_repeat_ngram: 0, want_attention: false }
+    }
+
+    pub fn sampling(&self) -> SamplingConfig {
+        SamplingConfig { temperature: self.temperature.max(0.01), top_k: self.top_k, top_p: self.top_p.clamp(0.01, 1.0), seed: self.seed, samples: 1, limits: self.limits(), want_attention: false }
     }
 
     /// `key=value&…` for the URL (only what differs from the defaults, plus the text).

@@ -69,6 +69,11 @@ pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
     }
 }
 
+/// The first sentence of the Translate view's text, which Compare and Attention work on.
+pub fn first_sentence(shared: &Shared) -> Result<String, String> {
+    split_sentences(&shared.text.get_untracked()).into_iter().flatten().next().ok_or_else(|| "Type a sentence in the Translate view first.".to_string())
+}
+
 /// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
 /// reported and turns the GPU off) on the CPU reference.
 pub async fn translate_any(shared: &Shared, name: &str, model: &Model, texts: &[String], search: &Search, batch: usize) -> Result<Vec<Translation>, String> {
@@ -105,9 +110,9 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     let examples = RwSignal::new(Vec::<(String, String)>::new());
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
-    let eval_result = RwSignal::new(None::<(String, String, String)>);
+    // (BLEU, signature, hypotheses, number of sentences)
+    let eval_result = RwSignal::new(None::<(String, String, String, usize)>);
     let eval_count = RwSignal::new(1000usize);
-    let eval_done = RwSignal::new(0usize);
 
     let run = {
         let shared = shared.clone();
@@ -233,8 +238,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 let h: Vec<&str> = hyps.iter().map(String::as_str).collect();
                 let bleu = Bleu::new(opts.clone()).corpus_score(&h, &[refs.clone()]);
                 eval_progress.set(None);
-                eval_done.set(pairs.len());
-                eval_result.set(Some((format!("{:.2}", bleu.score), signature::bleu(&opts, Some(1), &Resampling::default()).to_string(), hyps.join("\n"))));
+                eval_result.set(Some((format!("{:.2}", bleu.score), signature::bleu(&opts, Some(1), &Resampling::default()).to_string(), hyps.join("\n"), pairs.len())));
             });
         }
     };
@@ -332,8 +336,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     " of 1 000 sentences"
                 </label>
                 {move || eval_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress>{format!(" {:.0} %", 100.0 * p)} })}
-                {move || eval_result.get().map(|(score, sig, hyps)| {
-                    let n = eval_done.get_untracked();
+                {move || eval_result.get().map(|(score, sig, hyps, n)| {
                     let refs = examples.get_untracked().iter().take(n).map(|p| p.1.clone()).collect::<Vec<_>>().join("\n");
                     view! {
                         <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {n} sentences ")} <code>{sig}</code></p>

@@ -65,11 +65,7 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
     let search = if sample {
         Search::Sample(SamplingConfig { temperature, top_k, top_p, seed, samples: samples.max(1), limits, want_attention: false })
     } else if beam > 1 || lenpen != 0.0 || coverage != 0.0 || end != 0.0 || nbest > 1 || no_repeat > 0 {
-        let length_penalty = match (lenpen, kind.as_str()) {
-            (a, _) if a == 0.0 => LengthPenalty::None,
-            (a, "avg") => LengthPenalty::Average(a),
-            (a, _) => LengthPenalty::Gnmt(a),
-        };
+        let length_penalty = LengthPenalty::from_alpha(lenpen, &kind);
         Search::Beam(BeamConfig { beam, limits, scoring: Scoring { length_penalty, coverage, end_penalty: end }, nbest: nbest.min(beam), no_repeat_ngram: no_repeat, want_attention: false })
     } else {
         Search::Greedy(limits)

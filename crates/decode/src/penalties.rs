@@ -10,6 +10,15 @@ pub enum LengthPenalty {
 }
 
 impl LengthPenalty {
+    /// The penalty named on the command line and in the page: none for α = 0, else "avg" or GNMT.
+    pub fn from_alpha(alpha: f32, kind: &str) -> Self {
+        match kind {
+            _ if alpha == 0.0 => Self::None,
+            "avg" => Self::Average(alpha),
+            _ => Self::Gnmt(alpha),
+        }
+    }
+
     pub fn divisor(&self, len: usize) -> f32 {
         let len = len.max(1) as f32;
         match *self {

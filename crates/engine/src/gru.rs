@@ -106,10 +106,6 @@ impl GpuGru {
         })
     }
 
-    pub fn params(&self) -> KernelParams {
-        self.k.params
-    }
-
     fn wt(&self, n: &str) -> &wgpu::Buffer {
         &self.w[n]
     }

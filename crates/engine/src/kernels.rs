@@ -120,7 +120,7 @@ impl Kernels {
             return Err(format!("f16 weights need shader-f16, which {} does not offer", gpu.report.name));
         }
         let weight_type = if params.f16_weights { "enable f16;\nalias W = f16;\n" } else { "alias W = f32;\n" };
-        let reduce = shader!("reduce");
+        let (reduce, scores) = (shader!("reduce"), shader!("scores"));
         let wg = [("WG", params.row_workgroup as f64)];
         let p = |name: &str, parts: &[&str]| pipeline(gpu, name, &parts.concat(), "main", &wg);
         Ok(Self {
@@ -131,11 +131,11 @@ impl Kernels {
             topk: p("topk", &[shader!("topk")]),
             embed: p("embed", &[weight_type, shader!("embed")]),
             add: p("add", &[shader!("add")]),
-            attention: p("attention", &[reduce, shader!("attention")]),
+            attention: p("attention", &[reduce, scores, shader!("attention")]),
             kv_append: pipeline(gpu, "kv append", shader!("kv_cache"), "append", &wg),
             gather: p("gather rows", &[shader!("gather_rows")]),
             gru_cell: p("gru cell", &[shader!("gru_cell")]),
-            gru_attention: p("gru attention", &[reduce, shader!("gru_attention")]),
+            gru_attention: p("gru attention", &[reduce, scores, shader!("gru_attention")]),
             masked_mean: p("masked mean", &[shader!("masked_mean")]),
             copy_cols: p("copy columns", &[shader!("copy_cols")]),
         })

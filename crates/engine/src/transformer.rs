@@ -67,8 +67,6 @@ pub struct GpuTransformer {
     select_sites: Sites,
     staging: Option<wgpu::Buffer>,
     batch: Option<Batch>,
-    /// Full cross-attention of the last step when asked: per row, per layer, per head, over S.
-    pub last_attention_full: Option<Vec<Vec<Vec<Vec<f32>>>>>,
 }
 
 impl GpuTransformer {
@@ -108,12 +106,7 @@ impl GpuTransformer {
             select_sites: Sites::default(),
             staging: None,
             batch: None,
-            last_attention_full: None,
         })
-    }
-
-    pub fn params(&self) -> KernelParams {
-        self.k.params
     }
 
     fn wt(&self, name: &str) -> &wgpu::Buffer {
@@ -239,30 +232,24 @@ impl GpuTransformer {
         self.gpu.read_candidates(&mut self.staging, &b.buf.cands, steps * b.rows * k).await
     }
 
+    /// Per row, the cross-attention over its source averaged over layers and heads (as the CPU
+    /// reference's step reports it).
     async fn attention_rows(&mut self, want: bool) -> Result<Option<Vec<Vec<f32>>>, String> {
         if !want {
-            self.last_attention_full = None;
             return Ok(None);
         }
         let b = self.batch.as_ref().unwrap();
         let (heads, layers, s) = (self.cfg.n_heads, self.cfg.decoder_layers, b.s_max);
-        let mut per_layer: Vec<Vec<f32>> = Vec::with_capacity(layers);
+        let mut mean: Vec<Vec<f32>> = (0..b.rows).map(|r| vec![0f32; b.source_lens[b.row_source[r] as usize]]).collect();
         for l in 0..layers {
-            per_layer.push(self.gpu.read_f32_prefix(&mut self.staging, &b.buf.probs[l], b.rows * heads * s).await?);
-        }
-        let mut full = Vec::with_capacity(b.rows);
-        let mut mean = Vec::with_capacity(b.rows);
-        for r in 0..b.rows {
-            let len = b.source_lens[b.row_source[r] as usize];
-            let rows_lh: Vec<Vec<Vec<f32>>> = (0..layers).map(|l| (0..heads).map(|h| per_layer[l][(r * heads + h) * s..(r * heads + h) * s + len].to_vec()).collect()).collect();
-            let mut m = vec![0f32; len];
-            for lh in rows_lh.iter().flatten() {
-                m.iter_mut().zip(lh).for_each(|(a, x)| *a += x / (layers * heads) as f32);
+            let probs = self.gpu.read_f32_prefix(&mut self.staging, &b.buf.probs[l], b.rows * heads * s).await?;
+            for (r, m) in mean.iter_mut().enumerate() {
+                for h in 0..heads {
+                    let row = &probs[(r * heads + h) * s..];
+                    m.iter_mut().zip(row).for_each(|(a, x)| *a += x / (layers * heads) as f32);
+                }
             }
-            mean.push(m);
-            full.push(rows_lh);
         }
-        self.last_attention_full = Some(full);
         Ok(Some(mean))
     }
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use wgslate_decode::{BeamConfig, Blocking, Search, StepModel};
+use wgslate_decode::{BeamConfig, Blocking, Search};
 use wgslate_engine::gru::GpuGru;
 use wgslate_engine::Gpu;
 use wgslate_model::step::CpuStepper;
@@ -13,37 +13,13 @@ use wgslate_model::weights::{self, CheckedWeights};
 use wgslate_model::{AttentionScore, GruConfig, Model, ModelConfig, Net};
 
 mod common;
-use common::{compare_nbest, test_sentences};
+use common::{compare_nbest, lockstep, test_sentences};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/gru");
 
-/// Steps both engines in lockstep (reference argmax, one reordering) and returns the largest
-/// log-prob difference.
-fn lockstep(gpu_model: &mut dyn StepModel, cpu_model: &mut dyn StepModel, sources: &[Vec<u32>], vocab: usize) -> f32 {
-    gpu_model.start(sources).unwrap();
-    cpu_model.start(sources).unwrap();
-    let mut tokens = vec![1u32; sources.len()];
-    let mut worst = 0f32;
-    for step in 0..5 {
-        let g = gpu_model.step(&tokens, true).unwrap();
-        let c = cpu_model.step(&tokens, true).unwrap();
-        for (a, b) in g.log_probs.iter().zip(&c.log_probs) {
-            worst = worst.max((a - b).abs());
-        }
-        for (ga, ca) in g.attention.unwrap().iter().zip(c.attention.unwrap().iter()) {
-            assert_eq!(ga.len(), ca.len());
-            ga.iter().zip(ca).for_each(|(a, b)| assert!((a - b).abs() < 1e-3, "attention differs at step {step}"));
-        }
-        tokens = c.log_probs.chunks(vocab).map(|r| wgslate_decode::top_k(r, 1)[0].0).collect();
-        if step == 1 {
-            // Beam-style expansion: every row twice, reversed.
-            let order: Vec<usize> = (0..sources.len()).rev().flat_map(|r| [r, r]).collect();
-            gpu_model.select_rows(&order).unwrap();
-            cpu_model.select_rows(&order).unwrap();
-            tokens = order.iter().map(|&i| tokens[i]).collect();
-        }
-    }
-    worst
+/// Every row twice, reversed: a beam-style expansion after step 1.
+fn expansion(rows: usize) -> Vec<usize> {
+    (0..rows).rev().flat_map(|r| [r, r]).collect()
 }
 
 #[test]
@@ -54,7 +30,7 @@ fn shipped_gru_matches_the_reference() {
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
     let mut g = Blocking(GpuGru::new(&gpu, &model.config, &weights).unwrap());
     let mut c = CpuStepper::new(&model.net, &model.config);
-    let worst = lockstep(&mut g, &mut c, &sources, model.config.vocab_size());
+    let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
     println!("GRU: largest per-step log-prob difference {worst:e}");
     assert!(worst < 1e-3);
 
@@ -98,7 +74,7 @@ fn dot_and_general_scores_match_the_reference() {
         let mut c = CpuStepper::new(&net, &config);
         let mut g = Blocking(GpuGru::new(&gpu, &config, &checked).unwrap());
         let sources = vec![vec![5u32, 9, 13, 2], vec![7, 2], vec![11, 12, 13, 14, 15, 2]];
-        let worst = lockstep(&mut g, &mut c, &sources, 60);
+        let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
         println!("{score:?}: largest per-step log-prob difference {worst:e}");
         assert!(worst < 1e-3, "{score:?}: {worst}");
     }

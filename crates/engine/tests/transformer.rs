@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use wgslate_decode::{BeamConfig, Blocking, Search, StepModel};
+use wgslate_decode::{BeamConfig, Blocking, SamplingConfig, Search};
 use wgslate_engine::transformer::GpuTransformer;
 use wgslate_engine::{Gpu, KernelParams};
 use wgslate_model::step::CpuStepper;
@@ -12,7 +12,7 @@ use wgslate_model::weights::CheckedWeights;
 use wgslate_model::Model;
 
 mod common;
-use common::{compare_nbest, test_sentences};
+use common::{compare_nbest, lockstep, test_sentences};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
 
@@ -29,31 +29,8 @@ fn step_log_probs_match_the_reference() {
     let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
     let mut cpu_model = CpuStepper::new(&model.net, &model.config);
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
-    gpu_model.start(&sources).unwrap();
-    cpu_model.start(&sources).unwrap();
-    let mut tokens = vec![1u32; 3];
-    let mut worst = 0f32;
-    for step in 0..6 {
-        let g = gpu_model.step(&tokens, true).unwrap();
-        let c = cpu_model.step(&tokens, true).unwrap();
-        for (a, b) in g.log_probs.iter().zip(&c.log_probs) {
-            worst = worst.max((a - b).abs());
-        }
-        for (ga, ca) in g.attention.unwrap().iter().zip(c.attention.unwrap().iter()) {
-            assert_eq!(ga.len(), ca.len());
-            for (a, b) in ga.iter().zip(ca) {
-                assert!((a - b).abs() < 1e-3, "attention differs at step {step}");
-            }
-        }
-        // Continue with the reference's argmax, and exercise row reordering on the way.
-        tokens = c.log_probs.chunks(model.config.vocab_size()).map(|r| wgslate_decode::top_k(r, 1)[0].0).collect();
-        if step == 2 {
-            let order = [2usize, 0, 1];
-            gpu_model.select_rows(&order).unwrap();
-            cpu_model.select_rows(&order).unwrap();
-            tokens = order.iter().map(|&i| tokens[i]).collect();
-        }
-    }
+    // Six steps, with the rows reordered after the third.
+    let worst = lockstep(&mut gpu_model, &mut cpu_model, &sources, 6, 2, &[2, 0, 1]);
     println!("largest per-step log-prob difference: {worst:e}");
     assert!(worst < 1e-3, "log-probs differ by {worst}");
 }
@@ -81,6 +58,20 @@ fn beam_search_nbest_equals_the_reference() {
     let out = translate_with(&mut gpu_model, &model, &sentences, &search, 10, false).unwrap();
     let (entries, ties) = compare_nbest(&cpu, &out);
     println!("beam 4 n-best on {} sentences: {entries} entries, {} equal, {ties} ties broken differently (scores equal to 1e-5)", sentences.len(), entries - ties);
+}
+
+#[test]
+fn seeded_samples_equal_the_reference() {
+    let (model, weights, gpu) = load();
+    let sentences = test_sentences(6);
+    let search = Search::Sample(SamplingConfig { seed: 7, samples: 2, top_k: 50, ..Default::default() });
+    let cpu = translate(&model, &sentences, &search, 3, false).unwrap();
+    let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
+    let out = translate_with(&mut gpu_model, &model, &sentences, &search, 3, false).unwrap();
+    for (i, (c, g)) in cpu.iter().zip(&out).enumerate() {
+        let tokens = |t: &wgslate_model::translate::Translation| t.outputs.iter().map(|o| o.1.tokens.clone()).collect::<Vec<_>>();
+        assert_eq!(tokens(c), tokens(g), "sentence {i}: the same seed gives the same samples on both engines");
+    }
 }
 
 #[test]

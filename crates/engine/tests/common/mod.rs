@@ -1,5 +1,6 @@
 //! Helpers shared by the engine's end-to-end tests.
 
+use wgslate_decode::StepModel;
 use wgslate_model::translate::Translation;
 
 pub fn test_sentences(n: usize) -> Vec<String> {
@@ -24,4 +25,33 @@ pub fn compare_nbest(cpu: &[Translation], gpu: &[Translation]) -> (usize, usize)
         }
     }
     (entries, ties)
+}
+
+/// Steps two engines in lockstep for `steps` steps, feeding both the reference's argmax, and at
+/// step `reorder_at` keeps the rows `order` gives (a permutation or a beam-style expansion).
+/// Attention must agree within 1e-3; returns the largest log-prob difference.
+pub fn lockstep(gpu_model: &mut dyn StepModel, cpu_model: &mut dyn StepModel, sources: &[Vec<u32>], steps: usize, reorder_at: usize, order: &[usize]) -> f32 {
+    gpu_model.start(sources).unwrap();
+    cpu_model.start(sources).unwrap();
+    let vocab = cpu_model.vocab_size();
+    let mut tokens = vec![cpu_model.bos(); sources.len()];
+    let mut worst = 0f32;
+    for step in 0..steps {
+        let g = gpu_model.step(&tokens, true).unwrap();
+        let c = cpu_model.step(&tokens, true).unwrap();
+        for (a, b) in g.log_probs.iter().zip(&c.log_probs) {
+            worst = worst.max((a - b).abs());
+        }
+        for (ga, ca) in g.attention.unwrap().iter().zip(c.attention.unwrap().iter()) {
+            assert_eq!(ga.len(), ca.len());
+            ga.iter().zip(ca).for_each(|(a, b)| assert!((a - b).abs() < 1e-3, "attention differs at step {step}"));
+        }
+        tokens = c.log_probs.chunks(vocab).map(|r| wgslate_decode::top_k(r, 1)[0].0).collect();
+        if step == reorder_at {
+            gpu_model.select_rows(order).unwrap();
+            cpu_model.select_rows(order).unwrap();
+            tokens = order.iter().map(|&i| tokens[i]).collect();
+        }
+    }
+    worst
 }
