@@ -1,50 +1,99 @@
-//! `wgslate bench --model DIR`: GPU engine vs candle CPU reference, printed as JSON.
+//! `wgslate bench --model DIR`: GPU engine vs candle CPU reference, printed as JSON. Each engine is
+//! built once (its setup time reported apart) and warmed up on one sentence before it is timed.
 
 use std::time::Instant;
 
-use wgslate_decode::{BeamConfig, Search};
-use wgslate_model::Model;
+use wgslate_decode::{BeamConfig, Blocking, Search, StepModel};
+use wgslate_engine::gru::GpuGru;
+use wgslate_engine::transformer::GpuTransformer;
+use wgslate_engine::Gpu;
+use wgslate_model::step::CpuStepper;
+use wgslate_model::translate::translate_with;
+use wgslate_model::weights::CheckedWeights;
+use wgslate_model::{Model, ModelConfig};
 
 use crate::pyfmt::{self, Json};
-use crate::translate_cmd::translate_on;
 
-fn time(f: impl FnOnce() -> Result<String, String>) -> Result<(f64, String), String> {
+const USAGE: &str = "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N]";
+
+struct Workload<'a> {
+    model: &'a Model,
+    few: &'a [String],
+    all: &'a [String],
+}
+
+fn seconds(f: impl FnOnce() -> Result<(), String>) -> Result<f64, String> {
     let t0 = Instant::now();
-    let backend = f()?;
-    Ok((t0.elapsed().as_secs_f64(), backend))
+    f()?;
+    Ok(t0.elapsed().as_secs_f64())
+}
+
+fn round2(v: f64) -> Json {
+    Json::Raw(pyfmt::repr((v * 100.0).round() / 100.0))
+}
+
+/// Times greedy and beam 4 one sentence at a time, then greedy over `all` in batches of 64.
+fn time_engine<M: StepModel + ?Sized>(engine: &mut M, w: &Workload, name: String, setup_s: f64) -> Result<(f64, Vec<(String, Json)>), String> {
+    let greedy = Search::default();
+    let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
+    let n = w.few.len() as f64;
+    translate_with(engine, w.model, &w.few[..1], &greedy, 1, false)?;
+    let g = seconds(|| translate_with(engine, w.model, w.few, &greedy, 1, false).map(drop))?;
+    let b = seconds(|| translate_with(engine, w.model, w.few, &beam, 1, false).map(drop))?;
+    let all = seconds(|| translate_with(engine, w.model, w.all, &greedy, 64, false).map(drop))?;
+    let fields = vec![
+        ("backend".to_string(), Json::Str(name)),
+        ("setup_ms".into(), round2(1000.0 * setup_s)),
+        ("greedy_ms_per_sentence_batch1".into(), round2(1000.0 * g / n)),
+        ("beam4_ms_per_sentence_batch1".into(), round2(1000.0 * b / n)),
+        ("greedy_sentences_per_second_batched".into(), round2(w.all.len() as f64 / all)),
+    ];
+    Ok((g, fields))
+}
+
+fn time_gpu(dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), String> {
+    let t0 = Instant::now();
+    let gpu = Gpu::new_blocking()?;
+    let weights = CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
+    let name = format!("gpu ({}, {}, f16 weights: {})", gpu.report.name, gpu.report.backend, gpu.has_f16());
+    match w.model.config {
+        ModelConfig::Transformer(_) => {
+            let mut e = Blocking(GpuTransformer::new(&gpu, &w.model.config, &weights)?);
+            time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())
+        }
+        ModelConfig::Gru(_) => {
+            let mut e = Blocking(GpuGru::new(&gpu, &w.model.config, &weights)?);
+            time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())
+        }
+    }
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let get = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned();
-    let dir = get("--model").ok_or("usage: wgslate bench --model DIR [--src FILE] [--sentences N]")?;
+    let number = |k: &str, default: usize| get(k).map(|v| v.parse::<usize>().map_err(|_| format!("{k} must be a number\n{USAGE}"))).transpose().map(|v| v.unwrap_or(default));
+    let dir = get("--model").ok_or(USAGE)?;
     let src = get("--src").unwrap_or_else(|| "www/data/test_2016_flickr.en".into());
-    let n: usize = get("--sentences").map(|v| v.parse().map_err(|_| "--sentences must be a number")).transpose()?.unwrap_or(50);
+    let (n, batched) = (number("--sentences", 50)?, number("--batched", usize::MAX)?);
     let text = std::fs::read_to_string(&src).map_err(|e| format!("cannot read {src}: {e}"))?;
-    let all: Vec<String> = text.lines().map(str::to_string).collect();
+    let all: Vec<String> = text.lines().take(batched).map(str::to_string).collect();
     let few: Vec<String> = all.iter().take(n).cloned().collect();
+    if few.is_empty() {
+        return Err(format!("{src} has no sentences to time"));
+    }
     let model = Model::from_dir(std::path::Path::new(&dir))?;
-    let greedy = Search::default();
-    let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
-    let mut fields = vec![("model".to_string(), Json::Str(dir.clone())), ("sentences_batch1".into(), Json::Raw(n.to_string())), ("sentences_batched".into(), Json::Raw(all.len().to_string()))];
-    let mut per_backend = Vec::new();
-    for backend in ["gpu", "cpu"] {
-        let run = |s: &Search, lines: &[String], batch: usize| translate_on(backend, &dir, &model, lines, s, batch).map(|(_, b)| b);
-        let (g, name) = time(|| run(&greedy, &few, 1))?;
-        let (b, _) = time(|| run(&beam, &few, 1))?;
-        let (all_s, _) = time(|| run(&greedy, &all, 64))?;
-        let entry = vec![
-            ("backend".to_string(), Json::Str(name)),
-            ("greedy_ms_per_sentence_batch1".into(), Json::Raw(pyfmt::repr((1000.0 * g / n as f64 * 100.0).round() / 100.0))),
-            ("beam4_ms_per_sentence_batch1".into(), Json::Raw(pyfmt::repr((1000.0 * b / n as f64 * 100.0).round() / 100.0))),
-            ("greedy_sentences_per_second_batched".into(), Json::Raw(pyfmt::repr((all.len() as f64 / all_s * 100.0).round() / 100.0))),
-        ];
-        per_backend.push((backend, g, entry));
-    }
-    let ratio = per_backend[1].1 / per_backend[0].1;
-    for (name, _, entry) in per_backend {
-        fields.push((name.to_string(), Json::Obj(entry)));
-    }
-    fields.push(("greedy_batch1_speedup_gpu_over_cpu".into(), Json::Raw(pyfmt::repr((ratio * 100.0).round() / 100.0))));
+    let w = Workload { model: &model, few: &few, all: &all };
+    let (gpu_greedy, gpu) = time_gpu(&dir, &w)?;
+    let t0 = Instant::now();
+    let mut cpu_engine = CpuStepper::new(&model.net, &model.config);
+    let (cpu_greedy, cpu) = time_engine(&mut cpu_engine, &w, "cpu (candle)".into(), t0.elapsed().as_secs_f64())?;
+    let fields = vec![
+        ("model".to_string(), Json::Str(dir.clone())),
+        ("sentences_batch1".into(), Json::Raw(few.len().to_string())),
+        ("sentences_batched".into(), Json::Raw(all.len().to_string())),
+        ("gpu".into(), Json::Obj(gpu)),
+        ("cpu".into(), Json::Obj(cpu)),
+        ("greedy_batch1_speedup_gpu_over_cpu".into(), round2(cpu_greedy / gpu_greedy)),
+    ];
     println!("{}", Json::Obj(fields).dumps(2));
     Ok(())
 }

@@ -19,6 +19,12 @@ pub const MAX_TOP_K: usize = 32;
 pub struct KernelParams {
     /// Side of the square output tile of matmul.wgsl (workgroup TILE×TILE; at most 16).
     pub matmul_tile: u32,
+    /// Products with at most this many rows (decoder steps) run matvec.wgsl instead of matmul.wgsl.
+    pub matvec_max_rows: u32,
+    /// matvec.wgsl: threads sharing one output column's dot products, and columns per workgroup
+    /// (LANES·COLS ≤ 256).
+    pub matvec_lanes: u32,
+    pub matvec_cols: u32,
     /// Workgroup size of the row kernels (softmax, layernorm, topk); a power of two ≤ 256.
     pub row_workgroup: u32,
     /// LayerNorm epsilon; the same value as the candle reference (wgslate_model::ops::LAYER_NORM_EPS).
@@ -30,7 +36,7 @@ pub struct KernelParams {
 
 impl Default for KernelParams {
     fn default() -> Self {
-        Self { matmul_tile: 16, row_workgroup: 64, layer_norm_eps: 1e-5, f16_weights: false }
+        Self { matmul_tile: 16, matvec_max_rows: 8, matvec_lanes: 8, matvec_cols: 32, row_workgroup: 64, layer_norm_eps: 1e-5, f16_weights: false }
     }
 }
 
@@ -44,6 +50,7 @@ impl KernelParams {
 pub struct Kernels {
     pub params: KernelParams,
     matmul: wgpu::ComputePipeline,
+    matvec: wgpu::ComputePipeline,
     softmax: wgpu::ComputePipeline,
     layernorm: wgpu::ComputePipeline,
     topk: wgpu::ComputePipeline,
@@ -90,6 +97,15 @@ impl<'a> TokenSource<'a> {
     }
 }
 
+/// The matmul kernels read vec4 along the inner dimension, so every width a model multiplies over
+/// must be a multiple of 4; `widths` names them for the message.
+pub fn vector_width_ok(widths: &[(&str, usize)]) -> Result<(), String> {
+    match widths.iter().find(|(_, w)| w % 4 != 0) {
+        Some((name, w)) => Err(format!("the GPU engine needs {name} to be a multiple of 4 (it is {w}); use the CPU backend for this model")),
+        None => Ok(()),
+    }
+}
+
 fn pipeline(gpu: &Gpu, name: &str, source: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
     let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) });
     gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -113,6 +129,10 @@ impl Kernels {
         if params.matmul_tile == 0 || params.matmul_tile > 16 {
             return Err(format!("matmul_tile {} must be in 1..=16", params.matmul_tile));
         }
+        let matvec_threads = params.matvec_lanes * params.matvec_cols;
+        if matvec_threads == 0 || matvec_threads > 256 {
+            return Err(format!("matvec lanes × columns = {matvec_threads} must be in 1..=256"));
+        }
         if !params.row_workgroup.is_power_of_two() || params.row_workgroup > 256 {
             return Err(format!("row_workgroup {} must be a power of two ≤ 256", params.row_workgroup));
         }
@@ -126,6 +146,13 @@ impl Kernels {
         Ok(Self {
             params,
             matmul: pipeline(gpu, "matmul", &[weight_type, shader!("matmul")].concat(), "main", &[("TILE", params.matmul_tile as f64)]),
+            matvec: pipeline(
+                gpu,
+                "matvec",
+                &[weight_type, shader!("matvec")].concat(),
+                "main",
+                &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)],
+            ),
             softmax: p("softmax", &[reduce, shader!("softmax")]),
             layernorm: pipeline(gpu, "layernorm", &[reduce, shader!("layernorm")].concat(), "main", &[wg[0], ("EPS", params.layer_norm_eps as f64)]),
             topk: p("topk", &[shader!("topk")]),
@@ -145,11 +172,18 @@ impl Kernels {
         n.div_ceil(self.params.row_workgroup)
     }
 
-    /// y (m×n) = act(x (m×k) · wᵀ + b) with w stored (n×k).
+    /// y (m×n) = act(x (m×k) · wᵀ + b) with w stored (n×k); k must be a multiple of 4 (the kernels
+    /// load vec4; models are checked with [`vector_width_ok`] when they are built).
     #[allow(clippy::too_many_arguments)]
     pub fn matmul(&self, rec: &mut Recorder, x: &wgpu::Buffer, w: &wgpu::Buffer, b: &wgpu::Buffer, y: &wgpu::Buffer, m: u32, n: u32, k: u32, act: Act) {
-        let t = self.params.matmul_tile;
-        rec.dispatch(&self.matmul, &[x, w, b, y], &[m, n, k, act as u32], [n.div_ceil(t), m.div_ceil(t)]);
+        assert!(k % 4 == 0, "matmul reads vec4 along k; k = {k}");
+        let dims = [m, n, k, act as u32];
+        if m <= self.params.matvec_max_rows {
+            rec.dispatch(&self.matvec, &[x, w, b, y], &dims, [n.div_ceil(self.params.matvec_cols), m.div_ceil(4)]);
+        } else {
+            let t = self.params.matmul_tile;
+            rec.dispatch(&self.matmul, &[x, w, b, y], &dims, [n.div_ceil(t), m.div_ceil(t)]);
+        }
     }
 
     /// Softmax (or log-softmax) of each row of x (rows×cols) into y.

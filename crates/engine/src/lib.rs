@@ -10,7 +10,7 @@ pub mod transformer;
 mod weights;
 
 pub use gpu::{AdapterReport, Gpu};
-pub use kernels::{Act, AttentionLayout, KernelParams, Kernels, TokenSource, MAX_TOP_K};
+pub use kernels::{vector_width_ok, Act, AttentionLayout, KernelParams, Kernels, TokenSource, MAX_TOP_K};
 pub use record::{Pool, Recorder, Sites};
 
 /// Greedy decoding runs up to this many steps per submission, each step's input token taken on

@@ -39,7 +39,9 @@ fn run(gpu: &Gpu, f: impl FnOnce(&mut Recorder)) {
 #[test]
 fn matmul_matches_cpu() {
     let (gpu, k) = setup();
-    for &(m, n, kk, relu) in &[(37usize, 53usize, 71usize, Act::None), (1, 257, 256, Act::Relu), (33, 8003, 17, Act::None), (5, 19, 23, Act::Tanh)] {
+    // k is a multiple of 4 (vec4 loads) but not of the tile's 64; m ≤ 8 runs matvec.wgsl, larger m matmul.wgsl.
+    let cases = [(37usize, 53usize, 68usize, Act::None), (1, 257, 256, Act::Relu), (33, 8003, 20, Act::None), (5, 19, 44, Act::Tanh), (8, 1001, 132, Act::None), (9, 31, 260, Act::Relu), (3, 7, 4, Act::Tanh)];
+    for &(m, n, kk, relu) in &cases {
         let (x, w, b) = (random(m * kk, 1), random(n * kk, 2), random(n, 3));
         let (bx, bw, bb, by) = (gpu.storage("x", &x), gpu.storage("w", &w), gpu.storage("b", &b), gpu.output("y", (m * n * 4) as u64));
         run(&gpu, |rec| k.matmul(rec, &bx, &bw, &bb, &by, m as u32, n as u32, kk as u32, relu));
@@ -133,17 +135,21 @@ fn f16_weights_give_the_f32_results() {
     assert!(gpu.has_f16(), "{} offers no shader-f16; the f16 path cannot be checked here", gpu.report.name);
     let k32 = Kernels::new(&gpu, KernelParams::default()).unwrap();
     let k16 = Kernels::new(&gpu, KernelParams { f16_weights: true, ..Default::default() }).unwrap();
-    let (m, n, kk) = (7usize, 301usize, 45usize);
+    let (m, n, kk) = (7usize, 301usize, 44usize);
     // Weights that f16 holds exactly (as the shipped f16 safetensors are), so both paths multiply the same numbers.
     let w: Vec<f32> = random(n * kk, 22).iter().map(|&v| half::f16::from_f32(v).to_f32()).collect();
-    let (x, b) = (random(m * kk, 23), random(n, 24));
-    let (bx, bb) = (gpu.storage("x", &x), gpu.storage("b", &b));
+    let bb = gpu.storage("b", &random(n, 24));
     let (w32, w16) = (gpu.storage("w", &w), gpu.storage_f16("w", &w));
-    let (y32, y16) = (gpu.output("y", (m * n * 4) as u64), gpu.output("y", (m * n * 4) as u64));
-    run(&gpu, |rec| k32.matmul(rec, &bx, &w32, &bb, &y32, m as u32, n as u32, kk as u32, Act::Relu));
-    run(&gpu, |rec| k16.matmul(rec, &bx, &w16, &bb, &y16, m as u32, n as u32, kk as u32, Act::Relu));
-    let (a, c) = (pollster::block_on(gpu.read_f32(&y32)).unwrap(), pollster::block_on(gpu.read_f32(&y16)).unwrap());
-    assert_eq!(a, c, "matmul with f16 weights differs from f32");
+    // 7 rows run matvec.wgsl, 21 rows matmul.wgsl.
+    for m in [m, 3 * m] {
+        let x = random(m * kk, 23);
+        let bx = gpu.storage("x", &x);
+        let (y32, y16) = (gpu.output("y", (m * n * 4) as u64), gpu.output("y", (m * n * 4) as u64));
+        run(&gpu, |rec| k32.matmul(rec, &bx, &w32, &bb, &y32, m as u32, n as u32, kk as u32, Act::Relu));
+        run(&gpu, |rec| k16.matmul(rec, &bx, &w16, &bb, &y16, m as u32, n as u32, kk as u32, Act::Relu));
+        let (a, c) = (pollster::block_on(gpu.read_f32(&y32)).unwrap(), pollster::block_on(gpu.read_f32(&y16)).unwrap());
+        assert_eq!(a, c, "matmul of {m} rows with f16 weights differs from f32");
+    }
     let tokens = gpu.storage_u32("tokens", &[3, 0, 44]);
     let pos = gpu.storage("pos", &random(2 * kk, 25));
     let (e32, e16) = (gpu.output("e", (3 * kk * 4) as u64), gpu.output("e", (3 * kk * 4) as u64));
@@ -172,6 +178,9 @@ fn bad_kernel_parameters_are_refused() {
     let (gpu, _) = setup();
     assert!(Kernels::new(&gpu, KernelParams { matmul_tile: 32, ..Default::default() }).is_err());
     assert!(Kernels::new(&gpu, KernelParams { row_workgroup: 48, ..Default::default() }).is_err());
+    assert!(Kernels::new(&gpu, KernelParams { matvec_lanes: 16, matvec_cols: 32, ..Default::default() }).is_err());
+    let err = wgslate_engine::vector_width_ok(&[("d_model", 256), ("d_ff", 1022)]).unwrap_err();
+    assert!(err.contains("d_ff") && err.contains("1022"), "{err}");
 }
 
 #[test]
