@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use wgslate_decode::{AsyncStepModel, Search, StepOutput, TopKOutput};
+use wgslate_decode::{AsyncStepModel, ChainedPicks, Search, StepOutput, TopKOutput};
 use wgslate_engine::gru::GpuGru;
 use wgslate_engine::transformer::GpuTransformer;
 use wgslate_engine::Gpu;
@@ -69,7 +69,7 @@ impl AsyncStepModel for Engine {
             Engine::Gru(e) => e.select_rows(rows).await,
         }
     }
-    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         match self {
             Engine::Transformer(e) => e.greedy_steps(tokens, max_steps).await,
             Engine::Gru(e) => e.greedy_steps(tokens, max_steps).await,

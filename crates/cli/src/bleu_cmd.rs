@@ -14,6 +14,9 @@ const SEED: u32 = 12345;
 
 use wgslate_metrics::pystr::lines as split_lines;
 
+/// A table cell: its text, and its value in the JSON output.
+type Cell = (String, Json);
+
 fn read_text(path: &str) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     String::from_utf8(bytes).map_err(|e| format!("{path} is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
@@ -317,8 +320,8 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
     if !a.paired_bs {
         metrics.sort_by_key(|m| m.sort_key());
     }
-    // columns[metric] = (header, cells per system, signature)
-    let mut columns: Vec<(String, Vec<(String, Json)>, String)> = Vec::new();
+    // One per metric: (header, cells per system, signature).
+    let mut columns: Vec<(String, Vec<Cell>, String)> = Vec::new();
     for m in &metrics {
         let scored: Vec<Scored> = hyp_views.iter().map(|h| m.score(h, &ref_view)).collect();
         let name = scored[0].name.clone();

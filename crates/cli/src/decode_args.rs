@@ -56,7 +56,7 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
     if beam == 0 {
         return Err("--beam must be at least 1".into());
     }
-    if !(temperature > 0.0) {
+    if temperature.is_nan() || temperature <= 0.0 {
         return Err("--temperature must be positive".into());
     }
     if !(top_p > 0.0 && top_p <= 1.0) {

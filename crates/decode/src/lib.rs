@@ -18,4 +18,4 @@ pub use hypothesis::{Hypothesis, LengthLimits};
 pub use penalties::{LengthPenalty, Scoring};
 pub use sampling::{sample, sample_async, sampling_distribution, SamplingConfig};
 pub use search::{run_search, run_search_async, Search};
-pub use step::{block_on, top_k, AsyncStepModel, Blocking, StepModel, StepOutput, TopKOutput};
+pub use step::{block_on, top_k, AsyncStepModel, Blocking, ChainedPicks, StepModel, StepOutput, TopKOutput};

@@ -55,7 +55,7 @@ pub fn coverage_penalty(beta: f32, attention: &[Vec<f32>], source_len: usize) ->
             *t += a;
         }
     }
-    beta * total.iter().map(|&c| c.min(1.0).max(1e-20).ln()).sum::<f32>()
+    beta * total.iter().map(|&c| c.clamp(1e-20, 1.0).ln()).sum::<f32>()
 }
 
 impl Scoring {

@@ -29,10 +29,13 @@ pub trait StepModel {
     /// `max_steps` times (the engine picks how many, at least one) and returns per row the
     /// (token, log-prob) chosen at every step run. Engines that cannot chain steps return None
     /// (the default) and greedy search steps one token at a time.
-    fn greedy_steps(&mut self, _tokens: &[u32], _max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+    fn greedy_steps(&mut self, _tokens: &[u32], _max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         Ok(None)
     }
 }
+
+/// Per row, the (token, log-prob) picked at each chained greedy step.
+pub type ChainedPicks = Vec<Vec<(u32, f32)>>;
 
 pub struct StepOutput {
     /// rows × vocab, row-major.
@@ -74,7 +77,7 @@ pub trait AsyncStepModel {
     async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String>;
     async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String>;
     /// See [`StepModel::greedy_steps`].
-    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String>;
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String>;
 }
 
 impl<T: StepModel + ?Sized> AsyncStepModel for T {
@@ -102,7 +105,7 @@ impl<T: StepModel + ?Sized> AsyncStepModel for T {
     async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
         StepModel::select_rows(self, rows)
     }
-    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         StepModel::greedy_steps(self, tokens, max_steps)
     }
 }
@@ -156,7 +159,7 @@ impl<M: AsyncStepModel> StepModel for Blocking<M> {
     fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
         block_on(self.0.select_rows(rows))
     }
-    fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+    fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         block_on(self.0.greedy_steps(tokens, max_steps))
     }
 }

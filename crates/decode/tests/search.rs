@@ -210,7 +210,7 @@ fn samples_follow_the_model_distribution() {
     let source = vec![42u32, 43];
     let n = 20_000;
     let cfg = SamplingConfig { samples: n, seed: 7, limits: limits(1), ..Default::default() };
-    let out = sample(&mut toy(50), &[source.clone()], &cfg).unwrap();
+    let out = sample(&mut toy(50), std::slice::from_ref(&source), &cfg).unwrap();
     let p = log_probs(&source, &[]);
     let mut counts = [0usize; 6];
     for h in &out[0] {
@@ -224,7 +224,7 @@ fn samples_follow_the_model_distribution() {
     // 3 degrees of freedom: P(χ² > 16.27) = 0.001
     assert!(chi2 < 16.27, "chi-square {chi2} for counts {counts:?}");
     // Deterministic for a seed, different for another.
-    let again = sample(&mut toy(50), &[source.clone()], &cfg).unwrap();
+    let again = sample(&mut toy(50), std::slice::from_ref(&source), &cfg).unwrap();
     assert_eq!(out[0].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>(), again[0].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>());
 }
 
@@ -275,7 +275,7 @@ impl StepModel for Chained {
     fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
         StepModel::select_rows(&mut self.0, rows)
     }
-    fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+    fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         let mut out = vec![Vec::new(); tokens.len()];
         let mut input = tokens.to_vec();
         // Rows keep running after EOS (as on the device); the search ignores what follows.

@@ -67,6 +67,7 @@ pub fn gru_cell(xp: &[f32], hp: &[f32], h: &[f32], hidden: usize, keep: &[bool])
 }
 
 /// Additive (v given) or dot-product attention of each row over s positions: (probs, context).
+#[allow(clippy::too_many_arguments)]
 pub fn gru_attention(q: &[f32], keys: &[f32], v: Option<&[f32]>, memory: &[f32], s: usize, key_dim: usize, mem_dim: usize, len: usize) -> (Vec<f32>, Vec<f32>) {
     let e: Vec<f32> = (0..len)
         .map(|j| {

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use wgslate_decode::{AsyncStepModel, StepOutput, TopKOutput};
+use wgslate_decode::{AsyncStepModel, ChainedPicks, StepOutput, TopKOutput};
 use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{AttentionScore, GruConfig, ModelConfig};
@@ -315,7 +315,7 @@ impl AsyncStepModel for GpuGru {
         Ok(TopKOutput { candidates: cands.chunks(k).map(<[_]>::to_vec).collect(), attention: self.attention_rows(want_attention).await? })
     }
 
-    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         let steps = max_steps.clamp(1, GREEDY_STEPS_PER_SUBMIT);
         self.run_steps(tokens, steps, 1, false)?;
         let cands = self.read_candidates(steps, 1).await?;

@@ -41,9 +41,12 @@ impl Default for KernelParams {
 }
 
 impl KernelParams {
-    /// The defaults, with f16 weights when the device has shader-f16.
+    /// The defaults, with f16 weights when the device has shader-f16. On a CPU adapter (lavapipe,
+    /// SwiftShader) every product runs matvec.wgsl: there the tiled kernel's workgroup-memory
+    /// staging is slower at every size measured (`kernel_bench`: 40×256·8000, 1.2 s vs 0.54 s).
     pub fn for_gpu(gpu: &Gpu) -> Self {
-        Self { f16_weights: gpu.has_f16(), ..Self::default() }
+        let matvec_max_rows = if gpu.report.device_type == "Cpu" { u32::MAX } else { Self::default().matvec_max_rows };
+        Self { f16_weights: gpu.has_f16(), matvec_max_rows, ..Self::default() }
     }
 }
 
@@ -176,7 +179,7 @@ impl Kernels {
     /// load vec4; models are checked with [`vector_width_ok`] when they are built).
     #[allow(clippy::too_many_arguments)]
     pub fn matmul(&self, rec: &mut Recorder, x: &wgpu::Buffer, w: &wgpu::Buffer, b: &wgpu::Buffer, y: &wgpu::Buffer, m: u32, n: u32, k: u32, act: Act) {
-        assert!(k % 4 == 0, "matmul reads vec4 along k; k = {k}");
+        assert!(k.is_multiple_of(4), "matmul reads vec4 along k; k = {k}");
         let dims = [m, n, k, act as u32];
         if m <= self.params.matvec_max_rows {
             rec.dispatch(&self.matvec, &[x, w, b, y], &dims, [n.div_ceil(self.params.matvec_cols), m.div_ceil(4)]);

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use wgslate_decode::{AsyncStepModel, StepOutput, TopKOutput};
+use wgslate_decode::{AsyncStepModel, ChainedPicks, StepOutput, TopKOutput};
 use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{ModelConfig, TransformerConfig};
@@ -345,7 +345,7 @@ impl AsyncStepModel for GpuTransformer {
         Ok(TopKOutput { candidates: cands.chunks(k).map(<[_]>::to_vec).collect(), attention })
     }
 
-    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<Vec<Vec<(u32, f32)>>>, String> {
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         let position = self.batch.as_ref().ok_or("step before start")?.position;
         let steps = max_steps.min(GREEDY_STEPS_PER_SUBMIT).min(self.cfg.max_len.saturating_sub(position)).max(1);
         self.run_steps(tokens, steps, 1, false)?;

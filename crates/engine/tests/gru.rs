@@ -34,7 +34,7 @@ fn shipped_gru_matches_the_reference() {
     println!("GRU: largest per-step log-prob difference {worst:e}");
     assert!(worst < 1e-3);
 
-    let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     let sentences = test_sentences(n);
     let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
     let mut g = Blocking(GpuGru::new(&gpu, &model.config, &weights).unwrap());

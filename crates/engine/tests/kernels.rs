@@ -97,10 +97,10 @@ fn top_k_matches_cpu() {
         let bytes = pollster::block_on(gpu.read(&bout)).unwrap();
         let words: &[u32] = bytemuck::cast_slice(&bytes);
         let want = cpu::top_k(&x, cols, kk);
-        for r in 0..rows {
-            for j in 0..kk {
+        for (r, row) in want.iter().enumerate() {
+            for (j, &expected) in row.iter().enumerate() {
                 let at = 2 * (offset as usize + r * kk + j);
-                assert_eq!((words[at], f32::from_bits(words[at + 1])), want[r][j], "k {kk} row {r} rank {j}");
+                assert_eq!((words[at], f32::from_bits(words[at + 1])), expected, "k {kk} row {r} rank {j}");
             }
         }
         assert_eq!(words[2 * (offset as usize + 3 * kk)], 100);

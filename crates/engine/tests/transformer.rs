@@ -38,7 +38,7 @@ fn step_log_probs_match_the_reference() {
 #[test]
 fn greedy_tokens_equal_the_reference() {
     let (model, weights, gpu) = load();
-    let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(40);
+    let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     let sentences = test_sentences(n);
     let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
     let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());

@@ -73,7 +73,7 @@ fn run() -> anyhow::Result<()> {
         }),
         other => anyhow::bail!("unknown --arch {other} (transformer or gru)"),
     };
-    let default_lr = if arch == "gru" { "1e-3" } else { "1e-3" };
+    let default_lr = "1e-3";
     train(TrainArgs {
         config,
         train_src: get("train-src", &format!("{data}/train.{src}")),

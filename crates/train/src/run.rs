@@ -132,7 +132,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
             tok_sum += batch.target_tokens;
             window_tok += batch.target_tokens;
             progress.batch += 1;
-            if progress.batch % 20 == 0 || progress.batch == batches.len() {
+            if progress.batch.is_multiple_of(20) || progress.batch == batches.len() {
                 let tps = window_tok as f64 / window_start.elapsed().as_secs_f64();
                 let eta = (batches.len() - progress.batch) as f64 * epoch_start.elapsed().as_secs_f64() / progress.batch.max(1) as f64;
                 eprintln!(
