@@ -34,6 +34,13 @@ impl CheckedWeights {
         self.tensors.get(name).map(|(s, d)| (s.as_slice(), d.as_slice()))
     }
 
+    /// Every tensor name in the file, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tensors.keys().cloned().collect();
+        names.sort();
+        names
+    }
+
     /// Names in the file that the model never asked for (the config does not match the file).
     pub fn unused(&self) -> Vec<String> {
         let used = self.used.lock().unwrap();

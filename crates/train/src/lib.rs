@@ -1,6 +1,7 @@
 //! The wgslate trainer: candle on the CPU, fused ops with hand-written backward.
 
 pub mod adam;
+pub mod average;
 pub mod checkpoint;
 pub mod data;
 pub mod evaluate;

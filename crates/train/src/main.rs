@@ -10,7 +10,8 @@ static GLOBAL: MiMalloc = MiMalloc;
 const USAGE: &str = "usage: wgslate-train --arch transformer|gru [--data DIR --src en --tgt de] [--train-src F --train-tgt F --val-src F --val-tgt F]
        [--run DIR] [--out DIR] [--resume] [--init MODEL_DIR] [--epochs N] [--minutes M] [--max-tokens N]
        [--lr X] [--warmup N] [--clip X] [--seed N] [--vocab N] [--d-model N] [--heads N] [--d-ff N] [--layers N]
-       [--dropout X] [--score additive|dot|general] [--val-bleu-sentences N]";
+       [--dropout X] [--score additive|dot|general] [--val-bleu-sentences N]
+       wgslate-train --average K --run DIR --out DIR   (mean of the run's last K epoch exports)";
 
 fn main() {
     if let Err(e) = run() {
@@ -41,6 +42,19 @@ fn run() -> anyhow::Result<()> {
     }
     let get = |k: &str, d: &str| kv.get(k).cloned().unwrap_or_else(|| d.to_string());
     let num = |k: &str, d: &str| -> anyhow::Result<f64> { get(k, d).parse::<f64>().map_err(|_| anyhow::anyhow!("--{k} must be a number")) };
+    if let Some(k) = kv.get("average") {
+        let k: usize = k.parse().map_err(|_| anyhow::anyhow!("--average must be a number of epochs"))?;
+        let run_dir = PathBuf::from(kv.get("run").ok_or_else(|| anyhow::anyhow!("--average needs --run DIR\n{USAGE}"))?);
+        let out = PathBuf::from(kv.get("out").ok_or_else(|| anyhow::anyhow!("--average needs --out DIR\n{USAGE}"))?);
+        let exports = wgslate_train::average::epoch_exports(&run_dir)?;
+        if k == 0 || exports.len() < k {
+            anyhow::bail!("--average {k}: {} has {} epoch exports", run_dir.display(), exports.len());
+        }
+        let last = &exports[exports.len() - k..];
+        wgslate_train::average::average(&last.iter().map(|(_, d)| d.clone()).collect::<Vec<_>>(), &out)?;
+        eprintln!("averaged epochs {:?} into {}", last.iter().map(|(e, _)| e).collect::<Vec<_>>(), out.display());
+        return Ok(());
+    }
     let arch = kv.get("arch").ok_or_else(|| anyhow::anyhow!("--arch is required\n{USAGE}"))?.clone();
     let (data, src, tgt) = (get("data", "../shared/data/multi30k"), get("src", "en"), get("tgt", "de"));
     let vocab = num("vocab", "8000")? as usize;

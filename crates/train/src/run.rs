@@ -162,6 +162,14 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         let record = EpochRecord { epoch: progress.epoch + 1, train_loss: loss_sum / tok_sum.max(1) as f64, val_loss, val_bleu, tokens_per_second: tok_sum as f64 / seconds, seconds };
         eprintln!("== {}", serde_json::to_string(&record)?);
         progress.history.push(record);
+        let snapshot = crate::average::epoch_dir(&args.run_dir, progress.epoch + 1);
+        export(&snapshot, &adam, &args.config, &vocab)?;
+        if progress.epoch + 1 > crate::average::KEPT_EPOCH_EXPORTS {
+            let old = crate::average::epoch_dir(&args.run_dir, progress.epoch + 1 - crate::average::KEPT_EPOCH_EXPORTS);
+            if old.exists() {
+                std::fs::remove_dir_all(&old)?;
+            }
+        }
         if val_bleu > progress.best_bleu {
             progress.best_bleu = val_bleu;
             export(&args.out_dir, &adam, &args.config, &vocab)?;
