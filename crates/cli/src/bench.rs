@@ -14,7 +14,7 @@ use wgslate_model::{Model, ModelConfig};
 
 use crate::pyfmt::{self, Json};
 
-const USAGE: &str = "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N]";
+const USAGE: &str = "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE]";
 
 struct Workload<'a> {
     model: &'a Model,
@@ -68,6 +68,20 @@ fn time_gpu(dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), Strin
     }
 }
 
+/// Writes the timed sentences' source ids and the CPU reference's greedy output ids as JSON, so a
+/// peer implementation (scripts/torch_peer.py) decodes the same inputs and can check its tokens.
+fn dump(model: &Model, few: &[String], path: &str) -> Result<(), String> {
+    let out = wgslate_model::translate::translate(model, few, &Search::default(), 16, false)?;
+    let ids = |v: &[u32]| serde_json::Value::from(v.to_vec());
+    let json = serde_json::json!({
+        "bos": wgslate_model::config::BOS_ID,
+        "eos": wgslate_model::config::EOS_ID,
+        "sources": out.iter().map(|t| ids(&t.source_ids)).collect::<Vec<_>>(),
+        "greedy": out.iter().map(|t| ids(&t.outputs[0].1.tokens)).collect::<Vec<_>>(),
+    });
+    std::fs::write(path, json.to_string()).map_err(|e| format!("cannot write {path}: {e}"))
+}
+
 pub fn run(args: &[String]) -> Result<(), String> {
     let get = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned();
     let number = |k: &str, default: usize| get(k).map(|v| v.parse::<usize>().map_err(|_| format!("{k} must be a number\n{USAGE}"))).transpose().map(|v| v.unwrap_or(default));
@@ -81,6 +95,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err(format!("{src} has no sentences to time"));
     }
     let model = Model::from_dir(std::path::Path::new(&dir))?;
+    if let Some(path) = get("--dump") {
+        dump(&model, &few, &path)?;
+    }
     let w = Workload { model: &model, few: &few, all: &all };
     let (gpu_greedy, gpu) = time_gpu(&dir, &w)?;
     let t0 = Instant::now();
