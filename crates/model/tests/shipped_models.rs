@@ -38,6 +38,6 @@ fn shipped_gru_translates() {
     check("gru", SHIPPED_GRU_MIN_BLEU);
 }
 
-// Measured when shipped: 18.9 (Transformer) and 11.5 (GRU) on these 20 sentences.
-const SHIPPED_TRANSFORMER_MIN_BLEU: f64 = 17.0;
-const SHIPPED_GRU_MIN_BLEU: f64 = 7.0;
+// Measured when shipped: 35.25 (Transformer, epoch 7) and 31.41 (GRU, mean of epochs 7 and 8) on these 20 sentences.
+const SHIPPED_TRANSFORMER_MIN_BLEU: f64 = 28.0;
+const SHIPPED_GRU_MIN_BLEU: f64 = 24.0;
