@@ -1,19 +1,9 @@
-// y[m, n] = act(sum_k x[m, k] * w[n, k] + b[n]) with act 0: none, 1: ReLU, 2: tanh: x (M×K) times the
-// weights as stored (N×K), transposed. K is a multiple of 4: x and w are read as vec4 along K.
+// Matrix product for many rows (encoder, batched decoding); bindings and output in product.wgsl.
 // Tiled: each workgroup computes a TILE×TILE block of y; per step it stages TILE rows of x and TILE
 // rows of w, TILE vec4 (4·TILE values of K) each, in workgroup memory, one coalesced vec4 load per
-// thread and matrix; each thread accumulates one output. W (the weights' element type) is f32, or
-// f16 with shader-f16 (see kernels.rs); products and sums are f32 either way.
+// thread and matrix; each thread accumulates one output.
 
 override TILE: u32 = 16u;
-
-struct Dims { m: u32, n: u32, k: u32, act: u32 }
-
-@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> w: array<vec4<W>>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
-@group(0) @binding(4) var<uniform> dims: Dims;
 
 // 16×16 is the largest TILE the kernel parameters allow (see kernels.rs).
 var<workgroup> xs: array<vec4<f32>, 256>;
@@ -39,12 +29,6 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) gid
         workgroupBarrier();
     }
     if (row < dims.m && col < dims.n) {
-        var v = acc + b[col];
-        if (dims.act == 1u) {
-            v = max(v, 0.0);
-        } else if (dims.act == 2u) {
-            v = tanh(v);
-        }
-        y[row * dims.n + col] = v;
+        store_output(row, col, acc);
     }
 }

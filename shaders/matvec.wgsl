@@ -1,20 +1,12 @@
-// The same product as matmul.wgsl for few rows (a decoder step: one row per sentence or beam):
-// y[m, n] = act(sum_k x[m, k] * w[n, k] + b[n]), K a multiple of 4. Tiling rows would leave most
-// threads idle when M is 1 to 8, so here a workgroup computes COLS output columns for up to 4 rows,
-// and LANES threads share each column's dot products: lane l reads the weight row's vec4 number
-// l, l + LANES, … (neighbouring lanes read neighbouring vec4: coalesced), then the lanes' partial
-// sums are added in workgroup memory. Each weight is read once per 4 rows.
+// Matrix product for few rows (a decoder step: one row per sentence or beam); bindings and output
+// in product.wgsl. Tiling rows would leave most threads idle when M is 1 to 8, so here a workgroup
+// computes COLS output columns for up to 4 rows (one vec4 accumulator per thread; kernels.rs's
+// MATVEC_ROWS), and LANES threads share each column's dot products: lane l reads the weight row's
+// vec4 number l, l + LANES, … (neighbouring lanes read neighbouring vec4: coalesced), then the
+// lanes' partial sums are added in workgroup memory. Each weight is read once per 4 rows.
 
 override LANES: u32 = 8u;
 override COLS: u32 = 32u;
-
-struct Dims { m: u32, n: u32, k: u32, act: u32 }
-
-@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> w: array<vec4<W>>;
-@group(0) @binding(2) var<storage, read> b: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
-@group(0) @binding(4) var<uniform> dims: Dims;
 
 // LANES·COLS ≤ 256 threads, 4 partial sums each (kernels.rs checks the product).
 var<workgroup> partial: array<vec4<f32>, 256>;
@@ -44,15 +36,8 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) gid: ve
             sum += partial[li + l];
         }
         for (var r = 0u; r < 4u; r++) {
-            let row = row0 + r;
-            if (row < dims.m) {
-                var v = sum[r] + b[col];
-                if (dims.act == 1u) {
-                    v = max(v, 0.0);
-                } else if (dims.act == 2u) {
-                    v = tanh(v);
-                }
-                y[row * dims.n + col] = v;
+            if (row0 + r < dims.m) {
+                store_output(row0 + r, col, sum[r]);
             }
         }
     }

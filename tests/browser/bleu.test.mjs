@@ -1,19 +1,11 @@
 // The BLEU page end to end: sacreBLEU's numbers in the page, clear errors, no injection, big inputs.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { startServer, launch, openPage, golden, screenshots, root } from './harness.mjs';
+import { useBrowser, launch, openPage, golden, screenshots, root } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(8131);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const rig = useBrowser(8131);
 
 async function fillCase(page, hyps, refs) {
   await page.fill('[data-testid=bleu-hyp]', hyps.join('\n'));
@@ -23,7 +15,7 @@ async function fillCase(page, hyps, refs) {
 
 test('the golden orejuela case shows sacreBLEU’s score and counts', async () => {
   const errors = [];
-  const page = await openPage(browser, server.url + '#bleu', errors);
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
   const c = golden('orejuela-4refs');
   await fillCase(page, c.hyps, c.refs);
   await page.click('[data-testid=bleu-run]');
@@ -50,7 +42,7 @@ test('the golden orejuela case shows sacreBLEU’s score and counts', async () =
 
 test('mismatched line counts and empty input show a message, not a crash', async () => {
   const errors = [];
-  const page = await openPage(browser, server.url + '#bleu', errors);
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
   await page.click('[data-testid=bleu-run]');
   await page.locator('[data-testid=bleu-error]').waitFor();
   assert.match(await page.locator('[data-testid=bleu-error]').textContent(), /system output/);
@@ -65,7 +57,7 @@ test('mismatched line counts and empty input show a message, not a crash', async
 
 test('pasted markup is shown as text', async () => {
   const errors = [];
-  const page = await openPage(browser, server.url + '#bleu', errors);
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
   const evil = '<img src=x onerror="window.__pwned=1"> <b>bold</b>';
   await page.fill('[data-testid=bleu-hyp]', evil);
   await page.fill('[data-testid=bleu-ref-0]', 'a reference');
@@ -79,7 +71,7 @@ test('pasted markup is shown as text', async () => {
 
 test('10 000 lines are scored with progress while the page stays responsive', async () => {
   const errors = [];
-  const page = await openPage(browser, server.url + '#bleu', errors);
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
   const words = ['ein', 'Mann', 'mit', 'einem', 'Hund', 'läuft', 'über', 'die', 'Straße', 'und', 'lacht', '.'];
   const line = (i, shift) => Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3 + shift) % words.length]).join(' ');
   const hyps = Array.from({ length: 10000 }, (_, i) => line(i, i % 3));
@@ -105,7 +97,7 @@ test('10 000 lines are scored with progress while the page stays responsive', as
 
 test('files can be picked, and a second system gets a paired bootstrap test', async () => {
   const errors = [];
-  const page = await openPage(browser, server.url + '#bleu', errors);
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
   const data = join(root, 'crates', 'cli', 'tests', 'data');
   await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', join(data, 'hyp1.de'));
   await page.setInputFiles('[data-testid=bleu-ref-0] ~ label input[type=file]', join(data, 'ref.de'));
@@ -127,7 +119,7 @@ test('files can be picked, and a second system gets a paired bootstrap test', as
 
 test('the test browser has a real WebGPU adapter', async () => {
   const errors = [];
-  const page = await openPage(browser, server.url, errors);
+  const page = await openPage(rig.browser, rig.url, errors);
   const info = await page.evaluate(async () => {
     if (!navigator.gpu) return null;
     const adapter = await navigator.gpu.requestAdapter();
@@ -140,7 +132,7 @@ test('the BLEU page works without WebGPU', async () => {
   const plain = await launch({ webgpu: false });
   try {
     const errors = [];
-    const page = await openPage(plain, server.url + '#bleu', errors);
+    const page = await openPage(plain, rig.url + '#bleu', errors);
     const c = golden('orejuela-4refs');
     await fillCase(page, c.hyps, c.refs);
     await page.click('[data-testid=bleu-run]');

@@ -1,25 +1,15 @@
 // Evaluating the test set, and what the page does when things go wrong: a missing or corrupt
 // model file, and a GPU device lost in the middle of a session.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, launch, openPage, root, screenshots } from './harness.mjs';
+import { useBrowser, openPage, root, screenshots, wgslate } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(8134);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const rig = useBrowser(8134);
 
 const data = (name) => readFileSync(join(root, 'www', 'data', name), 'utf8').split('\n');
-const wgslate = (args, input) => execFileSync(join(root, 'target', 'release', 'wgslate'), args, { input, env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? '/tmp' } }).toString();
 const done = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
 
 test('evaluating the first sentences of the test set gives the BLEU of `wgslate eval`, and opens in the BLEU page', async () => {
@@ -30,7 +20,7 @@ test('evaluating the first sentences of the test set gives the BLEU of `wgslate 
   const report = wgslate(['eval', '--model', join(root, 'www', 'models', 'en-de', 'gru'), '--src', join(dir, 'src'), '--ref', join(dir, 'ref'), '--backend', 'cpu']);
   const [, signature, score] = report.match(/^BLEU\|(\S+) = (\d+\.\d+)/m);
   const errors = [];
-  const page = await openPage(browser, server.url + '#translate?model=en-de%2Fgru', errors);
+  const page = await openPage(rig.browser, rig.url + '#translate?model=en-de%2Fgru', errors);
   await page.fill('[data-testid=eval-count]', String(n));
   await page.locator('[data-testid=eval-count]').dispatchEvent('change');
   await page.click('[data-testid=eval-run]');
@@ -56,10 +46,10 @@ for (const [what, fulfil, message] of [
 ]) {
   test(`a ${what} model file shows a clear message and the other model still works without a reload`, async () => {
     const errors = [];
-    const page = await browser.newPage();
+    const page = await rig.browser.newPage();
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.route('**/models/en-de/gru/model.safetensors', (route) => route.fulfill(fulfil));
-    await page.goto(server.url + '#translate?model=en-de%2Fgru');
+    await page.goto(rig.url + '#translate?model=en-de%2Fgru');
     await page.fill('[data-testid=tr-input]', 'A dog runs.');
     const alert = page.locator('[data-testid=tr-error]');
     await alert.waitFor({ timeout: 120000 });
@@ -76,7 +66,7 @@ for (const [what, fulfil, message] of [
 
 test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {
   const errors = [];
-  const page = await browser.newPage();
+  const page = await rig.browser.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   // Keep the devices the page creates, so the test can destroy them as a driver reset would.
   await page.addInitScript(() => {
@@ -90,7 +80,7 @@ test('a lost GPU device falls back to the CPU engine with a message, keeping the
   });
   const sources = data('test_2016_flickr.en');
   const short = sources.slice(0, 300).sort((a, b) => a.split(' ').length - b.split(' ').length);
-  await page.goto(server.url + '#translate?model=en-de%2Fgru');
+  await page.goto(rig.url + '#translate?model=en-de%2Fgru');
   await page.fill('[data-testid=tr-input]', short[0]);
   await done(page);
   assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU/);

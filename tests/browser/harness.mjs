@@ -1,8 +1,9 @@
 // Shared rig: serve the release dist/ on 127.0.0.1 with `wgslate serve`, drive /usr/bin/chromium.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -24,6 +25,28 @@ export async function startServer(port) {
 
 export async function launch({ webgpu = true } = {}) {
   return chromium.launch({ executablePath: '/usr/bin/chromium', args: webgpu ? [...BASE_FLAGS, ...WEBGPU_FLAGS] : BASE_FLAGS, headless: true });
+}
+
+/// For a test file: the server on `port` and a WebGPU browser, started before its tests and stopped
+/// after them. The returned rig's `browser` and `url` are set once the tests run.
+export function useBrowser(port) {
+  const rig = {};
+  before(async () => {
+    rig.server = await startServer(port);
+    rig.url = rig.server.url;
+    rig.browser = await launch();
+  });
+  after(async () => {
+    await rig.browser?.close();
+    rig.server?.stop();
+  });
+  return rig;
+}
+
+/// The native CLI (target/release/wgslate): its standard output for `args` and `input`.
+export function wgslate(args, input = '') {
+  const env = { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? '/tmp' };
+  return execFileSync(join(root, 'target', 'release', 'wgslate'), args, { input, env }).toString();
 }
 
 /// A page that fails the test on any uncaught error or panic message in the console.

@@ -1,21 +1,12 @@
 // The Translate view: the browser's output equals the native `wgslate translate` for both models,
 // settings live in the URL, and odd input keeps the page alive.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, launch, openPage, root, screenshots } from './harness.mjs';
+import { useBrowser, launch, openPage, root, screenshots, wgslate } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(8132);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const rig = useBrowser(8132);
 
 const testSources = readFileSync(join(root, 'www', 'data', 'test_2016_flickr.en'), 'utf8').split('\n');
 // WebGPU in the test browser is SwiftShader (a CPU emulation): the page tests use short sentences.
@@ -23,8 +14,7 @@ const short = testSources.slice(0, 300).map((s, i) => [s.split(' ').length, i]).
 
 function native(model, text, extra = []) {
   const backend = extra.includes('--backend') ? [] : ['--backend', 'cpu'];
-  const out = execFileSync(join(root, 'target', 'release', 'wgslate'), ['translate', '--model', join(root, 'www', 'models', model), ...backend, ...extra], { input: text + '\n', env: { ...process.env, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR ?? '/tmp' } });
-  return out.toString().trimEnd();
+  return wgslate(['translate', '--model', join(root, 'www', 'models', model), ...backend, ...extra], text + '\n').trimEnd();
 }
 
 async function translated(page, text) {
@@ -36,7 +26,7 @@ async function translated(page, text) {
 for (const model of ['en-de/transformer', 'en-de/gru']) {
   test(`${model}: the page gives the native CPU output`, async () => {
     const errors = [];
-    const page = await openPage(browser, server.url + `#translate?model=${encodeURIComponent(model)}`, errors);
+    const page = await openPage(rig.browser, rig.url + `#translate?model=${encodeURIComponent(model)}`, errors);
     await page.locator(`[data-testid=tr-model] option[value="${model}"]`).waitFor({ state: 'attached' });
     assert.equal(await page.locator('[data-testid=tr-model]').inputValue(), model);
     // Five sentences on the WGSL engine (WebGPU on SwiftShader): the first two against the native
@@ -60,7 +50,7 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
 test('beam settings come from the URL and match the native beam search', async () => {
   const errors = [];
   const src = testSources[short[3]];
-  const page = await openPage(browser, server.url + `#translate?beam=4&lp=0.6&text=${encodeURIComponent(src)}`, errors);
+  const page = await openPage(rig.browser, rig.url + `#translate?beam=4&lp=0.6&text=${encodeURIComponent(src)}`, errors);
   assert.equal(await page.locator('[data-testid=tr-beam]').inputValue(), '4');
   await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
   const got = (await page.locator('[data-testid=tr-output]').innerText()).trim();
@@ -71,7 +61,7 @@ test('beam settings come from the URL and match the native beam search', async (
 
 test('odd input keeps the page alive', async () => {
   const errors = [];
-  const page = await openPage(browser, server.url + '#translate', errors);
+  const page = await openPage(rig.browser, rig.url + '#translate', errors);
   for (const text of ['A dog 🐕 runs 🏃‍♂️ fast.', 'שלום עולם. مرحبا بالعالم.', 'Zero\u200bwidth\u0007control\u0000chars.', 'ᚠᚢᚦᚨᚱᚲ ꦄꦏ𓀀𓁐.', '   ', '.....']) {
     await page.fill('[data-testid=tr-input]', text);
     await page.waitForTimeout(50);
@@ -90,7 +80,7 @@ test('without WebGPU the backend says CPU and translation works', async () => {
   const plain = await launch({ webgpu: false });
   try {
     const errors = [];
-    const page = await openPage(plain, server.url + '#translate', errors);
+    const page = await openPage(plain, rig.url + '#translate', errors);
     const src = testSources[short[4]];
     assert.equal(await translated(page, src), native('en-de/transformer', src));
     await page.waitForFunction(() => /WebGPU unavailable/.test(document.querySelector('[data-testid=tr-backend]')?.textContent ?? ''));

@@ -1,29 +1,20 @@
 // Compare and Attention views.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, launch, openPage, root, screenshots } from './harness.mjs';
+import { useBrowser, openPage, root, screenshots, wgslate } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer(8133);
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const rig = useBrowser(8133);
 
 const all = readFileSync(join(root, 'www', 'data', 'test_2016_flickr.en'), 'utf8').split('\n').slice(0, 300);
 // The shortest sentence: WebGPU in the test browser is SwiftShader, a CPU emulation.
 const src = all.reduce((a, b) => (b.split(' ').length < a.split(' ').length ? b : a));
-const native = (model, extra) => execFileSync(join(root, 'target', 'release', 'wgslate'), ['translate', '--model', join(root, 'www', 'models', model), ...extra], { input: src + '\n' }).toString().trim();
+const native = (model, extra) => wgslate(['translate', '--model', join(root, 'www', 'models', model), ...extra], src + '\n').trim();
 
 test('Compare shows greedy, k beam entries and a sample', async () => {
   const errors = [];
-  const page = await openPage(browser, server.url + `#translate?beam=4&text=${encodeURIComponent(src)}`, errors);
+  const page = await openPage(rig.browser, rig.url + `#translate?beam=4&text=${encodeURIComponent(src)}`, errors);
   await page.click('[data-testid=nav-compare]');
   await page.click('[data-testid=cmp-run]');
   await page.locator('[data-testid=cmp-beam-3]').waitFor({ timeout: 400000 });
@@ -49,7 +40,7 @@ async function heatmap(page) {
 for (const model of ['en-de/transformer', 'en-de/gru']) {
   test(`${model}: the attention heatmap has |target| × |source| cells and rows that sum to 1`, async () => {
     const errors = [];
-    const page = await openPage(browser, server.url + `#translate?model=${encodeURIComponent(model)}&text=${encodeURIComponent(src)}`, errors);
+    const page = await openPage(rig.browser, rig.url + `#translate?model=${encodeURIComponent(model)}&text=${encodeURIComponent(src)}`, errors);
     await page.click('[data-testid=nav-attention]');
     await page.click('[data-testid=att-run]');
     await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });

@@ -9,7 +9,7 @@ use wgpu::util::DeviceExt;
 pub struct AdapterReport {
     pub name: String,
     pub backend: String,
-    pub device_type: String,
+    pub device_type: wgpu::DeviceType,
 }
 
 /// Device handles are cheap to clone: each engine keeps its own.
@@ -48,7 +48,7 @@ impl Gpu {
         device.set_device_lost_callback(move |reason, message| {
             f.lock().unwrap().get_or_insert_with(|| format!("the GPU device was lost ({reason:?}) {message}"));
         });
-        Ok(Self { device, queue, report: AdapterReport { name: info.name, backend: format!("{:?}", info.backend), device_type: format!("{:?}", info.device_type) }, fault })
+        Ok(Self { device, queue, report: AdapterReport { name: info.name, backend: format!("{:?}", info.backend), device_type: info.device_type }, fault })
     }
 
     /// Err with the reason once the device reported an error or was lost.

@@ -12,6 +12,9 @@ pub enum Act {
     Tanh = 2,
 }
 
+/// Rows per matvec.wgsl workgroup: its per-thread accumulator is one vec4.
+const MATVEC_ROWS: u32 = 4;
+
 /// The largest k topk.wgsl selects per row; beam search asks for 2 × beam width.
 pub const MAX_TOP_K: usize = 32;
 
@@ -43,9 +46,9 @@ impl Default for KernelParams {
 impl KernelParams {
     /// The defaults, with f16 weights when the device has shader-f16. On a CPU adapter (lavapipe,
     /// SwiftShader) every product runs matvec.wgsl: there the tiled kernel's workgroup-memory
-    /// staging is slower at every size measured (`kernel_bench`: 40×256·8000, 1.2 s vs 0.54 s).
+    /// staging is slower at every size measured (`kernel_bench`, lavapipe: 40×256·8000, 900 ms vs 415 ms).
     pub fn for_gpu(gpu: &Gpu) -> Self {
-        let matvec_max_rows = if gpu.report.device_type == "Cpu" { u32::MAX } else { Self::default().matvec_max_rows };
+        let matvec_max_rows = if gpu.report.device_type == wgpu::DeviceType::Cpu { u32::MAX } else { Self::default().matvec_max_rows };
         Self { f16_weights: gpu.has_f16(), matvec_max_rows, ..Self::default() }
     }
 }
@@ -143,19 +146,13 @@ impl Kernels {
             return Err(format!("f16 weights need shader-f16, which {} does not offer", gpu.report.name));
         }
         let weight_type = if params.f16_weights { "enable f16;\nalias W = f16;\n" } else { "alias W = f32;\n" };
-        let (reduce, scores) = (shader!("reduce"), shader!("scores"));
+        let (reduce, scores, product) = (shader!("reduce"), shader!("scores"), shader!("product"));
         let wg = [("WG", params.row_workgroup as f64)];
         let p = |name: &str, parts: &[&str]| pipeline(gpu, name, &parts.concat(), "main", &wg);
         Ok(Self {
             params,
-            matmul: pipeline(gpu, "matmul", &[weight_type, shader!("matmul")].concat(), "main", &[("TILE", params.matmul_tile as f64)]),
-            matvec: pipeline(
-                gpu,
-                "matvec",
-                &[weight_type, shader!("matvec")].concat(),
-                "main",
-                &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)],
-            ),
+            matmul: pipeline(gpu, "matmul", &[weight_type, product, shader!("matmul")].concat(), "main", &[("TILE", params.matmul_tile as f64)]),
+            matvec: pipeline(gpu, "matvec", &[weight_type, product, shader!("matvec")].concat(), "main", &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)]),
             softmax: p("softmax", &[reduce, shader!("softmax")]),
             layernorm: pipeline(gpu, "layernorm", &[reduce, shader!("layernorm")].concat(), "main", &[wg[0], ("EPS", params.layer_norm_eps as f64)]),
             topk: p("topk", &[shader!("topk")]),
@@ -182,7 +179,7 @@ impl Kernels {
         assert!(k.is_multiple_of(4), "matmul reads vec4 along k; k = {k}");
         let dims = [m, n, k, act as u32];
         if m <= self.params.matvec_max_rows {
-            rec.dispatch(&self.matvec, &[x, w, b, y], &dims, [n.div_ceil(self.params.matvec_cols), m.div_ceil(4)]);
+            rec.dispatch(&self.matvec, &[x, w, b, y], &dims, [n.div_ceil(self.params.matvec_cols), m.div_ceil(MATVEC_ROWS)]);
         } else {
             let t = self.params.matmul_tile;
             rec.dispatch(&self.matmul, &[x, w, b, y], &dims, [n.div_ceil(t), m.div_ceil(t)]);

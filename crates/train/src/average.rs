@@ -44,12 +44,15 @@ pub fn average(dirs: &[PathBuf], out: &Path) -> anyhow::Result<()> {
         models.push(CheckedWeights::parse(&read(dir, "model.safetensors")?).map_err(|e| anyhow!("{}: {e}", dir.display()))?);
     }
     let names = models[0].names();
+    if let Some((_, dir)) = models.iter().zip(dirs).find(|(m, _)| m.names() != names) {
+        bail!("{} does not have the tensors of {}", dir.display(), first.display());
+    }
     let mut tensors = Vec::new();
     for name in &names {
         let (shape, _) = models[0].tensor(name).expect("listed");
         let mut sum = vec![0f64; shape.iter().product()];
         for (m, dir) in models.iter().zip(dirs) {
-            let (s, values) = m.tensor(name).ok_or_else(|| anyhow!("{} has no tensor {name}", dir.display()))?;
+            let (s, values) = m.tensor(name).expect("same names");
             if s != shape {
                 bail!("{name} has shape {s:?} in {} but {shape:?} in {}", dir.display(), first.display());
             }
@@ -58,12 +61,20 @@ pub fn average(dirs: &[PathBuf], out: &Path) -> anyhow::Result<()> {
         let mean: Vec<f32> = sum.iter().map(|v| (v / models.len() as f64) as f32).collect();
         tensors.push((name.clone(), Tensor::from_vec(mean, shape, &Device::Cpu)?));
     }
-    if models.iter().any(|m| m.names() != names) {
-        bail!("the models do not have the same tensors");
-    }
     std::fs::create_dir_all(out)?;
     std::fs::write(out.join("model.safetensors"), to_f16_safetensors(&tensors).map_err(|e| anyhow!(e))?)?;
     std::fs::write(out.join("config.json"), config)?;
     std::fs::write(out.join("tokenizer.json"), tokenizer)?;
     Ok(())
+}
+
+/// Averages the run's last `k` epoch exports into `out`; returns their epoch numbers.
+pub fn average_last(run_dir: &Path, k: usize, out: &Path) -> anyhow::Result<Vec<usize>> {
+    let exports = epoch_exports(run_dir)?;
+    if k == 0 || exports.len() < k {
+        bail!("cannot average the last {k}: {} has {} epoch exports", run_dir.display(), exports.len());
+    }
+    let last = &exports[exports.len() - k..];
+    average(&last.iter().map(|(_, d)| d.clone()).collect::<Vec<_>>(), out)?;
+    Ok(last.iter().map(|(e, _)| *e).collect())
 }

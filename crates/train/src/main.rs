@@ -46,13 +46,8 @@ fn run() -> anyhow::Result<()> {
         let k: usize = k.parse().map_err(|_| anyhow::anyhow!("--average must be a number of epochs"))?;
         let run_dir = PathBuf::from(kv.get("run").ok_or_else(|| anyhow::anyhow!("--average needs --run DIR\n{USAGE}"))?);
         let out = PathBuf::from(kv.get("out").ok_or_else(|| anyhow::anyhow!("--average needs --out DIR\n{USAGE}"))?);
-        let exports = wgslate_train::average::epoch_exports(&run_dir)?;
-        if k == 0 || exports.len() < k {
-            anyhow::bail!("--average {k}: {} has {} epoch exports", run_dir.display(), exports.len());
-        }
-        let last = &exports[exports.len() - k..];
-        wgslate_train::average::average(&last.iter().map(|(_, d)| d.clone()).collect::<Vec<_>>(), &out)?;
-        eprintln!("averaged epochs {:?} into {}", last.iter().map(|(e, _)| e).collect::<Vec<_>>(), out.display());
+        let epochs = wgslate_train::average::average_last(&run_dir, k, &out)?;
+        eprintln!("averaged epochs {epochs:?} into {}", out.display());
         return Ok(());
     }
     let arch = kv.get("arch").ok_or_else(|| anyhow::anyhow!("--arch is required\n{USAGE}"))?.clone();
@@ -87,7 +82,6 @@ fn run() -> anyhow::Result<()> {
         }),
         other => anyhow::bail!("unknown --arch {other} (transformer or gru)"),
     };
-    let default_lr = "1e-3";
     train(TrainArgs {
         config,
         train_src: get("train-src", &format!("{data}/train.{src}")),
@@ -101,7 +95,7 @@ fn run() -> anyhow::Result<()> {
         epochs: num("epochs", "30")? as usize,
         minutes: num("minutes", "1e9")?,
         max_tokens: num("max-tokens", "2500")? as usize,
-        lr: num("lr", default_lr)?,
+        lr: num("lr", "1e-3")?,
         warmup: num("warmup", "400")? as usize,
         clip: num("clip", "1.0")?,
         seed: num("seed", "1")? as u64,

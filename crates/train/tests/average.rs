@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use candle_core::{Device, Tensor};
 use wgslate_model::weights::{to_f16_safetensors, CheckedWeights};
-use wgslate_train::average::{average, epoch_dir, epoch_exports};
+use wgslate_train::average::{average, average_last, epoch_dir, epoch_exports};
 
 fn export(dir: &Path, tensors: &[(&str, Vec<f32>, &[usize])], config: &str) {
     std::fs::create_dir_all(dir).unwrap();
@@ -23,13 +23,15 @@ fn scratch(name: &str) -> PathBuf {
 #[test]
 fn averages_the_epoch_exports_element_wise() {
     let run = scratch("mean");
+    export(&epoch_dir(&run, 1), &[("a", vec![100.0, 100.0, 100.0], &[3]), ("b", vec![100.0; 4], &[2, 2])], "{}");
     export(&epoch_dir(&run, 3), &[("a", vec![1.0, 2.0, -4.0], &[3]), ("b", vec![0.5, 0.25, 1.0, 2.0], &[2, 2])], "{}");
     export(&epoch_dir(&run, 10), &[("a", vec![3.0, 0.0, 4.0], &[3]), ("b", vec![1.5, 0.75, -1.0, 0.0], &[2, 2])], "{}");
     std::fs::create_dir_all(run.join("epoch-x")).unwrap();
     let found = epoch_exports(&run).unwrap();
-    assert_eq!(found.iter().map(|(e, _)| *e).collect::<Vec<_>>(), vec![3, 10], "numeric order, other folders ignored");
+    assert_eq!(found.iter().map(|(e, _)| *e).collect::<Vec<_>>(), vec![1, 3, 10], "numeric order, other folders ignored");
     let out = run.join("averaged");
-    average(&found.into_iter().map(|(_, d)| d).collect::<Vec<_>>(), &out).unwrap();
+    assert_eq!(average_last(&run, 2, &out).unwrap(), vec![3, 10], "the last two epochs");
+    assert!(average_last(&run, 4, &out).is_err());
     let w = CheckedWeights::parse(&std::fs::read(out.join("model.safetensors")).unwrap()).unwrap();
     assert_eq!(w.tensor("a").unwrap(), (&[3usize][..], &[2.0f32, 1.0, 0.0][..]));
     assert_eq!(w.tensor("b").unwrap(), (&[2usize, 2][..], &[1.0f32, 0.5, 0.0, 1.0][..]));
