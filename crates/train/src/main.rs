@@ -26,6 +26,7 @@ fn main() {
 /// and with purging off the first 20 steps ran at 545–605 target tok/s on one core instead of 419
 /// (minor page faults in 50 s: 1 463 instead of 1.66 M). MIMALLOC_PURGE_DELAY, if set, still wins.
 fn keep_freed_memory() {
+    // Not exported by libmimalloc-sys 0.1.49; its place in `mi_option_e`, the same in mimalloc v2 and v3.
     const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
     if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
         // SAFETY: called once at start-up, before any other thread exists.
