@@ -2,7 +2,7 @@ use std::path::PathBuf;
 
 use mimalloc::MiMalloc;
 use wgslate_model::{AttentionScore, GruConfig, ModelConfig, TransformerConfig};
-use wgslate_train::run::{train, TrainArgs};
+use wgslate_train::run::{train, Schedule, TrainArgs};
 
 #[global_allocator]
 static GLOBAL: MiMalloc = MiMalloc;
@@ -10,7 +10,7 @@ static GLOBAL: MiMalloc = MiMalloc;
 const USAGE: &str = "usage: wgslate-train --arch transformer|gru [--data DIR --src en --tgt de] [--train-src F --train-tgt F --val-src F --val-tgt F]
        [--run DIR] [--out DIR] [--resume] [--init MODEL_DIR] [--epochs N] [--minutes M] [--max-tokens N]
        [--lr X] [--warmup N] [--clip X] [--seed N] [--vocab N] [--d-model N] [--heads N] [--d-ff N] [--layers N]
-       [--dropout X] [--score additive|dot|general] [--val-bleu-sentences N]
+       [--dropout X] [--score additive|dot|general] [--schedule standard|linear] [--val-bleu-sentences N]
        wgslate-train --average K --run DIR --out DIR   (mean of the run's last K epoch exports)";
 
 fn main() {
@@ -114,6 +114,11 @@ fn run() -> anyhow::Result<()> {
         clip: num("clip", "1.0")?,
         seed: num("seed", "1")? as u64,
         checkpoint_minutes: num("checkpoint-minutes", "10")?,
+        schedule: match get("schedule", "standard").as_str() {
+            "standard" => Schedule::Standard,
+            "linear" => Schedule::Linear,
+            s => anyhow::bail!("unknown --schedule {s} (standard or linear)"),
+        },
         val_bleu_sentences: num("val-bleu-sentences", "0")? as usize,
     })
 }

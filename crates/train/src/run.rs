@@ -31,18 +31,31 @@ pub struct TrainArgs {
     pub clip: f64,
     pub seed: u64,
     pub checkpoint_minutes: f64,
+    pub schedule: Schedule,
     /// Validation sentences decoded for BLEU each epoch (all when 0).
     pub val_bleu_sentences: usize,
 }
 
-fn learning_rate(args: &TrainArgs, step: usize, scale: f64) -> f64 {
+/// How the learning rate moves after warm-up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Schedule {
+    /// Transformer: inverse square root decay; GRU: constant (halved on a validation plateau).
+    Standard,
+    /// Straight down to zero at the last step of `--epochs`: with a fixed time budget the run ends
+    /// at a low rate instead of wherever the inverse square root has got to.
+    Linear,
+}
+
+fn learning_rate(args: &TrainArgs, step: usize, total_steps: usize, scale: f64) -> f64 {
     let s = step.max(1) as f64;
     let w = args.warmup.max(1) as f64;
-    let shape = match args.config {
-        // Warm-up then inverse square root decay.
-        ModelConfig::Transformer(_) => (s / w).min((w / s).sqrt()),
-        // Warm-up then constant; halved on a validation plateau through `scale`.
-        ModelConfig::Gru(_) => (s / w).min(1.0),
+    let shape = match (args.schedule, &args.config) {
+        (Schedule::Linear, _) => {
+            let total = (total_steps as f64).max(w + 1.0);
+            (s / w).min(((total - s) / (total - w)).max(0.0))
+        }
+        (Schedule::Standard, ModelConfig::Transformer(_)) => (s / w).min((w / s).sqrt()),
+        (Schedule::Standard, ModelConfig::Gru(_)) => (s / w).min(1.0),
     };
     args.lr * shape * scale
 }
@@ -125,7 +138,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
             let batch = data::to_batch(&train_pairs, &batches[order[progress.batch]])?;
             let loss = crate::loss(&net, &batch, true, crate::LABEL_SMOOTHING)?;
             let grads = loss.backward()?;
-            let lr = learning_rate(&args, adam.step + 1, progress.lr_scale);
+            let lr = learning_rate(&args, adam.step + 1, args.epochs * batches.len(), progress.lr_scale);
             adam.update(&grads, lr, args.clip)?;
             let l = loss.to_scalar::<f32>()? as f64;
             loss_sum += l * batch.target_tokens as f64;
@@ -180,7 +193,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
             progress.bad_epochs = 0;
         } else {
             progress.bad_epochs += 1;
-            if matches!(args.config, ModelConfig::Gru(_)) {
+            if matches!(args.config, ModelConfig::Gru(_)) && args.schedule == Schedule::Standard {
                 progress.lr_scale *= 0.5;
                 eprintln!("validation loss did not improve; learning rate scale now {}", progress.lr_scale);
             }
@@ -193,4 +206,54 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         last_checkpoint = Instant::now();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wgslate_model::TransformerConfig;
+
+    fn args(schedule: Schedule) -> TrainArgs {
+        let config = TransformerConfig { vocab_size: 40, d_model: 16, n_heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1, max_len: 32, dropout: 0.0 };
+        TrainArgs {
+            config: ModelConfig::Transformer(config),
+            train_src: String::new(),
+            train_tgt: String::new(),
+            val_src: String::new(),
+            val_tgt: String::new(),
+            run_dir: PathBuf::new(),
+            out_dir: PathBuf::new(),
+            resume: false,
+            init: None,
+            epochs: 10,
+            minutes: 1.0,
+            max_tokens: 100,
+            lr: 2e-3,
+            warmup: 100,
+            clip: 1.0,
+            seed: 1,
+            checkpoint_minutes: 1.0,
+            schedule,
+            val_bleu_sentences: 0,
+        }
+    }
+
+    #[test]
+    fn linear_schedule_warms_up_then_falls_to_zero_at_the_last_step() {
+        let a = args(Schedule::Linear);
+        let close = |x: f64, y: f64| (x - y).abs() < 1e-12;
+        assert!(close(learning_rate(&a, 50, 1100, 1.0), 1e-3));
+        assert!(close(learning_rate(&a, 100, 1100, 1.0), 2e-3));
+        assert!(close(learning_rate(&a, 600, 1100, 1.0), 1e-3));
+        assert!(close(learning_rate(&a, 1100, 1100, 1.0), 0.0));
+        assert!(close(learning_rate(&a, 1200, 1100, 1.0), 0.0), "never negative after the horizon");
+        assert!(close(learning_rate(&a, 600, 1100, 0.5), 5e-4), "plateau scale still applies");
+    }
+
+    #[test]
+    fn standard_transformer_schedule_is_inverse_square_root_after_warm_up() {
+        let a = args(Schedule::Standard);
+        assert!((learning_rate(&a, 100, 1100, 1.0) - 2e-3).abs() < 1e-12);
+        assert!((learning_rate(&a, 400, 1100, 1.0) - 1e-3).abs() < 1e-12);
+    }
 }
