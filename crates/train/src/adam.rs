@@ -2,6 +2,8 @@
 
 use candle_core::{backprop::GradStore, Result, Tensor, Var};
 
+use crate::parallel::Grads;
+
 pub struct Adam {
     pub params: Vec<(String, Var)>,
     pub m: Vec<Tensor>,
@@ -21,33 +23,64 @@ impl Adam {
         Ok(Self { params, m, v, step: 0, beta1: 0.9, beta2: 0.98, eps: 1e-9 })
     }
 
+    /// The store's gradients in parameter order.
+    pub fn collect(&self, grads: &GradStore) -> Grads {
+        self.params.iter().map(|(_, p)| grads.get(p.as_tensor()).cloned()).collect()
+    }
+
     /// Global L2 norm of the gradients (parameters without a gradient count as zero).
-    pub fn grad_norm(&self, grads: &GradStore) -> Result<f64> {
+    pub fn grad_norm(&self, grads: &Grads) -> Result<f64> {
         let mut sq = 0f64;
-        for (_, p) in &self.params {
-            if let Some(g) = grads.get(p.as_tensor()) {
-                sq += g.sqr()?.sum_all()?.to_scalar::<f32>()? as f64;
-            }
+        for g in grads.iter().flatten() {
+            sq += g.sqr()?.sum_all()?.to_scalar::<f32>()? as f64;
         }
         Ok(sq.sqrt())
     }
 
     /// One update; gradients are scaled so their global norm is at most `clip`. Returns the norm.
-    pub fn update(&mut self, grads: &GradStore, lr: f64, clip: f64) -> Result<f64> {
+    /// `workers` threads each update a share of the parameters (candle's element-wise CPU ops run
+    /// on the calling thread).
+    pub fn update(&mut self, grads: &Grads, lr: f64, clip: f64) -> Result<f64> {
+        self.update_on(grads, lr, clip, 1)
+    }
+
+    pub fn update_on(&mut self, grads: &Grads, lr: f64, clip: f64, workers: usize) -> Result<f64> {
         let norm = self.grad_norm(grads)?;
         let scale = if norm > clip && norm > 0.0 { clip / norm } else { 1.0 };
         self.step += 1;
-        let bc1 = 1.0 - self.beta1.powi(self.step as i32);
-        let bc2 = 1.0 - self.beta2.powi(self.step as i32);
-        for (i, (_, p)) in self.params.iter().enumerate() {
-            let Some(g) = grads.get(p.as_tensor()) else { continue };
-            let g = (g * scale)?;
-            self.m[i] = ((&self.m[i] * self.beta1)? + (&g * (1.0 - self.beta1))?)?;
-            self.v[i] = ((&self.v[i] * self.beta2)? + (g.sqr()? * (1.0 - self.beta2))?)?;
-            let denom = ((&self.v[i] / bc2)?.sqrt()? + self.eps)?;
-            let delta = ((&self.m[i] / bc1)? / denom)?;
-            p.set(&(p.as_tensor() - (delta * lr)?)?)?;
-        }
+        let h = Hyper { beta1: self.beta1, beta2: self.beta2, eps: self.eps, bc1: 1.0 - self.beta1.powi(self.step as i32), bc2: 1.0 - self.beta2.powi(self.step as i32), lr, scale };
+        let per = self.params.len().div_ceil(workers.max(1)).max(1);
+        let jobs = self.params.chunks(per).zip(self.m.chunks_mut(per)).zip(self.v.chunks_mut(per)).zip(grads.chunks(per));
+        std::thread::scope(|s| {
+            let handles: Vec<_> = jobs.map(|(((p, m), v), g)| s.spawn(move || h.apply(p, m, v, g))).collect();
+            handles.into_iter().try_for_each(|j| j.join().unwrap_or_else(|_| Err(candle_core::Error::Msg("an optimizer thread panicked".into()))))
+        })?;
         Ok(norm)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Hyper {
+    beta1: f64,
+    beta2: f64,
+    eps: f64,
+    bc1: f64,
+    bc2: f64,
+    lr: f64,
+    scale: f64,
+}
+
+impl Hyper {
+    fn apply(&self, params: &[(String, Var)], m: &mut [Tensor], v: &mut [Tensor], grads: &[Option<Tensor>]) -> Result<()> {
+        for (i, (_, p)) in params.iter().enumerate() {
+            let Some(g) = &grads[i] else { continue };
+            let g = (g * self.scale)?;
+            m[i] = ((&m[i] * self.beta1)? + (&g * (1.0 - self.beta1))?)?;
+            v[i] = ((&v[i] * self.beta2)? + (g.sqr()? * (1.0 - self.beta2))?)?;
+            let denom = ((&v[i] / self.bc2)?.sqrt()? + self.eps)?;
+            let delta = ((&m[i] / self.bc1)? / denom)?;
+            p.set(&(p.as_tensor() - (delta * self.lr)?)?)?;
+        }
+        Ok(())
     }
 }

@@ -5,6 +5,7 @@ pub mod average;
 pub mod checkpoint;
 pub mod data;
 pub mod evaluate;
+pub mod parallel;
 pub mod run;
 
 use candle_core::{Result, Tensor};

@@ -11,6 +11,7 @@ const USAGE: &str = "usage: wgslate-train --arch transformer|gru [--data DIR --s
        [--run DIR] [--out DIR] [--resume] [--init MODEL_DIR] [--epochs N] [--minutes M] [--max-tokens N]
        [--lr X] [--warmup N] [--clip X] [--seed N] [--vocab N] [--d-model N] [--heads N] [--d-ff N] [--layers N]
        [--dropout X] [--score additive|dot|general] [--schedule standard|linear] [--val-bleu-sentences N]
+       [--split N]   (N worker threads per batch, each on a share of its rows; with RAYON_NUM_THREADS=1)
        wgslate-train --average K --run DIR --out DIR   (mean of the run's last K epoch exports)";
 
 fn main() {
@@ -120,5 +121,6 @@ fn run() -> anyhow::Result<()> {
             s => anyhow::bail!("unknown --schedule {s} (standard or linear)"),
         },
         val_bleu_sentences: num("val-bleu-sentences", "0")? as usize,
+        split: (num("split", "1")? as usize).max(1),
     })
 }

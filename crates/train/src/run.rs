@@ -34,6 +34,8 @@ pub struct TrainArgs {
     pub schedule: Schedule,
     /// Validation sentences decoded for BLEU each epoch (all when 0).
     pub val_bleu_sentences: usize,
+    /// Worker threads per batch (`parallel::loss_and_grads`); 1 computes the batch as one graph.
+    pub split: usize,
 }
 
 /// How the learning rate moves after warm-up.
@@ -135,15 +137,13 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         let epoch_start = Instant::now();
         let (mut loss_sum, mut tok_sum, mut window_tok, mut window_start) = (0f64, 0usize, 0usize, Instant::now());
         while progress.batch < batches.len() {
-            let batch = data::to_batch(&train_pairs, &batches[order[progress.batch]])?;
-            let loss = crate::loss(&net, &batch, true, crate::LABEL_SMOOTHING)?;
-            let grads = loss.backward()?;
+            let idx = &batches[order[progress.batch]];
+            let (l, tokens, grads) = crate::parallel::loss_and_grads(&net, &train_pairs, idx, args.split, &adam.params, true, crate::LABEL_SMOOTHING)?;
             let lr = learning_rate(&args, adam.step + 1, args.epochs * batches.len(), progress.lr_scale);
-            adam.update(&grads, lr, args.clip)?;
-            let l = loss.to_scalar::<f32>()? as f64;
-            loss_sum += l * batch.target_tokens as f64;
-            tok_sum += batch.target_tokens;
-            window_tok += batch.target_tokens;
+            adam.update_on(&grads, lr, args.clip, args.split)?;
+            loss_sum += l * tokens as f64;
+            tok_sum += tokens;
+            window_tok += tokens;
             progress.batch += 1;
             if progress.batch.is_multiple_of(20) || progress.batch == batches.len() {
                 let tps = window_tok as f64 / window_start.elapsed().as_secs_f64();
@@ -235,6 +235,7 @@ mod tests {
             checkpoint_minutes: 1.0,
             schedule,
             val_bleu_sentences: 0,
+            split: 1,
         }
     }
 
