@@ -38,12 +38,12 @@ impl Adam {
     }
 
     /// One update; gradients are scaled so their global norm is at most `clip`. Returns the norm.
-    /// `workers` threads each update a share of the parameters (candle's element-wise CPU ops run
-    /// on the calling thread).
     pub fn update(&mut self, grads: &Grads, lr: f64, clip: f64) -> Result<f64> {
         self.update_on(grads, lr, clip, 1)
     }
 
+    /// `update` with `workers` threads, each updating a share of the parameters (candle's
+    /// element-wise CPU ops run on the calling thread).
     pub fn update_on(&mut self, grads: &Grads, lr: f64, clip: f64, workers: usize) -> Result<f64> {
         let norm = self.grad_norm(grads)?;
         let scale = if norm > clip && norm > 0.0 { clip / norm } else { 1.0 };
