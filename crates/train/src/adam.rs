@@ -1,6 +1,6 @@
 //! Adam with global-norm gradient clipping and a state that can be saved and restored.
 
-use candle_core::{backprop::GradStore, Result, Tensor, Var};
+use candle_core::{Result, Tensor, Var};
 
 use crate::parallel::Grads;
 
@@ -23,11 +23,6 @@ impl Adam {
         Ok(Self { params, m, v, step: 0, beta1: 0.9, beta2: 0.98, eps: 1e-9 })
     }
 
-    /// The store's gradients in parameter order.
-    pub fn collect(&self, grads: &GradStore) -> Grads {
-        self.params.iter().map(|(_, p)| grads.get(p.as_tensor()).cloned()).collect()
-    }
-
     /// Global L2 norm of the gradients (parameters without a gradient count as zero).
     pub fn grad_norm(&self, grads: &Grads) -> Result<f64> {
         let mut sq = 0f64;
@@ -38,13 +33,9 @@ impl Adam {
     }
 
     /// One update; gradients are scaled so their global norm is at most `clip`. Returns the norm.
-    pub fn update(&mut self, grads: &Grads, lr: f64, clip: f64) -> Result<f64> {
-        self.update_on(grads, lr, clip, 1)
-    }
-
-    /// `update` with `workers` threads, each updating a share of the parameters (candle's
-    /// element-wise CPU ops run on the calling thread).
-    pub fn update_on(&mut self, grads: &Grads, lr: f64, clip: f64, workers: usize) -> Result<f64> {
+    /// `workers` threads each update a share of the parameters (candle's element-wise CPU ops run
+    /// on the calling thread).
+    pub fn update(&mut self, grads: &Grads, lr: f64, clip: f64, workers: usize) -> Result<f64> {
         let norm = self.grad_norm(grads)?;
         let scale = if norm > clip && norm > 0.0 { clip / norm } else { 1.0 };
         self.step += 1;

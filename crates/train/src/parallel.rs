@@ -5,13 +5,18 @@
 //! Why: most of candle's CPU ops (and our fused ones) run on one thread, so two rayon threads on
 //! one graph leave a core idle much of the step; two graphs, one per core, keep both busy.
 
-use candle_core::{Result, Tensor, Var};
+use candle_core::{backprop::GradStore, Result, Tensor, Var};
 use wgslate_model::Net;
 
 use crate::data::{self, Pair};
 
 /// Gradients aligned with the optimizer's parameters (`None` where a parameter got none).
 pub type Grads = Vec<Option<Tensor>>;
+
+/// The store's gradients in parameter order.
+pub fn collect(params: &[(String, Var)], store: &GradStore) -> Grads {
+    params.iter().map(|(_, p)| store.get(p.as_tensor()).cloned()).collect()
+}
 
 /// Splits the rows `idx` (sorted by length, as `make_batches` leaves them) into `parts`
 /// contiguous runs of nearly equal size; never more runs than rows.
@@ -38,7 +43,7 @@ pub fn loss_and_grads(net: &Net, pairs: &[Pair], idx: &[usize], parts: usize, pa
         let loss = crate::loss(net, &batch, train, smoothing)?;
         let grads = (&loss * weight)?.backward()?;
         let value = loss.to_scalar::<f32>()? as f64 * weight;
-        Ok((value, params.iter().map(|(_, p)| grads.get(p.as_tensor()).cloned()).collect()))
+        Ok((value, collect(params, &grads)))
     };
     let results: Vec<Result<(f64, Grads)>> = if chunks.len() == 1 {
         vec![work(chunks[0])]

@@ -140,7 +140,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
             let idx = &batches[order[progress.batch]];
             let (l, tokens, grads) = crate::parallel::loss_and_grads(&net, &train_pairs, idx, args.split, &adam.params, true, crate::LABEL_SMOOTHING)?;
             let lr = learning_rate(&args, adam.step + 1, args.epochs * batches.len(), progress.lr_scale);
-            adam.update_on(&grads, lr, args.clip, args.split)?;
+            adam.update(&grads, lr, args.clip, args.split)?;
             loss_sum += l * tokens as f64;
             tok_sum += tokens;
             window_tok += tokens;

@@ -65,8 +65,8 @@ fn tiny_models_overfit_fifty_pairs() {
         let first = wgslate_train::loss(&net, &batch, false, 0.0).unwrap().to_scalar::<f32>().unwrap();
         for _ in 0..300 {
             let loss = wgslate_train::loss(&net, &batch, true, 0.0).unwrap();
-            let grads = adam.collect(&loss.backward().unwrap());
-            adam.update(&grads, 1e-2, 1.0).unwrap();
+            let grads = wgslate_train::parallel::collect(&adam.params, &loss.backward().unwrap());
+            adam.update(&grads, 1e-2, 1.0, 1).unwrap();
         }
         let last = wgslate_train::loss(&net, &batch, false, 0.0).unwrap().to_scalar::<f32>().unwrap();
         assert!(last < 0.1, "{}: loss went from {first} to {last}, expected < 0.1", config.arch_name());

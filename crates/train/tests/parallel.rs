@@ -7,6 +7,13 @@ use wgslate_train::adam::Adam;
 use wgslate_train::data::{make_batches, Pair};
 use wgslate_train::parallel::{loss_and_grads, split_rows};
 
+fn build(config: &ModelConfig) -> (Net, Adam) {
+    let varmap = VarMap::new();
+    let net = Net::new(config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu)).unwrap();
+    let adam = Adam::new(varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap();
+    (net, adam)
+}
+
 fn pairs(n: usize) -> Vec<Pair> {
     (0..n)
         .map(|i| {
@@ -38,9 +45,7 @@ fn split_batches_give_the_same_loss_and_gradients() {
         ModelConfig::Gru(GruConfig { vocab_size: 40, emb_dim: 16, encoder_hidden: 12, decoder_hidden: 24, attention_dim: 10, score: AttentionScore::Additive, max_len: 32, dropout: 0.1 }),
     ];
     for config in configs {
-        let varmap = VarMap::new();
-        let net = Net::new(&config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu)).unwrap();
-        let adam = Adam::new(varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap();
+        let (net, adam) = build(&config);
         // train = false: no dropout, so both ways compute the same function.
         let (loss1, tokens1, grads1) = loss_and_grads(&net, &data, &batch, 1, &adam.params, false, 0.1).unwrap();
         let (loss3, tokens3, grads3) = loss_and_grads(&net, &data, &batch, 3, &adam.params, false, 0.1).unwrap();
@@ -63,9 +68,7 @@ fn adam_gives_the_same_update_on_any_number_of_threads() {
     let config = ModelConfig::Transformer(TransformerConfig { vocab_size: 40, d_model: 16, n_heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1, max_len: 32, dropout: 0.0 });
     let mut finals: Vec<Vec<candle_core::Tensor>> = Vec::new();
     for workers in [1, 3] {
-        let varmap = VarMap::new();
-        let net = Net::new(&config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu)).unwrap();
-        let mut adam = Adam::new(varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap();
+        let (net, mut adam) = build(&config);
         if let Some(first) = finals.first() {
             // Same starting point for both runs.
             for ((_, p), t) in adam.params.iter().zip(first) {
@@ -76,7 +79,7 @@ fn adam_gives_the_same_update_on_any_number_of_threads() {
         }
         for _ in 0..3 {
             let (_, _, grads) = loss_and_grads(&net, &data, &batch, 1, &adam.params, false, 0.1).unwrap();
-            adam.update_on(&grads, 1e-2, 1.0, workers).unwrap();
+            adam.update(&grads, 1e-2, 1.0, workers).unwrap();
         }
         finals.push(adam.params.iter().map(|(_, p)| p.as_tensor().copy().unwrap()).collect());
     }
