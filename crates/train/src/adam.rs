@@ -23,6 +23,11 @@ impl Adam {
         Ok(Self { params, m, v, step: 0, beta1: 0.9, beta2: 0.98, eps: 1e-9 })
     }
 
+    /// Adam over every variable of the map.
+    pub fn for_varmap(varmap: &candle_nn::VarMap) -> Result<Self> {
+        Self::new(varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+    }
+
     /// Global L2 norm of the gradients (parameters without a gradient count as zero).
     pub fn grad_norm(&self, grads: &Grads) -> Result<f64> {
         let mut sq = 0f64;

@@ -103,9 +103,8 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
 
     let varmap = VarMap::new();
     let net = Net::new(&args.config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu))?;
-    let named: Vec<(String, candle_core::Var)> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let n_params: usize = named.iter().map(|(_, v)| v.elem_count()).sum();
-    let mut adam = Adam::new(named)?;
+    let mut adam = Adam::for_varmap(&varmap)?;
+    let n_params: usize = adam.params.iter().map(|(_, v)| v.elem_count()).sum();
     let mut progress = Progress { lr_scale: 1.0, best_val_loss: f64::INFINITY, ..Default::default() };
     if args.resume && args.run_dir.join("state.safetensors").exists() {
         progress = checkpoint::load(&args.run_dir, &mut adam).context("loading the checkpoint")?;

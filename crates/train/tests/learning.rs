@@ -59,8 +59,7 @@ fn tiny_models_overfit_fifty_pairs() {
     let batches = make_batches(&pairs, 10_000);
     for config in [tiny_transformer(), tiny_gru(AttentionScore::Additive)] {
         let (varmap, net) = build(&config);
-        let named = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        let mut adam = Adam::new(named).unwrap();
+        let mut adam = Adam::for_varmap(&varmap).unwrap();
         let batch = to_batch(&pairs, &batches[0]).unwrap();
         let first = wgslate_train::loss(&net, &batch, false, 0.0).unwrap().to_scalar::<f32>().unwrap();
         for _ in 0..300 {

@@ -10,7 +10,7 @@ use wgslate_train::parallel::{loss_and_grads, split_rows};
 fn build(config: &ModelConfig) -> (Net, Adam) {
     let varmap = VarMap::new();
     let net = Net::new(config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu)).unwrap();
-    let adam = Adam::new(varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect()).unwrap();
+    let adam = Adam::for_varmap(&varmap).unwrap();
     (net, adam)
 }
 
