@@ -158,7 +158,7 @@ async fn compute(hyp: String, refs: Vec<String>, hyp2: String, options: Options,
             let base_rows: Vec<Vec<f64>> = bleu_stats.iter().map(stats_row).collect();
             let sys_rows: Vec<Vec<f64>> = sys_stats.iter().map(stats_row).collect();
             let opts = corpus.options.clone();
-            Some((sys_score, significance::paired_bootstrap(&base_rows, &sys_rows, bleu.score, sys_score, &Scorer::Bleu(&opts), 1000, 12345)))
+            Some((sys_score, significance::paired_bootstrap(&base_rows, &sys_rows, bleu.score, sys_score, &Scorer::Bleu(&opts), 1000, &[12345])))
         }
     };
     Ok(Some(Report { bleu, signature, chrf: chrf_result, ter: ter_result, lines, paired, options, hyps, refs: streams }))

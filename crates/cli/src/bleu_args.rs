@@ -13,7 +13,7 @@ pub struct BleuArgs {
     pub sentence_level: bool,
     pub chrf_char_order: usize,
     pub chrf_word_order: usize,
-    pub chrf_beta: u32,
+    pub chrf_beta: i64,
     pub chrf_whitespace: bool,
     pub chrf_lowercase: bool,
     pub chrf_eps_smoothing: bool,
@@ -30,6 +30,8 @@ pub struct BleuArgs {
     pub score_only: bool,
     pub short: bool,
     pub num_refs: usize,
+    /// SACREBLEU_SEED as given (None: unset), read only when a bootstrap needs it.
+    pub seed: Option<String>,
 }
 
 impl Default for BleuArgs {
@@ -63,6 +65,7 @@ impl Default for BleuArgs {
             score_only: false,
             short: false,
             num_refs: 1,
+            seed: None,
         }
     }
 }
@@ -70,7 +73,18 @@ impl Default for BleuArgs {
 pub const USAGE: &str = "usage: wgslate bleu REF [REF ...] [-i HYP [HYP ...]] [-m {bleu,chrf,ter} ...] [-tok {13a,intl,zh,char,none}] [-lc]
        [-s {none,floor,add-k,exp}] [-sv X] [--force] [-sl] [-cc N] [-cw N] [--chrf-beta N] [--chrf-whitespace]
        [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct]
-       [--ter-asian-support] [-ci] [-cin N] [-pbs] [-pbsn N] [-nr N] [-w N] [-f {json,text}] [-b] [-sh] [-q] [-nc]";
+       [--ter-asian-support] [-ci] [-cin N] [-pbs] [-pbsn N] [-nr N] [-w N] [-f {json,text,latex}] [-b] [-sh] [-q] [-nc]";
+
+const FORMATS: [&str; 3] = ["json", "text", "latex"];
+
+/// sacreBLEU's environment: SACREBLEU_FORMAT (any case) overrides `-f` when it names a format;
+/// SACREBLEU_SEED seeds the bootstrap.
+pub fn apply_env(a: &mut BleuArgs, var: impl Fn(&str) -> Option<String>) {
+    if let Some(f) = var("SACREBLEU_FORMAT").map(|f| f.to_lowercase()).filter(|f| FORMATS.contains(&f.as_str())) {
+        a.format = f;
+    }
+    a.seed = var("SACREBLEU_SEED");
+}
 
 fn looks_like_option(s: &str) -> bool {
     s.starts_with('-') && s.len() > 1 && s.parse::<f64>().is_err()
@@ -129,7 +143,8 @@ pub fn parse(argv: &[String]) -> Result<BleuArgs, String> {
                         return Err(format!("argument -m/--metrics: invalid choice: '{x}' (choose from 'bleu', 'chrf', 'ter')"));
                     }
                 }
-                a.metrics = m;
+                // sacreBLEU keys its metrics by name: a repeated one counts once, where it first appears.
+                a.metrics = m.iter().enumerate().filter(|(k, x)| !m[..*k].contains(x)).map(|(_, x)| x.clone()).collect();
             }
             "-tok" | "--tokenize" => {
                 let v = value("-tok/--tokenize")?;
@@ -165,8 +180,8 @@ pub fn parse(argv: &[String]) -> Result<BleuArgs, String> {
             "-w" | "--width" => a.width = number("--width", &value("-w")?)?,
             "-f" | "--format" => {
                 let v = value("-f/--format")?;
-                if !["json", "text"].contains(&v.as_str()) {
-                    return Err(format!("argument --format/-f: invalid choice: '{v}' (choose from 'json', 'text')"));
+                if !FORMATS.contains(&v.as_str()) {
+                    return Err(format!("argument --format/-f: invalid choice: '{v}' (choose from 'json', 'text', 'latex')"));
                 }
                 a.format = v;
             }

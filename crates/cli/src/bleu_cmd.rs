@@ -10,7 +10,37 @@ use crate::bleu_args::BleuArgs;
 use crate::pyfmt::{self, Json};
 use crate::table;
 
-const SEED: u32 = 12345;
+/// The bootstrap's seed: its text for the signature and its words for numpy's SeedSequence.
+struct Seed {
+    label: String,
+    words: Vec<u32>,
+}
+
+/// SACREBLEU_SEED as sacreBLEU reads it: unset means 12345, "none" (any case) fresh entropy.
+fn bootstrap_seed(var: Option<&str>) -> Result<Seed, String> {
+    let Some(text) = var else { return Ok(Seed { label: "12345".into(), words: vec![12345] }) };
+    let label = text.to_lowercase();
+    if label == "none" {
+        return Ok(Seed { label, words: os_entropy() });
+    }
+    let words = numpy::seed_words(text.trim())
+        .ok_or_else(|| format!("SACREBLEU_SEED must be a non-negative integer or None, not '{text}'"))?;
+    Ok(Seed { label, words })
+}
+
+/// 128 bits that differ from run to run, as numpy draws from the OS for an unseeded generator.
+fn os_entropy() -> Vec<u32> {
+    use std::hash::{BuildHasher, Hasher};
+    let mut words = Vec::new();
+    for k in 0..2u64 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u64(k);
+        h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+        let v = h.finish();
+        words.extend([v as u32, (v >> 32) as u32]);
+    }
+    words
+}
 
 use wgslate_metrics::pystr::lines as split_lines;
 
@@ -90,8 +120,9 @@ impl Metric {
                 let mut sum = BleuStats::zeros(o.max_ngram_order);
                 per_seg.iter().for_each(|s| sum.add(s));
                 let s = bleu.compute(&sum);
-                let prec = s.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/");
-                let verbose = format!("{prec} (BP = {:.3} ratio = {:.3} hyp_len = {} ref_len = {})", s.bp, s.ratio(), s.sys_len, s.ref_len);
+                let prec = s.precisions.iter().map(|&p| pystr::fixed(p, 1)).collect::<Vec<_>>().join("/");
+                let (bp, ratio) = (pystr::fixed(s.bp, 3), pystr::fixed(s.ratio(), 3));
+                let verbose = format!("{prec} (BP = {bp} ratio = {ratio} hyp_len = {} ref_len = {})", s.sys_len, s.ref_len);
                 let stats = per_seg.iter().map(|st| [st.sys_len, st.ref_len].iter().chain(&st.correct).chain(&st.total).map(|&v| v as f64).collect()).collect();
                 Scored { name: "BLEU".into(), score: s.score, verbose: Some(verbose), stats }
             }
@@ -113,8 +144,9 @@ impl Metric {
 /// sacreBLEU's `Score.format`.
 fn format_score(s: &Scored, ci: Option<Interval>, a: &BleuArgs, sig: &Signature, json: bool) -> String {
     let w = a.width;
-    let mut sc = format!("{:.w$}", s.score);
-    let conf = ci.map(|c| (format!("{:.w$}", c.mean), format!("{:.w$}", c.ci)));
+    let mut sc = pystr::fixed(s.score, w);
+    // sacreBLEU shows the interval only when the bootstrap mean is above zero.
+    let conf = ci.filter(|c| c.mean > 0.0).map(|c| (pystr::fixed(c.mean, w), pystr::fixed(c.ci, w)));
     if let Some((m, c)) = &conf {
         sc += &format!(" (μ = {m} ± {c})");
     }
@@ -238,16 +270,18 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         None => {
             let mut text = String::new();
             std::io::stdin().read_to_string(&mut text).map_err(|_| "standard input is not valid UTF-8".to_string())?;
-            let lines = split_lines(&text);
+            // Python reads standard input with universal newlines ("\r" and "\r\n" end lines too),
+            // unlike files, and does not rstrip the first line's fields one by one.
+            let lines = split_lines(&text.replace("\r\n", "\n").replace('\r', "\n"));
             let n = lines.first().map_or(1, |l| l.split('\t').count());
             let mut systems = vec![Vec::new(); n];
-            for line in &lines {
+            for (i, line) in lines.iter().enumerate() {
                 let fields: Vec<&str> = line.split('\t').collect();
                 if fields.len() != n {
                     return Err("the number of tab-delimited fields in the input stream differ across lines.".into());
                 }
                 for (k, f) in fields.into_iter().enumerate() {
-                    systems[k].push(pystr::rstrip(f).to_string());
+                    systems[k].push(if i == 0 { f } else { pystr::rstrip(f) }.to_string());
                 }
             }
             (systems, (1..=n).map(|i| format!("System {i}")).collect())
@@ -305,8 +339,9 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         for m in &metrics {
             let s = m.score(&hyp_views[0], &ref_view);
             let (ci, resampling) = if a.confidence && a.confidence_n > 1 {
-                let ci = significance::confidence(&s.stats, &m.scorer(), a.confidence_n, SEED);
-                (Some(ci), Resampling { bootstrap: Some(a.confidence_n), seed: Some(SEED.to_string()) })
+                let seed = bootstrap_seed(a.seed.as_deref())?;
+                let ci = significance::confidence(&s.stats, &m.scorer(), a.confidence_n, &seed.words);
+                (Some(ci), Resampling { bootstrap: Some(a.confidence_n), seed: Some(seed.label) })
             } else {
                 (None, Resampling::default())
             };
@@ -317,26 +352,32 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         return Ok(());
     }
 
+    if a.format == "latex" {
+        return Err("LaTeX tables (-f latex) are not supported; use -f text or -f json".into());
+    }
     if !a.paired_bs {
         metrics.sort_by_key(|m| m.sort_key());
     }
+    let seed = if a.paired_bs { Some(bootstrap_seed(a.seed.as_deref())?) } else { None };
     // One per metric: (header, cells per system, signature).
     let mut columns: Vec<(String, Vec<Cell>, String)> = Vec::new();
     for m in &metrics {
         let scored: Vec<Scored> = hyp_views.iter().map(|h| m.score(h, &ref_view)).collect();
         let name = scored[0].name.clone();
         if a.paired_bs {
-            let resampling = Resampling { bootstrap: Some(a.paired_bs_n), seed: Some(SEED.to_string()) };
+            let seed = seed.as_ref().expect("seed resolved for paired tests");
+            let resampling = Resampling { bootstrap: Some(a.paired_bs_n), seed: Some(seed.label.clone()) };
             let sig = m.signature(nrefs, &resampling).format(a.short);
             let mut cells = Vec::new();
             let base = &scored[0];
             let mut baseline_ci = None;
             for (k, s) in scored.iter().enumerate().skip(1) {
-                let r = significance::paired_bootstrap(&base.stats, &s.stats, base.score, s.score, &m.scorer(), a.paired_bs_n, SEED);
+                let r = significance::paired_bootstrap(&base.stats, &s.stats, base.score, s.score, &m.scorer(), a.paired_bs_n, &seed.words);
                 baseline_ci.get_or_insert(r.baseline);
                 let w = a.width;
                 let star = if r.p_value > 0.05 { "" } else { "*" };
-                let text = format!("{:.w$} ({:.w$} ± {:.w$})\n(p = {:.4}){star}", s.score, r.system.mean, r.system.ci, r.p_value);
+                let f = |x| pystr::fixed(x, w);
+                let text = format!("{} ({} ± {})\n(p = {:.4}){star}", f(s.score), f(r.system.mean), f(r.system.ci), r.p_value);
                 let json = Json::Obj(vec![
                     ("score".into(), Json::Raw(pyfmt::repr(s.score))),
                     ("p_value".into(), Json::Raw(pyfmt::repr(r.p_value))),
@@ -348,7 +389,7 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
             let b = baseline_ci.expect("paired mode has at least two systems");
             let w = a.width;
             let mut all = vec![(
-                format!("{:.w$} ({:.w$} ± {:.w$})", base.score, b.mean, b.ci),
+                format!("{} ({} ± {})", pystr::fixed(base.score, w), pystr::fixed(b.mean, w), pystr::fixed(b.ci, w)),
                 Json::Obj(vec![
                     ("score".into(), Json::Raw(pyfmt::repr(base.score))),
                     ("p_value".into(), Json::Null),
@@ -361,7 +402,7 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         } else {
             let sig = m.signature(nrefs, &Resampling::default()).format(a.short);
             let cells = scored.iter().map(|s| {
-                let t = format!("{:.w$}", s.score, w = a.width);
+                let t = pystr::fixed(s.score, a.width);
                 (t.clone(), Json::Str(t))
             }).collect();
             columns.push((name, cells, sig));

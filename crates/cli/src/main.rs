@@ -33,7 +33,12 @@ fn main() {
             println!("{}", bleu_args::USAGE);
             Ok(())
         }
-        Some("bleu") => bleu_args::parse(&args[1..]).and_then(bleu_cmd::run).map_err(|e| format!("wgslate bleu: error: {e}")),
+        Some("bleu") => bleu_args::parse(&args[1..])
+            .map(|mut a| {
+                bleu_args::apply_env(&mut a, |k| std::env::var(k).ok());
+                a
+            })
+            .and_then(bleu_cmd::run).map_err(|e| format!("wgslate bleu: error: {e}")),
         Some("translate") => translate_cmd::run_translate(&args[1..]).map_err(|e| format!("wgslate translate: {e}")),
         Some("eval") => translate_cmd::run_eval(&args[1..]).map_err(|e| format!("wgslate eval: {e}")),
         Some("bench") => bench::run(&args[1..]).map_err(|e| format!("wgslate bench: {e}")),

@@ -11,14 +11,48 @@ pub fn repr(x: f64) -> String {
     if x == 0.0 {
         return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
-    let sci = format!("{x:e}");
+    let sci = shortest(x);
     let (mantissa, exp) = sci.split_once('e').unwrap();
     let exp: i32 = exp.parse().unwrap();
     if (-4..16).contains(&exp) {
-        let s = format!("{x}");
+        let s = positional(mantissa, exp);
         if s.contains('.') { s } else { format!("{s}.0") }
     } else {
         format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    }
+}
+
+/// The shortest digits that read back as `x`, in `{:e}` form. Where two such digit strings are
+/// equally close to `x` (its exact value ends in a 5 just past them), Python keeps the one with an
+/// even last digit and Rust the upper one: 0.80170440673828125 is 0.8017044067382812 in Python.
+fn shortest(x: f64) -> String {
+    let rust = format!("{x:e}");
+    let (mantissa, _) = rust.split_once('e').unwrap();
+    let n = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    let exact = format!("{:.*e}", n + 24, x);
+    let (exact_mantissa, exact_exp) = exact.split_once('e').unwrap();
+    let digits: Vec<u8> = exact_mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let tie = digits[n] == b'5' && digits[n + 1..].iter().all(|&d| d == b'0');
+    if !tie || (digits[n - 1] - b'0') % 2 == 1 {
+        return rust;
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let lower: String = digits[..n].iter().map(|&d| d as char).collect();
+    let candidate = if n > 1 { format!("{sign}{}.{}e{exact_exp}", &lower[..1], &lower[1..]) } else { format!("{sign}{lower}e{exact_exp}") };
+    if candidate.parse::<f64>() == Ok(x) { candidate } else { rust }
+}
+
+/// `d.ddd` × 10^exp written without an exponent, as Python's repr does for -4 <= exp < 16.
+fn positional(mantissa: &str, exp: i32) -> String {
+    let (sign, m) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
+    let digits: String = m.chars().filter(char::is_ascii_digit).collect();
+    let point = exp + 1;
+    if point <= 0 {
+        format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
+    } else if point as usize >= digits.len() {
+        format!("{sign}{digits}{}", "0".repeat(point as usize - digits.len()))
+    } else {
+        format!("{sign}{}.{}", &digits[..point as usize], &digits[point as usize..])
     }
 }
 
@@ -103,6 +137,10 @@ mod tests {
     #[test]
     fn repr_matches_python() {
         for (x, want) in [(0.25, "0.25"), (1e-7, "1e-07"), (1e-6, "1e-06"), (100.0, "100.0"), (1e16, "1e+16"), (54.65, "54.65"), (0.0001, "0.0001"), (123456789012345678.0, "1.2345678901234568e+17")] {
+            assert_eq!(repr(x), want);
+        }
+        // Exact ties between two shortest digit strings; Python's answers (repr in CPython 3.11).
+        for (x, want) in [(0.80170440673828125, "0.8017044067382812"), (-0.80170440673828125, "-0.8017044067382812"), (5e-324, "5e-324"), (-1.5, "-1.5"), (0.3, "0.3")] {
             assert_eq!(repr(x), want);
         }
         assert_eq!(rounded(54.600075123, 1), "54.6");

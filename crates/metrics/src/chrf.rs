@@ -9,7 +9,7 @@ use crate::pystr;
 pub struct ChrfOptions {
     pub char_order: usize,
     pub word_order: usize,
-    pub beta: u32,
+    pub beta: i64,
     pub lowercase: bool,
     pub whitespace: bool,
     pub eps_smoothing: bool,
@@ -129,7 +129,7 @@ impl Chrf {
     /// sacreBLEU's `_compute_f_score`, with Python-float / float32 semantics (see [`Num`]).
     pub fn f_score_num(&self, stats: &[Num]) -> Num {
         let eps = Num::Py(1e-16);
-        let b2 = (self.options.beta * self.options.beta) as f64;
+        let b2 = self.options.beta as f64 * self.options.beta as f64;
         let (factor, one_plus) = (Num::Py(b2), Num::Py(1.0 + b2));
         let zero = Num::Py(0.0);
         let (mut score, mut avg_prec, mut avg_rec, mut effective) = (zero, zero, zero, 0);

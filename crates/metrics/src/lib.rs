@@ -10,6 +10,7 @@ pub mod pystr;
 pub mod significance;
 pub mod signature;
 pub mod ter;
+mod ter_edit;
 mod ter_tokenizer;
 pub mod tokenizers;
 mod tokenizers_intl;

@@ -4,8 +4,9 @@
 
 const M32: u64 = 0xFFFF_FFFF;
 
-/// SeedSequence(seed).generate_state(n_words) for a seed that fits in 32 bits.
-fn seed_sequence_state(seed: u32, n_words: usize) -> Vec<u32> {
+/// SeedSequence(entropy).generate_state(n_words), the entropy as numpy splits an int: 32-bit words,
+/// least significant first.
+fn seed_sequence_state(entropy: &[u32], n_words: usize) -> Vec<u32> {
     const INIT_A: u64 = 0x43b0d7e5;
     const MULT_A: u64 = 0x931e8875;
     const INIT_B: u64 = 0x8b51f9dd;
@@ -25,7 +26,7 @@ fn seed_sequence_state(seed: u32, n_words: usize) -> Vec<u32> {
     };
     let mut pool = [0u64; 4];
     for (i, p) in pool.iter_mut().enumerate() {
-        *p = hashmix(if i == 0 { seed as u64 } else { 0 });
+        *p = hashmix(entropy.get(i).map_or(0, |&w| w as u64));
     }
     for src in 0..4 {
         for dst in 0..4 {
@@ -33,6 +34,12 @@ fn seed_sequence_state(seed: u32, n_words: usize) -> Vec<u32> {
                 let h = hashmix(pool[src]);
                 pool[dst] = mix(pool[dst], h);
             }
+        }
+    }
+    for &word in entropy.iter().skip(4) {
+        for p in pool.iter_mut() {
+            let h = hashmix(word as u64);
+            *p = mix(*p, h);
         }
     }
     let mut h = INIT_B;
@@ -54,9 +61,9 @@ pub struct Pcg64 {
 const PCG_MULT: u128 = (2549297995355413924u128 << 64) + 4865540595714422341u128;
 
 impl Pcg64 {
-    /// `np.random.default_rng(seed)`'s bit generator.
-    pub fn new(seed: u32) -> Self {
-        let w = seed_sequence_state(seed, 8);
+    /// `np.random.default_rng(seed)`'s bit generator, for the seed's entropy words.
+    pub fn new(entropy: &[u32]) -> Self {
+        let w = seed_sequence_state(entropy, 8);
         let u: Vec<u128> = (0..4).map(|i| (w[2 * i] as u128) | ((w[2 * i + 1] as u128) << 32)).collect();
         let (s, inc) = ((u[0] << 64) | u[1], (u[2] << 64) | u[3]);
         let mut g = Self { state: 0, inc: (inc << 1) | 1 };
@@ -76,7 +83,7 @@ impl Pcg64 {
 }
 
 /// `default_rng(seed).choice(n, size=count, replace=True)`, flattened in C order.
-pub fn choice(seed: u32, n: usize, count: usize) -> Vec<usize> {
+pub fn choice(seed: &[u32], n: usize, count: usize) -> Vec<usize> {
     let mut g = Pcg64::new(seed);
     let (mut buf, mut have) = (0u64, false);
     let mut next_u32 = || {
@@ -193,4 +200,26 @@ impl std::ops::Div for Num {
     fn div(self, o: Num) -> Num {
         self.op(o, |a, b| a / b, |a, b| a / b)
     }
+}
+
+/// A non-negative decimal integer as numpy's SeedSequence takes it: 32-bit words, least significant
+/// first (`[0]` for zero). None for anything else.
+pub fn seed_words(decimal: &str) -> Option<Vec<u32>> {
+    let digits = decimal.strip_prefix('+').unwrap_or(decimal);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut words = vec![0u32];
+    for d in digits.bytes() {
+        let mut carry = (d - b'0') as u64;
+        for w in words.iter_mut() {
+            let v = *w as u64 * 10 + carry;
+            *w = v as u32;
+            carry = v >> 32;
+        }
+        if carry > 0 {
+            words.push(carry as u32);
+        }
+    }
+    Some(words)
 }

@@ -37,3 +37,8 @@ pub fn lines(text: &str) -> Vec<String> {
     }
     lines.into_iter().map(|l| rstrip(l).to_string()).collect()
 }
+
+/// Python's `f"{x:.{digits}f}"` (Rust writes NaN as "NaN", Python as "nan").
+pub fn fixed(x: f64, digits: usize) -> String {
+    if x.is_nan() { "nan".into() } else { format!("{x:.digits$}") }
+}

@@ -54,7 +54,7 @@ fn case(lowercase: bool) -> String {
 /// `num_refs`: Some(n) when every segment has n references, None ("var") otherwise.
 pub fn bleu(o: &BleuOptions, num_refs: Option<usize>, r: &Resampling) -> Signature {
     let smooth = match o.smoothing {
-        Smoothing::Floor(v) | Smoothing::AddK(v) => format!("{}[{v:.2}]", o.smoothing.name()),
+        Smoothing::Floor(v) | Smoothing::AddK(v) => format!("{}[{}]", o.smoothing.name(), crate::pystr::fixed(v, 2)),
         s => s.name().to_string(),
     };
     build(num_refs, r, vec![("case", "c", case(o.lowercase)), ("eff", "e", yes_no(o.effective_order)), ("tok", "tok", o.tokenize.name().into()), ("smooth", "s", smooth)])

@@ -74,7 +74,7 @@ fn bleu_score(o: &BleuOptions, stats: &[Num]) -> Num {
 }
 
 /// Scores of `n_samples` resamples (with replacement) of the segments, drawn as sacreBLEU does.
-pub fn resample(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: u32) -> Vec<Num> {
+pub fn resample(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: &[u32]) -> Vec<Num> {
     let n = stats.len();
     let idx = numpy::choice(seed, n, n_samples * n);
     let width = stats.first().map_or(0, |s| s.len());
@@ -125,27 +125,73 @@ fn statistics_mean(s: &[Num]) -> f64 {
     if s.first().is_some_and(|v| v.is_f32()) { mean as f32 as f64 } else { mean }
 }
 
-/// numpy `scores.mean()` for an array of this type.
-fn numpy_mean(s: &[Num]) -> Num {
-    if s.first().is_some_and(|v| v.is_f32()) {
-        let v: Vec<f32> = s.iter().map(|x| x.value() as f32).collect();
-        Num::F32(numpy::pairwise_sum(&v) / v.len() as f32)
-    } else {
-        let v: Vec<f64> = s.iter().map(|x| x.value()).collect();
-        Num::Py(numpy::pairwise_sum(&v) / v.len() as f64)
+/// `np.array(scores)`: float32 only when every score is a float32 scalar; one Python float among
+/// them (TER's or BLEU's zero branches return one) makes the whole array float64.
+enum Array {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+impl Array {
+    fn new(scores: &[Num]) -> Self {
+        if scores.iter().all(|v| v.is_f32()) {
+            Array::F32(scores.iter().map(|v| v.value() as f32).collect())
+        } else {
+            Array::F64(scores.iter().map(|v| v.value()).collect())
+        }
+    }
+
+    /// `estimate_ci`: sorted, mean, half the distance between the 2.5 % and 97.5 % scores.
+    fn interval(&self) -> Interval {
+        fn half<T: Copy + std::ops::Sub<Output = T>>(s: &[T]) -> (T, T) {
+            let lower = s.len() / 40;
+            (s[s.len() - lower - 1], s[lower])
+        }
+        match self {
+            Array::F32(v) => {
+                let mut s = v.clone();
+                s.sort_by(f32::total_cmp);
+                let (upper, lower) = half(&s);
+                Interval { mean: (numpy::pairwise_sum(&s) / s.len() as f32) as f64, ci: (0.5 * (upper - lower)) as f64 }
+            }
+            Array::F64(v) => {
+                let mut s = v.clone();
+                s.sort_by(f64::total_cmp);
+                let (upper, lower) = half(&s);
+                Interval { mean: numpy::pairwise_sum(&s) / s.len() as f64, ci: 0.5 * (upper - lower) }
+            }
+        }
+    }
+}
+
+/// `stats = |sys - bl| - mean(|sys - bl|)`, then how many exceed `real` (a Python float, which
+/// NEP 50 casts to float32 against a float32 array).
+fn count_above(sys: &Array, bl: &Array, real: f64) -> usize {
+    fn count<T: Copy + PartialOrd + std::ops::Sub<Output = T>>(d: Vec<T>, mean: T, real: T) -> usize {
+        d.into_iter().filter(|&x| x - mean > real).count()
+    }
+    match (sys, bl) {
+        (Array::F32(s), Array::F32(b)) => {
+            let d: Vec<f32> = s.iter().zip(b).map(|(x, y)| (x - y).abs()).collect();
+            let mean = numpy::pairwise_sum(&d) / d.len() as f32;
+            count(d, mean, real as f32)
+        }
+        _ => {
+            let wide = |a: &Array| match a {
+                Array::F32(v) => v.iter().map(|&x| x as f64).collect::<Vec<f64>>(),
+                Array::F64(v) => v.clone(),
+            };
+            let d: Vec<f64> = wide(sys).iter().zip(wide(bl)).map(|(x, y)| (x - y).abs()).collect();
+            let mean = numpy::pairwise_sum(&d) / d.len() as f64;
+            count(d, mean, real)
+        }
     }
 }
 
 /// `--confidence`: sacreBLEU's `Score.estimate_ci` over the bootstrap scores.
-pub fn confidence(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: u32) -> Interval {
+pub fn confidence(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: &[u32]) -> Interval {
     let s = sorted(&resample(stats, scorer, n_samples, seed));
     Interval { mean: statistics_mean(&s), ci: half_width(&s).value() }
-}
-
-/// numpy-array `estimate_ci` used by the paired test.
-fn numpy_interval(scores: &[Num]) -> Interval {
-    let s = sorted(scores);
-    Interval { mean: numpy_mean(&s).value(), ci: half_width(&s).value() }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -156,24 +202,9 @@ pub struct PairedResult {
 }
 
 /// `--paired-bs`: both systems resampled with the same indices; p-value of the absolute difference.
-pub fn paired_bootstrap(baseline: &[Vec<f64>], system: &[Vec<f64>], baseline_score: f64, system_score: f64, scorer: &Scorer, n_samples: usize, seed: u32) -> PairedResult {
-    let bl = resample(baseline, scorer, n_samples, seed);
-    let sys = resample(system, scorer, n_samples, seed);
-    let diffs: Vec<Num> = sys.iter().zip(&bl).map(|(&s, &b)| {
-        let d = s - b;
-        if d.value() < 0.0 { Num::Py(0.0) - d } else { d }
-    }).collect();
-    let mean = numpy_mean(&diffs);
-    let real = (baseline_score - system_score).abs();
-    let count = diffs
-        .iter()
-        .filter(|&&d| {
-            let centred = d - mean;
-            match centred {
-                Num::F32(c) => c > real as f32,
-                Num::Py(c) => c > real,
-            }
-        })
-        .count();
-    PairedResult { baseline: numpy_interval(&bl), system: numpy_interval(&sys), p_value: (count + 1) as f64 / (n_samples + 1) as f64 }
+pub fn paired_bootstrap(baseline: &[Vec<f64>], system: &[Vec<f64>], baseline_score: f64, system_score: f64, scorer: &Scorer, n_samples: usize, seed: &[u32]) -> PairedResult {
+    let bl = Array::new(&resample(baseline, scorer, n_samples, seed));
+    let sys = Array::new(&resample(system, scorer, n_samples, seed));
+    let count = count_above(&sys, &bl, (baseline_score - system_score).abs());
+    PairedResult { baseline: bl.interval(), system: sys.interval(), p_value: (count + 1) as f64 / (n_samples + 1) as f64 }
 }

@@ -2,71 +2,12 @@
 //! (beam-limited edit distance, greedy shifts, the same tie-breaking and candidate limits).
 
 pub use crate::ter_tokenizer::TerOptions;
+use crate::ter_edit::{scratch_rows, EditMatrix, Op, INF};
 use crate::{pystr, ter_tokenizer};
 
 const MAX_SHIFT_SIZE: usize = 10;
 const MAX_SHIFT_DIST: usize = 50;
-const BEAM_WIDTH: usize = 25;
 const MAX_SHIFT_CANDIDATES: usize = 1000;
-const INF: u64 = 10_000_000_000_000_000;
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Op {
-    Nop,
-    Sub,
-    Ins,
-    Del,
-    Undef,
-}
-
-/// Beam edit distance of a hypothesis against a fixed reference; returns (distance, trace).
-fn edit_distance(hyp: &[&str], reference: &[&str]) -> (u64, Vec<Op>) {
-    let (nh, nr) = (hyp.len(), reference.len());
-    let mut dist = vec![vec![(INF, Op::Undef); nr + 1]; nh + 1];
-    for (j, cell) in dist[0].iter_mut().enumerate() {
-        *cell = (j as u64, Op::Ins);
-    }
-    let ratio = if nh > 0 { nr as f64 / nh as f64 } else { 1.0 };
-    let beam = if (BEAM_WIDTH as f64) < ratio / 2.0 { (ratio / 2.0 + BEAM_WIDTH as f64).ceil() as i64 } else { BEAM_WIDTH as i64 };
-    for i in 1..=nh {
-        let diag = (i as f64 * ratio).floor() as i64;
-        let min_j = (diag - beam).max(0) as usize;
-        let mut max_j = ((diag + beam) as usize).min(nr + 1);
-        if i == nh {
-            max_j = nr + 1;
-        }
-        for j in min_j..max_j {
-            if j == 0 {
-                dist[i][0] = (dist[i - 1][0].0 + 1, Op::Del);
-                continue;
-            }
-            let (cost_sub, op_sub) = if hyp[i - 1] == reference[j - 1] { (0, Op::Nop) } else { (1, Op::Sub) };
-            let candidates = [(dist[i - 1][j - 1].0 + cost_sub, op_sub), (dist[i - 1][j].0 + 1, Op::Del), (dist[i][j - 1].0 + 1, Op::Ins)];
-            for (cost, op) in candidates {
-                if dist[i][j].0 > cost {
-                    dist[i][j] = (cost, op);
-                }
-            }
-        }
-    }
-    let mut trace = Vec::new();
-    let (mut i, mut j) = (nh, nr);
-    while i > 0 || j > 0 {
-        let op = dist[i][j].1;
-        trace.push(op);
-        match op {
-            Op::Sub | Op::Nop => {
-                i -= 1;
-                j -= 1;
-            }
-            Op::Ins => j -= 1,
-            Op::Del => i -= 1,
-            Op::Undef => break,
-        }
-    }
-    trace.reverse();
-    (dist[nh][nr].0, trace)
-}
 
 /// From the (flipped) trace: reference position → hypothesis position, and error flags.
 fn alignment(trace: &[Op]) -> (Vec<i64>, Vec<u8>, Vec<u8>) {
@@ -111,18 +52,23 @@ fn perform_shift<'a>(words: &[&'a str], start: usize, length: usize, target: usi
         out.extend_from_slice(&words[start..start + length]);
         out.extend_from_slice(&words[target..]);
     } else {
+        // Shift within the shifted phrase. Python clamps `words[a:b]` to the list, so `length + target`
+        // may run past the end here (sacreBLEU's `_perform_shift`, third branch).
+        let end = (length + target).min(words.len());
         out.extend_from_slice(&words[..start]);
-        out.extend_from_slice(&words[start + length..length + target]);
+        out.extend_from_slice(&words[(start + length).min(end)..end]);
         out.extend_from_slice(&words[start..start + length]);
-        out.extend_from_slice(&words[length + target..]);
+        out.extend_from_slice(&words[end..]);
     }
     out
 }
 
 /// One greedy shift: the best (gain, length, -start, -target, words) candidate.
-fn best_shift<'a>(hyp: &[&'a str], reference: &[&str], checked: &mut usize) -> (i64, Vec<&'a str>) {
-    let (pre_score, trace) = edit_distance(hyp, reference);
-    let (align, ref_err, hyp_err) = alignment(&trace);
+fn best_shift<'a>(hyp: &[&'a str], reference: &'a [&'a str], checked: &mut usize) -> (i64, Vec<&'a str>) {
+    let matrix = EditMatrix::new(hyp, reference);
+    let pre_score = matrix.distance();
+    let (align, ref_err, hyp_err) = alignment(&matrix.trace());
+    let mut scratch = scratch_rows();
     let mut best: Option<(i64, usize, i64, i64, Vec<&str>)> = None;
     let (nh, nr) = (hyp.len(), reference.len());
     'outer: for start_h in 0..nh {
@@ -153,7 +99,7 @@ fn best_shift<'a>(hyp: &[&'a str], reference: &[&str], checked: &mut usize) -> (
                         }
                         prev_idx = idx;
                         let shifted = perform_shift(hyp, start_h, length, idx as usize);
-                        let gain = pre_score as i64 - edit_distance(&shifted, reference).0 as i64;
+                        let gain = pre_score as i64 - matrix.distance_of(&shifted, &mut scratch) as i64;
                         let cand = (gain, length, -(start_h as i64), -idx, shifted);
                         *checked += 1;
                         if best.as_ref().is_none_or(|b| cand > *b) {
@@ -177,7 +123,7 @@ fn best_shift<'a>(hyp: &[&'a str], reference: &[&str], checked: &mut usize) -> (
 }
 
 /// (number of edits, reference length) for tokenized word sequences.
-pub fn edits(hyp: &[&str], reference: &[&str]) -> (u64, usize) {
+pub fn edits<'a>(hyp: &[&'a str], reference: &'a [&'a str]) -> (u64, usize) {
     if reference.is_empty() {
         return (hyp.len() as u64, 0);
     }
@@ -192,7 +138,7 @@ pub fn edits(hyp: &[&str], reference: &[&str]) -> (u64, usize) {
         shifts += 1;
         words = shifted;
     }
-    (shifts + edit_distance(&words, reference).0, reference.len())
+    (shifts + EditMatrix::new(&words, reference).distance(), reference.len())
 }
 
 pub struct Ter {
@@ -215,7 +161,9 @@ impl Ter {
         let mut best = INF;
         let mut ref_total = 0usize;
         for r in refs {
-            let r = self.preprocess(r);
+            // sacreBLEU's TER tokenizes each reference twice (when caching references and again
+            // when extracting their words); only visible where tokenizing is not idempotent.
+            let r = self.preprocess(&self.preprocess(r));
             let rw: Vec<&str> = pystr::split(&r).collect();
             let (e, len) = edits(&hw, &rw);
             ref_total += len;
