@@ -136,8 +136,10 @@ def main():
     crashes = []
     jobs = [(a.wgslate, a.seed, i) for i in range(a.cases)]
     with multiprocessing.Pool(a.jobs) as pool:
-        for kind, case, argv, sb, ours in pool.imap_unordered(check, jobs, chunksize=4):
+        for done, (kind, case, argv, sb, ours) in enumerate(pool.imap_unordered(check, jobs, chunksize=4), 1):
             counts[kind] += 1
+            if done % 5000 == 0:
+                print(f"{done} cases: " + ", ".join(f"{k} {v}" for k, v in counts.items()), file=sys.stderr, flush=True)
             if kind in ("differ", "panic"):
                 print(describe(kind, case, argv, sb, ours), flush=True)
             elif kind == "sacrebleu-crash":
