@@ -1,15 +1,13 @@
-//! The BLEU calculator: hypotheses and references in, sacreBLEU's numbers out, computed in chunks
-//! so 10 000 lines keep the page responsive.
+//! The BLEU calculator: hypotheses and references in, sacreBLEU's numbers out, computed in the
+//! metrics worker so 10 000 lines keep the page responsive and a crash cannot take the page down.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wgslate_metrics::significance::{self, PairedResult, Scorer};
-use wgslate_metrics::signature::{self, Resampling};
-use wgslate_metrics::{pystr, Bleu, BleuOptions, BleuScore, BleuStats, Chrf, ChrfOptions, Smoothing, Ter, TerOptions, Tokenize};
+use serde_json::Value;
+use wgslate_metrics::{pystr, Bleu};
 
-use crate::browser;
+use crate::{browser, metrics_client, metrics_job};
 
-const CHUNK: usize = 200;
 const PAGE: usize = 100;
 
 #[derive(Clone)]
@@ -27,18 +25,6 @@ pub struct Options {
     pub ter: bool,
 }
 
-impl Options {
-    fn bleu(&self, effective_order: bool) -> Result<BleuOptions, String> {
-        Ok(BleuOptions {
-            tokenize: Tokenize::parse(&self.tokenize)?,
-            lowercase: self.lowercase,
-            smoothing: Smoothing::parse(&self.smoothing, None)?,
-            max_ngram_order: 4,
-            effective_order,
-        })
-    }
-}
-
 #[derive(Clone, Debug)]
 struct LineScore {
     index: usize,
@@ -46,122 +32,98 @@ struct LineScore {
 }
 
 #[derive(Clone, Debug)]
-pub struct Report {
-    bleu: BleuScore,
+struct Paired {
+    sys_score: f64,
+    baseline: (f64, f64),
+    system: (f64, f64),
+    p_value: f64,
+}
+
+/// The BLEU job's result (see `metrics_job::bleu`).
+#[derive(Clone, Debug)]
+struct BleuResult {
+    score: f64,
+    precisions: Vec<f64>,
+    counts: Vec<f64>,
+    totals: Vec<f64>,
+    bp: f64,
+    ratio: f64,
+    sys_len: u64,
+    ref_len: u64,
     signature: String,
-    chrf: Option<(String, f64, String)>,
-    ter: Option<(f64, String)>,
     lines: Vec<LineScore>,
-    paired: Option<(f64, PairedResult)>,
+    paired: Option<Paired>,
+}
+
+impl BleuResult {
+    fn from_json(v: &Value) -> Option<Self> {
+        let floats = |k: &str| -> Option<Vec<f64>> { v[k].as_array()?.iter().map(Value::as_f64).collect() };
+        let paired = &v["paired"];
+        Some(Self {
+            score: v["score"].as_f64()?,
+            precisions: floats("precisions")?,
+            counts: floats("counts")?,
+            totals: floats("totals")?,
+            bp: v["bp"].as_f64()?,
+            ratio: v["ratio"].as_f64()?,
+            sys_len: v["sys_len"].as_u64()?,
+            ref_len: v["ref_len"].as_u64()?,
+            signature: v["signature"].as_str()?.to_string(),
+            lines: floats("lines")?.into_iter().enumerate().map(|(index, bleu)| LineScore { index, bleu }).collect(),
+            paired: paired.is_object().then(|| Paired {
+                sys_score: paired["sys_score"].as_f64().unwrap_or(f64::NAN),
+                baseline: (paired["baseline_mean"].as_f64().unwrap_or(f64::NAN), paired["baseline_ci"].as_f64().unwrap_or(f64::NAN)),
+                system: (paired["system_mean"].as_f64().unwrap_or(f64::NAN), paired["system_ci"].as_f64().unwrap_or(f64::NAN)),
+                p_value: paired["p_value"].as_f64().unwrap_or(f64::NAN),
+            }),
+        })
+    }
+}
+
+/// A metric's headline: its name, score and signature.
+#[derive(Clone, Debug)]
+struct Headline {
+    name: String,
+    score: f64,
+    signature: String,
+}
+
+impl Headline {
+    fn from_json(v: &Value, name: &str) -> Option<Self> {
+        let name = v["name"].as_str().unwrap_or(name).to_string();
+        Some(Self { name, score: v["score"].as_f64()?, signature: v["signature"].as_str()?.to_string() })
+    }
+}
+
+/// Every metric's result or the error that stopped it: one failing leaves the others standing.
+#[derive(Clone, Debug)]
+pub struct Report {
+    bleu: Result<BleuResult, String>,
+    chrf: Option<Result<Headline, String>>,
+    ter: Option<Result<Headline, String>>,
     options: Options,
     hyps: Vec<String>,
     refs: Vec<Vec<String>>,
 }
 
-/// The inputs as the user left them, checked: hypotheses, reference streams, optional second system.
-fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<(Vec<String>, Vec<Vec<String>>, Option<Vec<String>>), String> {
-    if hyp.trim().is_empty() {
-        return Err("Paste or drop the system output: one sentence per line.".into());
-    }
-    let hyps = pystr::lines(hyp);
-    let mut streams = Vec::new();
-    for (k, r) in refs.iter().enumerate() {
-        if r.trim().is_empty() {
-            return Err(format!("Reference {} is empty: paste or drop it, or remove the box.", k + 1));
-        }
-        let lines = pystr::lines(r);
-        if lines.len() != hyps.len() {
-            return Err(format!("Line counts differ: the hypothesis has {} lines but reference {} has {}. Each line is one segment.", hyps.len(), k + 1, lines.len()));
-        }
-        streams.push(lines);
-    }
-    if streams.is_empty() {
-        return Err("Add at least one reference.".into());
-    }
-    let second = if hyp2.trim().is_empty() {
-        None
-    } else {
-        let lines = pystr::lines(hyp2);
-        if lines.len() != hyps.len() {
-            return Err(format!("Line counts differ: the second system has {} lines but the hypothesis has {}.", lines.len(), hyps.len()));
-        }
-        Some(lines)
+/// Scores every metric in the metrics worker, one job each, so the page stays responsive and a
+/// crash in one metric is reported next to it while the others keep their results.
+async fn compute(hyp: String, refs: Vec<String>, hyp2: String, options: Options, progress: RwSignal<f64>) -> Result<Report, String> {
+    let (hyps, streams, second) = metrics_job::check_inputs(&hyp, &refs, &hyp2)?;
+    let corpus = metrics_job::Corpus { hyps, refs: streams, second, tokenize: options.tokenize.clone(), lowercase: options.lowercase, smoothing: options.smoothing.clone() };
+    corpus.bleu_options(false)?;
+    let jobs = 1 + usize::from(options.chrf) + usize::from(options.ter);
+    let mut done = 0.0;
+    let mut job = |metric: &'static str| {
+        let request = corpus.request(&metric.to_lowercase());
+        let start = done;
+        done += 1.0;
+        async move { metrics_client::run(metric, request, |p| progress.set((start + p) / jobs as f64)).await }
     };
-    Ok((hyps, streams, second))
-}
-
-fn stats_row(s: &BleuStats) -> Vec<f64> {
-    [s.sys_len, s.ref_len].iter().chain(&s.correct).chain(&s.total).map(|&v| v as f64).collect()
-}
-
-/// Scores everything, yielding to the browser between chunks; `alive` says whether to go on.
-async fn compute(hyp: String, refs: Vec<String>, hyp2: String, options: Options, progress: RwSignal<f64>, alive: impl Fn() -> bool) -> Result<Option<Report>, String> {
-    let (hyps, streams, second) = check_inputs(&hyp, &refs, &hyp2)?;
-    let corpus = Bleu::new(options.bleu(false)?);
-    let sentence = Bleu::new(options.bleu(true)?);
-    let chrf = Chrf::new(ChrfOptions::default());
-    let ter = Ter::new(TerOptions::default());
-    let n = hyps.len();
-    let total_work = (n * if second.is_some() { 2 } else { 1 }) as f64;
-    let (mut bleu_stats, mut chrf_stats, mut ter_stats, mut lines) = (Vec::with_capacity(n), Vec::new(), Vec::new(), Vec::with_capacity(n));
-    for start in (0..n).step_by(CHUNK) {
-        for i in start..(start + CHUNK).min(n) {
-            let seg_refs: Vec<&str> = streams.iter().map(|s| s[i].as_str()).collect();
-            let st = corpus.segment_stats(&hyps[i], &seg_refs);
-            lines.push(LineScore { index: i, bleu: sentence.compute(&st).score });
-            bleu_stats.push(st);
-            if options.chrf {
-                chrf_stats.push(chrf.segment_stats(&hyps[i], &seg_refs));
-            }
-            if options.ter {
-                ter_stats.push(ter.segment_stats(&hyps[i], &seg_refs));
-            }
-        }
-        progress.set((start + CHUNK).min(n) as f64 / total_work);
-        browser::yield_now().await;
-        if !alive() {
-            return Ok(None);
-        }
-    }
-    let mut sum = BleuStats::zeros(4);
-    bleu_stats.iter().for_each(|s| sum.add(s));
-    let bleu = corpus.compute(&sum);
-    let nrefs = Some(streams.len());
-    let signature = signature::bleu(&corpus.options, nrefs, &Resampling::default()).to_string();
-    let chrf_result = options.chrf.then(|| {
-        let mut sum = vec![0f64; chrf_stats.first().map_or(18, Vec::len)];
-        chrf_stats.iter().for_each(|s| sum.iter_mut().zip(s).for_each(|(a, b)| *a += *b as f64));
-        (chrf.name(), chrf.f_score(&sum), signature::chrf(&chrf.options, nrefs, &Resampling::default()).to_string())
-    });
-    let ter_result = options.ter.then(|| {
-        let (e, r) = ter_stats.iter().fold((0.0, 0.0), |(e, r), s| (e + s[0], r + s[1]));
-        (ter.compute(e, r), signature::ter(&ter.options, nrefs, &Resampling::default()).to_string())
-    });
-    let paired = match &second {
-        None => None,
-        Some(sys) => {
-            let mut sys_stats = Vec::with_capacity(n);
-            for start in (0..n).step_by(CHUNK) {
-                for i in start..(start + CHUNK).min(n) {
-                    let seg_refs: Vec<&str> = streams.iter().map(|s| s[i].as_str()).collect();
-                    sys_stats.push(corpus.segment_stats(&sys[i], &seg_refs));
-                }
-                progress.set((n + (start + CHUNK).min(n)) as f64 / total_work);
-                browser::yield_now().await;
-                if !alive() {
-                    return Ok(None);
-                }
-            }
-            let mut sum2 = BleuStats::zeros(4);
-            sys_stats.iter().for_each(|s| sum2.add(s));
-            let sys_score = corpus.compute(&sum2).score;
-            let base_rows: Vec<Vec<f64>> = bleu_stats.iter().map(stats_row).collect();
-            let sys_rows: Vec<Vec<f64>> = sys_stats.iter().map(stats_row).collect();
-            let opts = corpus.options.clone();
-            Some((sys_score, significance::paired_bootstrap(&base_rows, &sys_rows, bleu.score, sys_score, &Scorer::Bleu(&opts), 1000, &[12345])))
-        }
-    };
-    Ok(Some(Report { bleu, signature, chrf: chrf_result, ter: ter_result, lines, paired, options, hyps, refs: streams }))
+    let bleu = job("BLEU").await.and_then(|v| BleuResult::from_json(&v).ok_or_else(|| "BLEU: unexpected result".into()));
+    let chrf = if options.chrf { Some(job("chrF").await.and_then(|v| Headline::from_json(&v, "chrF").ok_or_else(|| "chrF: unexpected result".into()))) } else { None };
+    let ter = if options.ter { Some(job("TER").await.and_then(|v| Headline::from_json(&v, "TER").ok_or_else(|| "TER: unexpected result".into()))) } else { None };
+    Ok(Report { bleu, chrf, ter, options, hyps: corpus.hyps, refs: corpus.refs })
 }
 
 fn count(v: f64) -> String {
@@ -227,19 +189,20 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
         let gen = generation.get_value() + 1;
         generation.set_value(gen);
         error.set(None);
+        report.set(None);
         progress.set(Some(0.0));
         let options = Options { tokenize: tokenize.get_untracked(), lowercase: lowercase.get_untracked(), smoothing: smoothing.get_untracked(), chrf: use_chrf.get_untracked(), ter: use_ter.get_untracked() };
         let ref_texts: Vec<String> = refs.get_untracked().iter().map(|r| r.text.get_untracked()).collect();
         let (h, h2) = (hyp.get_untracked(), hyp2.get_untracked());
+        metrics_client::cancel();
         spawn_local(async move {
-            let result = compute(h, ref_texts, h2, options, progress_value, move || generation.get_value() == gen).await;
+            let result = compute(h, ref_texts, h2, options, progress_value).await;
             if generation.get_value() != gen {
                 return;
             }
             progress.set(None);
             match result {
-                Ok(Some(r)) => report.set(Some(r)),
-                Ok(None) => {}
+                Ok(r) => report.set(Some(r)),
                 Err(e) => {
                     report.set(None);
                     error.set(Some(e));
@@ -343,55 +306,85 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     }
 }
 
-#[component]
-fn Results(report: Report) -> impl IntoView {
-    let b = report.bleu.clone();
-    let ngram_rows = (0..b.precisions.len())
-        .map(|n| {
-            view! {
-                <tr>
-                    <td>{format!("{}-gram", n + 1)}</td>
-                    <td>{format!("{:.1}", b.precisions[n])}</td>
-                    <td data-testid=format!("bleu-count-{}", n + 1)>{format!("{}/{}", count(b.counts[n]), count(b.totals[n]))}</td>
-                </tr>
-            }
-        })
-        .collect_view();
-    let paired = report.paired.map(|(sys_score, p)| {
-        view! {
-            <div class="paired" data-testid="bleu-paired">
-                <h3>"Paired bootstrap (1000 resamples, seed 12345)"</h3>
-                <p>{format!("Baseline: {:.1} ({:.1} ± {:.1})", report.bleu.score, p.baseline.mean, p.baseline.ci)}</p>
-                <p>{format!("Second system: {:.1} ({:.1} ± {:.1}), p = {:.4}{}", sys_score, p.system.mean, p.system.ci, p.p_value, if p.p_value <= 0.05 { " — significant" } else { " — not significant" })}</p>
+/// A headline number: one decimal shown, four in the tooltip (sacreBLEU's `-w 4`).
+fn metric_view(label: String, testid: &'static str, result: Result<f64, String>) -> impl IntoView {
+    match result {
+        Ok(score) => view! {
+            <div class="metric">
+                <span class="label">{label}</span>
+                <span class="value" data-testid=testid title=format!("{score:.4}")>{format!("{score:.1}")}</span>
             </div>
         }
-    });
-    view! {
-        <div class="results">
-            <div class="headline">
-                <div class="metric">
-                    <span class="label">"BLEU"</span>
-                    <span class="value" data-testid="bleu-score">{format!("{:.1}", b.score)}</span>
-                </div>
-                {report.chrf.clone().map(|(name, s, _)| view! {
-                    <div class="metric"><span class="label">{name}</span><span class="value" data-testid="bleu-chrf">{format!("{s:.1}")}</span></div>
-                })}
-                {report.ter.clone().map(|(s, _)| view! {
-                    <div class="metric"><span class="label">"TER"</span><span class="value" data-testid="bleu-ter">{format!("{s:.1}")}</span></div>
-                })}
+        .into_any(),
+        Err(e) => view! {
+            <div class="metric failed">
+                <span class="label">{label}</span>
+                <span class="error" data-testid=format!("{testid}-error") role="alert">{e}</span>
             </div>
-            <p class="signature"><code data-testid="bleu-signature">{report.signature.clone()}</code></p>
-            {report.chrf.clone().map(|(_, _, sig)| view! { <p class="signature"><code>{sig}</code></p> })}
-            {report.ter.clone().map(|(_, sig)| view! { <p class="signature"><code>{sig}</code></p> })}
+        }
+        .into_any(),
+    }
+}
+
+#[component]
+fn Results(report: Report) -> impl IntoView {
+    let bleu = report.bleu.clone();
+    let headline = |h: &Option<Result<Headline, String>>, label: &str, testid: &'static str| {
+        h.clone().map(|r| {
+            let label = r.as_ref().map_or(label.to_string(), |h| h.name.clone());
+            metric_view(label, testid, r.map(|h| h.score))
+        })
+    };
+    let signatures = [report.chrf.clone(), report.ter.clone()]
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|h| view! { <p class="signature"><code>{h.signature}</code></p> })
+        .collect_view();
+    let details = bleu.clone().ok().map(|b| {
+        let ngram_rows = (0..b.precisions.len())
+            .map(|n| {
+                view! {
+                    <tr>
+                        <td>{format!("{}-gram", n + 1)}</td>
+                        <td>{format!("{:.1}", b.precisions[n])}</td>
+                        <td data-testid=format!("bleu-count-{}", n + 1)>{format!("{}/{}", count(b.counts[n]), count(b.totals[n]))}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        let paired = b.paired.clone().map(|p| {
+            let verdict = if p.p_value <= 0.05 { " — significant" } else { " — not significant" };
+            view! {
+                <div class="paired" data-testid="bleu-paired">
+                    <h3>{format!("Paired bootstrap ({} resamples, seed {})", metrics_job::BOOTSTRAP_SAMPLES, metrics_job::BOOTSTRAP_SEED)}</h3>
+                    <p>{format!("Baseline: {:.1} ({:.1} ± {:.1})", b.score, p.baseline.0, p.baseline.1)}</p>
+                    <p>{format!("Second system: {:.1} ({:.1} ± {:.1}), p = {:.4}{verdict}", p.sys_score, p.system.0, p.system.1, p.p_value)}</p>
+                </div>
+            }
+        });
+        view! {
+            <p class="signature"><code data-testid="bleu-signature">{b.signature.clone()}</code></p>
+            {signatures}
             <table class="ngrams">
                 <thead><tr><th>"Order"</th><th>"Precision %"</th><th>"Matched / total"</th></tr></thead>
                 <tbody>{ngram_rows}</tbody>
             </table>
             <p class="lengths" data-testid="bleu-lengths">
-                {format!("BP = {:.3}   ratio = {:.3}   hyp_len = {}   ref_len = {}", b.bp, b.ratio(), b.sys_len, b.ref_len)}
+                {format!("BP = {:.3}   ratio = {:.3}   hyp_len = {}   ref_len = {}", b.bp, b.ratio, b.sys_len, b.ref_len)}
             </p>
             {paired}
-            <LineTable report=report />
+            <LineTable report=report.clone() lines=b.lines.clone() />
+        }
+    });
+    view! {
+        <div class="results">
+            <div class="headline">
+                {metric_view("BLEU".into(), "bleu-score", bleu.map(|b| b.score))}
+                {headline(&report.chrf, "chrF", "bleu-chrf")}
+                {headline(&report.ter, "TER", "bleu-ter")}
+            </div>
+            {details}
         </div>
     }
 }
@@ -403,11 +396,11 @@ enum SortBy {
 }
 
 #[component]
-fn LineTable(report: Report) -> impl IntoView {
+fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
     let sort = RwSignal::new((SortBy::Line, true));
     let shown = RwSignal::new(PAGE);
     let selected = RwSignal::new(None::<usize>);
-    let lines = StoredValue::new(report.lines.clone());
+    let lines = StoredValue::new(lines);
     let report = StoredValue::new(report);
     let sorted = move || {
         let (by, asc) = sort.get();
@@ -434,7 +427,8 @@ fn LineTable(report: Report) -> impl IntoView {
     let detail = move || {
         selected.get().map(|i| {
             let r = report.get_value();
-            let bleu = Bleu::new(r.options.bleu(true).unwrap_or_default());
+            let o = &r.options;
+            let bleu = Bleu::new(metrics_job::bleu_options(&o.tokenize, o.lowercase, &o.smoothing, true).unwrap_or_default());
             let refs: Vec<&str> = r.refs.iter().map(|s| s[i].as_str()).collect();
             let (tokens, orders) = bleu.matched_orders(&r.hyps[i], &refs);
             view! {

@@ -3,13 +3,20 @@
 mod app;
 mod attention_page;
 mod compare_page;
-mod gpu_engine;
 mod bleu_page;
+mod gpu_engine;
+mod metrics_client;
+mod metrics_job;
+mod metrics_worker;
 mod browser;
 mod models;
 mod settings;
 mod translate_page;
 
 fn main() {
+    if metrics_worker::in_worker() {
+        metrics_worker::start();
+        return;
+    }
     leptos::mount::mount_to_body(app::App);
 }

@@ -80,11 +80,25 @@ impl ModelConfig {
 
     /// Checks the shapes make sense, so a bad config.json gets a message instead of a panic.
     pub fn validate(&self) -> Result<(), String> {
-        let positive = |name: &str, v: usize| if v == 0 { Err(format!("{name} must be > 0")) } else { Ok(()) };
+        // Far above any model here; the bounds keep products such as max_len × d_model in range.
+        const MAX_DIM: usize = 1 << 16;
+        const MAX_LEN: usize = 4096;
+        const MAX_LAYERS: usize = 64;
+        let positive = |name: &str, v: usize| match v {
+            0 => Err(format!("{name} must be > 0")),
+            v if v > MAX_DIM => Err(format!("{name} {v} is too large (at most {MAX_DIM})")),
+            _ => Ok(()),
+        };
+        if self.max_len() > MAX_LEN {
+            return Err(format!("max_len {} is too large (at most {MAX_LEN})", self.max_len()));
+        }
         match self {
             ModelConfig::Transformer(c) => {
                 for (n, v) in [("vocab_size", c.vocab_size), ("d_model", c.d_model), ("n_heads", c.n_heads), ("d_ff", c.d_ff), ("max_len", c.max_len)] {
                     positive(n, v)?;
+                }
+                if c.encoder_layers > MAX_LAYERS || c.decoder_layers > MAX_LAYERS {
+                    return Err(format!("at most {MAX_LAYERS} layers per stack"));
                 }
                 if c.d_model % c.n_heads != 0 {
                     return Err(format!("d_model {} is not divisible by n_heads {}", c.d_model, c.n_heads));

@@ -26,6 +26,8 @@ impl Vocab {
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, String> {
+        // tokenizers 0.23 panics (an `expect`) on some malformed JSON inside "decoder": check the syntax first.
+        serde_json::from_slice::<serde_json::Value>(bytes).map_err(|e| format!("tokenizer.json is not valid JSON: {e}"))?;
         let inner = Tokenizer::from_bytes(bytes).map_err(|e| format!("tokenizer.json is not a valid tokenizer: {e}"))?;
         for (id, tok) in SPECIAL_TOKENS.iter().enumerate() {
             if inner.token_to_id(tok) != Some(id as u32) {

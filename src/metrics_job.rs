@@ -1,0 +1,169 @@
+//! One metric over a corpus, as the BLEU page asks the metrics worker for it: a JSON request in, a
+//! JSON result out. Each metric is its own job, so a failure in one leaves the others' results.
+
+use serde_json::{json, Value};
+use wgslate_metrics::significance::{self, Scorer};
+use wgslate_metrics::signature::{self, Resampling};
+use wgslate_metrics::{pystr, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Smoothing, Ter, TerOptions, Tokenize};
+
+/// Lines between progress reports.
+const CHUNK: usize = 200;
+pub const BOOTSTRAP_SAMPLES: usize = 1000;
+pub const BOOTSTRAP_SEED: u32 = 12345;
+
+/// The inputs of every job: checked lines and the BLEU options.
+pub struct Corpus {
+    pub hyps: Vec<String>,
+    pub refs: Vec<Vec<String>>,
+    pub second: Option<Vec<String>>,
+    pub tokenize: String,
+    pub lowercase: bool,
+    pub smoothing: String,
+}
+
+impl Corpus {
+    pub fn request(&self, metric: &str) -> String {
+        json!({ "metric": metric, "hyps": self.hyps, "refs": self.refs, "second": self.second,
+                "tokenize": self.tokenize, "lowercase": self.lowercase, "smoothing": self.smoothing })
+        .to_string()
+    }
+
+    fn from_request(v: &Value) -> Result<Self, String> {
+        let lines = |v: &Value| -> Option<Vec<String>> { v.as_array()?.iter().map(|s| s.as_str().map(String::from)).collect() };
+        let text = |k: &str| v[k].as_str().map(String::from).ok_or(format!("request has no {k}"));
+        Ok(Self {
+            hyps: lines(&v["hyps"]).ok_or("request has no hypotheses")?,
+            refs: v["refs"].as_array().and_then(|r| r.iter().map(lines).collect()).ok_or("request has no references")?,
+            second: lines(&v["second"]),
+            tokenize: text("tokenize")?,
+            lowercase: v["lowercase"].as_bool().unwrap_or(false),
+            smoothing: text("smoothing")?,
+        })
+    }
+
+    pub fn bleu_options(&self, effective_order: bool) -> Result<BleuOptions, String> {
+        bleu_options(&self.tokenize, self.lowercase, &self.smoothing, effective_order)
+    }
+
+    fn segment_refs(&self, i: usize) -> Vec<&str> {
+        self.refs.iter().map(|s| s[i].as_str()).collect()
+    }
+}
+
+/// The page's BLEU settings as options; sentence BLEU uses the effective order.
+pub fn bleu_options(tokenize: &str, lowercase: bool, smoothing: &str, effective_order: bool) -> Result<BleuOptions, String> {
+    Ok(BleuOptions { tokenize: Tokenize::parse(tokenize)?, lowercase, smoothing: Smoothing::parse(smoothing, None)?, max_ngram_order: 4, effective_order })
+}
+
+/// Runs the job in `request`, calling `progress` with the share done after each chunk of lines.
+pub fn run(request: &str, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
+    let v: Value = serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))?;
+    let corpus = Corpus::from_request(&v)?;
+    match v["metric"].as_str() {
+        Some("bleu") => bleu(&corpus, progress),
+        Some("chrf") => chrf(&corpus, progress),
+        Some("ter") => ter(&corpus, progress),
+        other => Err(format!("unknown metric {other:?}")),
+    }
+}
+
+/// Per-line statistics of `hyps`, reporting progress over `share` of the job starting at `done`.
+fn per_line<T>(n: usize, progress: &mut dyn FnMut(f64), (done, share): (f64, f64), mut line: impl FnMut(usize) -> T) -> Vec<T> {
+    let mut out = Vec::with_capacity(n);
+    for start in (0..n).step_by(CHUNK) {
+        out.extend((start..(start + CHUNK).min(n)).map(&mut line));
+        progress(done + share * out.len() as f64 / n as f64);
+    }
+    out
+}
+
+fn stats_row(s: &BleuStats) -> Vec<f64> {
+    [s.sys_len, s.ref_len].iter().chain(&s.correct).chain(&s.total).map(|&v| v as f64).collect()
+}
+
+fn bleu(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
+    let corpus = Bleu::new(c.bleu_options(false)?);
+    let sentence = Bleu::new(c.bleu_options(true)?);
+    let n = c.hyps.len();
+    let share = if c.second.is_some() { 0.5 } else { 1.0 };
+    let stats = per_line(n, progress, (0.0, share), |i| corpus.segment_stats(&c.hyps[i], &c.segment_refs(i)));
+    let lines: Vec<f64> = stats.iter().map(|s| sentence.compute(s).score).collect();
+    let mut sum = BleuStats::zeros(4);
+    stats.iter().for_each(|s| sum.add(s));
+    let b = corpus.compute(&sum);
+    let paired = match &c.second {
+        None => Value::Null,
+        Some(sys) => {
+            let sys_stats = per_line(n, progress, (0.5, 0.5), |i| corpus.segment_stats(&sys[i], &c.segment_refs(i)));
+            let mut sum2 = BleuStats::zeros(4);
+            sys_stats.iter().for_each(|s| sum2.add(s));
+            let sys_score = corpus.compute(&sum2).score;
+            let (base_rows, sys_rows): (Vec<_>, Vec<_>) = (stats.iter().map(stats_row).collect(), sys_stats.iter().map(stats_row).collect());
+            let scorer = Scorer::Bleu(&corpus.options);
+            let p = significance::paired_bootstrap(&base_rows, &sys_rows, b.score, sys_score, &scorer, BOOTSTRAP_SAMPLES, &[BOOTSTRAP_SEED]);
+            json!({ "sys_score": sys_score, "baseline_mean": p.baseline.mean, "baseline_ci": p.baseline.ci,
+                    "system_mean": p.system.mean, "system_ci": p.system.ci, "p_value": p.p_value })
+        }
+    };
+    Ok(json!({
+        "score": b.score, "precisions": b.precisions, "counts": b.counts, "totals": b.totals, "bp": b.bp,
+        "ratio": b.ratio(), "sys_len": b.sys_len, "ref_len": b.ref_len,
+        "signature": signature::bleu(&corpus.options, Some(c.refs.len()), &Resampling::default()).to_string(),
+        "lines": lines, "paired": paired,
+    }))
+}
+
+fn chrf(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
+    let chrf = Chrf::new(ChrfOptions::default());
+    let stats = per_line(c.hyps.len(), progress, (0.0, 1.0), |i| chrf.segment_stats(&c.hyps[i], &c.segment_refs(i)));
+    let mut sum = vec![0f64; stats.first().map_or(18, Vec::len)];
+    stats.iter().for_each(|s| sum.iter_mut().zip(s).for_each(|(a, b)| *a += *b as f64));
+    let sig = signature::chrf(&chrf.options, Some(c.refs.len()), &Resampling::default()).to_string();
+    Ok(json!({ "name": chrf.name(), "score": chrf.f_score(&sum), "signature": sig }))
+}
+
+fn ter(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
+    let ter = Ter::new(TerOptions::default());
+    // TER's shift search is the slow one: report after every line.
+    let n = c.hyps.len();
+    let mut stats = Vec::with_capacity(n);
+    for i in 0..n {
+        stats.push(ter.segment_stats(&c.hyps[i], &c.segment_refs(i)));
+        progress((i + 1) as f64 / n as f64);
+    }
+    let (e, r) = stats.iter().fold((0.0, 0.0), |(e, r), s| (e + s[0], r + s[1]));
+    let sig = signature::ter(&ter.options, Some(c.refs.len()), &Resampling::default()).to_string();
+    Ok(json!({ "score": ter.compute(e, r), "signature": sig }))
+}
+
+/// The user's text as lines, checked: hypotheses, reference streams, optional second system.
+pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<(Vec<String>, Vec<Vec<String>>, Option<Vec<String>>), String> {
+    if hyp.trim().is_empty() {
+        return Err("Paste or drop the system output: one sentence per line.".into());
+    }
+    let hyps = pystr::lines(hyp);
+    let mut streams = Vec::new();
+    for (k, r) in refs.iter().enumerate() {
+        if r.trim().is_empty() {
+            return Err(format!("Reference {} is empty: paste or drop it, or remove the box.", k + 1));
+        }
+        let lines = pystr::lines(r);
+        if lines.len() != hyps.len() {
+            return Err(format!("Line counts differ: the hypothesis has {} lines but reference {} has {}. Each line is one segment.", hyps.len(), k + 1, lines.len()));
+        }
+        streams.push(lines);
+    }
+    if streams.is_empty() {
+        return Err("Add at least one reference.".into());
+    }
+    let second = if hyp2.trim().is_empty() {
+        None
+    } else {
+        let lines = pystr::lines(hyp2);
+        if lines.len() != hyps.len() {
+            return Err(format!("Line counts differ: the second system has {} lines but the hypothesis has {}.", lines.len(), hyps.len()));
+        }
+        Some(lines)
+    };
+    Ok((hyps, streams, second))
+}

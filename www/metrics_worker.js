@@ -1,0 +1,8 @@
+// The metrics worker: the page posts its compiled WebAssembly module first; `main` then sees it is
+// in a worker, installs the job handler (src/metrics_worker.rs) and posts {"ready": true}.
+import init from './wgslate-web.js';
+
+self.onmessage = async (event) => {
+  self.onmessage = null;
+  await init({ module_or_path: event.data });
+};
