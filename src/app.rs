@@ -9,7 +9,7 @@ use crate::bleu_page::BleuPage;
 use crate::compare_page::ComparePage;
 use crate::browser;
 use crate::models;
-use crate::settings::Settings;
+use crate::settings;
 use crate::translate_page::{Shared, TranslatePage};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -48,7 +48,7 @@ impl View {
 pub fn App() -> impl IntoView {
     let hash = browser::location_hash();
     let view = RwSignal::new(View::from_hash(&hash));
-    let (settings, text) = Settings::from_query(hash.split_once('?').map_or("", |(_, q)| q));
+    let (settings, text, url_problems) = settings::from_query(hash.split_once('?').map_or("", |(_, q)| q));
     let shared = Shared {
         settings: RwSignal::new(settings),
         text: RwSignal::new(text),
@@ -106,6 +106,9 @@ pub fn App() -> impl IntoView {
             <nav>{View::ALL.into_iter().map(nav).collect_view()}</nav>
         </header>
         <main>
+            {(!url_problems.is_empty()).then(|| view! {
+                <p class="error" role="alert" data-testid="url-problems">{format!("Ignored from the link: {}.", url_problems.join("; "))}</p>
+            })}
             <div class:hidden=move || view.get() != View::Bleu>
                 <BleuPage prefill />
             </div>

@@ -14,7 +14,7 @@ use wgslate_model::Model;
 use crate::browser;
 use crate::gpu_engine;
 use crate::models::{self, ModelEntry};
-use crate::settings::Settings;
+use crate::settings::{self, Settings};
 
 pub const MAX_INPUT_CHARS: usize = 5000;
 const BATCH: usize = 4;
@@ -184,7 +184,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     let run_debounced = run.clone();
     Effect::new(move |_| {
         let (t, s) = (text.get(), settings.get());
-        browser::set_location_hash(&format!("#translate?{}", s.to_query(&t)));
+        browser::set_location_hash(&format!("#translate?{}", settings::to_query(&s, &t)));
         run_debounced(300);
     });
 
@@ -332,7 +332,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 <label>
                     " first "
                     <input type="number" min="1" max="1000" step="1" data-testid="eval-count" prop:value=move || eval_count.get().to_string()
-                        on:change=move |ev| eval_count.set(event_target_value(&ev).trim().parse::<usize>().map_or(1000, |n| n.clamp(1, 1000))) />
+                        on:change=move |ev| if let Ok(n) = wgslate_decode::settings::checked_number("n", &event_target_value(&ev)) { eval_count.set(n as usize) } />
                     " of 1 000 sentences"
                 </label>
                 {move || eval_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress>{format!(" {:.0} %", 100.0 * p)} })}
@@ -350,11 +350,12 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
 
 #[component]
 fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
-    let num_input = move |label: &'static str, testid: &'static str, step: &'static str, get: fn(&Settings) -> String, set: fn(&mut Settings, &str)| {
+    // Values the settings refuse (out of range, not a number) leave the setting, and the box, as they were.
+    let num_input = move |label: &'static str, testid: &'static str, step: &'static str, key: &'static str, get: fn(&Settings) -> String| {
         view! {
             <label>
                 {label}" "
-                <input type="number" step=step data-testid=testid prop:value=move || get(&settings.get()) on:change=move |ev| settings.update(|s| set(s, &event_target_value(&ev))) />
+                <input type="number" step=step data-testid=testid prop:value=move || get(&settings.get()) on:change=move |ev| settings.update(|s| { let _ = s.set(key, &event_target_value(&ev)); }) />
             </label>
         }
     };
@@ -362,7 +363,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
         <details class="settings" open>
             <summary>"Settings"</summary>
             <div class="options">
-                {num_input("Beam width", "tr-beam", "1", |s| s.beam.to_string(), |s, v| if let Ok(b) = v.parse::<usize>() { s.beam = b.clamp(1, 16) })}
+                {num_input("Beam width", "tr-beam", "1", "beam", |s| s.beam.to_string())}
                 <label>
                     "Length penalty "
                     <select prop:value=move || settings.get().lenpen_kind on:change=move |ev| settings.update(|s| s.lenpen_kind = event_target_value(&ev))>
@@ -370,19 +371,19 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                         <option value="avg">"average"</option>
                     </select>
                 </label>
-                {num_input("α", "tr-lenpen", "0.1", |s| s.lenpen.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.lenpen = x.clamp(0.0, 5.0) })}
-                {num_input("Coverage β", "tr-coverage", "0.1", |s| s.coverage.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.coverage = x.clamp(0.0, 5.0) })}
-                {num_input("End penalty γ", "tr-end", "0.1", |s| s.end_penalty.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.end_penalty = x.clamp(-5.0, 5.0) })}
-                {num_input("Max length a·|x|+b: a", "tr-max-a", "0.1", |s| s.max_len_a.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.max_len_a = x.clamp(0.0, 10.0) })}
-                {num_input("b", "tr-max-b", "1", |s| s.max_len_b.to_string(), |s, v| if let Ok(x) = v.parse::<usize>() { s.max_len_b = x.min(200) })}
+                {num_input("α", "tr-lenpen", "0.1", "lp", |s| s.lenpen.to_string())}
+                {num_input("Coverage β", "tr-coverage", "0.1", "cov", |s| s.coverage.to_string())}
+                {num_input("End penalty γ", "tr-end", "0.1", "end", |s| s.end_penalty.to_string())}
+                {num_input("Max length a·|x|+b: a", "tr-max-a", "0.1", "a", |s| s.max_len_a.to_string())}
+                {num_input("b", "tr-max-b", "1", "b", |s| s.max_len_b.to_string())}
                 <label>
                     <input type="checkbox" data-testid="tr-sample" prop:checked=move || settings.get().sample on:change=move |ev| settings.update(|s| s.sample = event_target_checked(&ev)) />
                     " Sample"
                 </label>
-                {num_input("Temperature", "tr-temperature", "0.1", |s| s.temperature.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.temperature = x.clamp(0.01, 10.0) })}
-                {num_input("Top-k", "tr-top-k", "1", |s| s.top_k.to_string(), |s, v| if let Ok(x) = v.parse::<usize>() { s.top_k = x })}
-                {num_input("Top-p", "tr-top-p", "0.05", |s| s.top_p.to_string(), |s, v| if let Ok(x) = v.parse::<f32>() { s.top_p = x.clamp(0.01, 1.0) })}
-                {num_input("Seed", "tr-seed", "1", |s| s.seed.to_string(), |s, v| if let Ok(x) = v.parse::<u64>() { s.seed = x })}
+                {num_input("Temperature", "tr-temperature", "0.1", "t", |s| s.temperature.to_string())}
+                {num_input("Top-k", "tr-top-k", "1", "k", |s| s.top_k.to_string())}
+                {num_input("Top-p", "tr-top-p", "0.05", "p", |s| s.top_p.to_string())}
+                {num_input("Seed", "tr-seed", "1", "seed", |s| s.seed.to_string())}
             </div>
         </details>
     }

@@ -78,3 +78,35 @@ fn bad_input_gets_a_one_line_error() {
     assert_error(&["ref.de"], Some(b"\xff\xfe\n"), "UTF-8");
     assert_error(&["ref.de", "-i", short.to_str().unwrap(), "hyp1.de", "--confidence"], None, "paired");
 }
+
+/// Issue 18's reproductions (TER's shift search, double normalisation, an interval only when its
+/// mean is above 0, a repeated metric, NaN), with sacreBLEU 2.6.0's output recorded beside them.
+#[test]
+fn reproductions_match_recorded_sacrebleu() {
+    let text = std::fs::read_to_string(format!("{}/sacrebleu_reproductions.json", data_dir())).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let dir = std::env::temp_dir().join(format!("wgslate-repro-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, content) in v["files"].as_object().unwrap() {
+        std::fs::write(dir.join(name), content.as_str().unwrap()).unwrap();
+    }
+    for c in v["cases"].as_array().unwrap() {
+        let args: Vec<String> = c["args"].as_str().unwrap().split(' ').map(|a| if a.len() == 2 && a.starts_with(['h', 'r']) { dir.join(a).display().to_string() } else { a.to_string() }).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = wgslate(&args, None);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(out, c["stdout"].as_str().unwrap(), "output differs for {}", c["args"]);
+    }
+}
+
+#[test]
+fn a_carriage_return_in_standard_input_ends_a_line_as_in_python() {
+    let dir = std::env::temp_dir().join(format!("wgslate-cr-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let reference = dir.join("ref.txt");
+    std::fs::write(&reference, "a b c d\n").unwrap();
+    // sacreBLEU 2.6.0: "System and reference streams have different lengths.", then 100.0.
+    assert_error(&[reference.to_str().unwrap()], Some(b"a b\rc d\n"), "different lengths");
+    let (code, out, _) = wgslate(&[reference.to_str().unwrap(), "-b"], Some(b"a b c d\r\n"));
+    assert_eq!((code, out.as_str()), (0, "100.0\n"));
+}

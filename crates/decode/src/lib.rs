@@ -10,6 +10,7 @@ pub mod penalties;
 pub mod rng;
 mod sampling;
 mod search;
+pub mod settings;
 mod step;
 
 pub use beam::{banned_by_ngram, beam_search, beam_search_async, BeamConfig};
@@ -18,4 +19,5 @@ pub use hypothesis::{Hypothesis, LengthLimits};
 pub use penalties::{LengthPenalty, Scoring};
 pub use sampling::{sample, sample_async, sampling_distribution, SamplingConfig};
 pub use search::{run_search, run_search_async, Search};
+pub use settings::Settings;
 pub use step::{block_on, top_k, AsyncStepModel, Blocking, ChainedPicks, StepModel, StepOutput, TopKOutput};

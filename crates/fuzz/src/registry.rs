@@ -1,7 +1,7 @@
 //! Every target with the generator of its inputs.
 
 use crate::gen::Rng;
-use crate::inputs::{BleuCase, ChrfCase, ConfigCase, ModelCase, TerCase, VocabCase, WeightsCase, TEXT};
+use crate::inputs::{BleuCase, ChrfCase, ConfigCase, ModelCase, SettingsCase, TerCase, VocabCase, WeightsCase, TEXT};
 use crate::runner::{check, Failure, Target};
 use crate::{seeds, targets};
 
@@ -33,6 +33,7 @@ pub const TARGETS: &[Target] = &[
     plain("ter_corpus", |rng| check(TerCase::generate(rng, CORPUS_LINES), targets::ter_corpus)),
     plain("ter_sentence", |rng| check(TerCase::generate(rng, 1), targets::ter_sentence)),
     plain("split_sentences", |rng| check(TEXT.text(rng), targets::split_sentences)),
+    plain("settings", |rng| check(SettingsCase::generate(rng), targets::settings)),
     with_seeds("vocab", |rng| check(VocabCase::generate(rng), targets::vocab)),
     with_seeds("safetensors", |rng| check(WeightsCase::generate(rng), targets::safetensors)),
     with_seeds("model_config", |rng| check(ConfigCase::generate(rng), targets::model_config)),

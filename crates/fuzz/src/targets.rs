@@ -7,7 +7,9 @@ use wgslate_model::translate;
 use wgslate_model::weights::{var_builder, CheckedWeights};
 use wgslate_model::{GruConfig, Model, ModelConfig, Net, TransformerConfig};
 
-use crate::inputs::{BleuCase, ChrfCase, ConfigCase, ModelCase, TerCase, VocabCase, WeightsCase};
+use wgslate_decode::settings::{checked_number, Settings};
+
+use crate::inputs::{BleuCase, ChrfCase, ConfigCase, ModelCase, SettingsCase, TerCase, VocabCase, WeightsCase};
 use crate::seeds;
 
 const SCORE_RANGE: std::ops::RangeInclusive<f64> = 0.0..=100.0 + 1e-9;
@@ -145,4 +147,20 @@ pub fn model_load(case: &ModelCase) {
         assert_eq!(model.vocab.vocab_size(), model.config.vocab_size());
         assert!(model.vocab.vocab_size() > SPECIAL_TOKENS.len());
     }
+}
+
+/// The page's URL settings: whatever the link holds, the settings stay inside their ranges and
+/// survive a round trip through the URL.
+pub fn settings(case: &SettingsCase) {
+    let (s, _, _) = Settings::from_pairs(case.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    for (k, v) in s.to_pairs() {
+        if k != "model" && k != "lpk" && k != "sample" {
+            checked_number(k, &v).unwrap_or_else(|e| panic!("{k}={v} was accepted but is refused on the way back: {e}"));
+        }
+    }
+    let pairs = s.to_pairs();
+    let (again, _, problems) = Settings::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(again, s);
+    let _ = s.search();
 }

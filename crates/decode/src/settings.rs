@@ -1,0 +1,184 @@
+//! Translation settings (search and its penalties) and the one place that checks them: the page's
+//! URL and form go through [`Settings::set`], so a shared link cannot hold a value the form refuses.
+
+use crate::{BeamConfig, LengthLimits, LengthPenalty, SamplingConfig, Scoring, Search};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub model: String,
+    pub beam: usize,
+    pub lenpen_kind: String,
+    pub lenpen: f32,
+    pub coverage: f32,
+    pub end_penalty: f32,
+    pub max_len_a: f32,
+    pub max_len_b: usize,
+    pub sample: bool,
+    pub temperature: f32,
+    pub top_k: usize,
+    pub top_p: f32,
+    pub seed: u64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            model: "en-de/transformer".into(),
+            beam: 1,
+            lenpen_kind: "gnmt".into(),
+            lenpen: 0.0,
+            coverage: 0.0,
+            end_penalty: 0.0,
+            max_len_a: 2.0,
+            max_len_b: 10,
+            sample: false,
+            temperature: 1.0,
+            top_k: 0,
+            top_p: 1.0,
+            seed: 0,
+        }
+    }
+}
+
+/// A numeric setting's key (in the URL and the form) and its allowed range.
+struct Range {
+    key: &'static str,
+    what: &'static str,
+    min: f64,
+    max: f64,
+    integer: bool,
+}
+
+const fn range(key: &'static str, what: &'static str, min: f64, max: f64, integer: bool) -> Range {
+    Range { key, what, min, max, integer }
+}
+
+/// Every numeric setting's range, the single source of the limits. β ≥ 0 keeps the coverage term
+/// at most 0, which the beam search's upper bound (`penalties::Scoring::upper_bound`) relies on.
+const RANGES: [Range; 11] = [
+    range("beam", "beam width", 1.0, 16.0, true),
+    range("lp", "length penalty α", 0.0, 5.0, false),
+    range("cov", "coverage β", 0.0, 5.0, false),
+    range("end", "end penalty γ", -5.0, 5.0, false),
+    range("a", "max length a", 0.0, 10.0, false),
+    range("b", "max length b", 0.0, 200.0, true),
+    range("t", "temperature", 0.01, 10.0, false),
+    range("k", "top-k", 0.0, 100_000.0, true),
+    range("p", "top-p", 0.01, 1.0, false),
+    range("seed", "seed", 0.0, 9_007_199_254_740_991.0, true),
+    // Not a search setting but limited the same way: how many test sentences to evaluate.
+    range("n", "number of sentences", 1.0, 1000.0, true),
+];
+
+/// `value` as a number for `key`, or why not.
+pub fn checked_number(key: &str, value: &str) -> Result<f64, String> {
+    let r = RANGES.iter().find(|r| r.key == key).ok_or_else(|| format!("unknown setting '{key}'"))?;
+    let x: f64 = value.trim().parse().map_err(|_| format!("{} must be a number, not '{value}'", r.what))?;
+    if !x.is_finite() || x < r.min || x > r.max {
+        return Err(format!("{} must be between {} and {}, not {value}", r.what, r.min, r.max));
+    }
+    if r.integer && x.fract() != 0.0 {
+        return Err(format!("{} must be a whole number, not {value}", r.what));
+    }
+    Ok(x)
+}
+
+impl Settings {
+    /// Sets one setting from its URL/form text; out-of-range or malformed values are refused and
+    /// leave the setting as it was.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "model" => {
+                let ok = value.split_once('/').is_some_and(|(pair, arch)| !pair.is_empty() && !arch.is_empty() && !value.contains(['\\', '?', '#']) && !value.contains(".."));
+                if !ok {
+                    return Err(format!("model must look like en-de/transformer, not '{value}'"));
+                }
+                self.model = value.to_string();
+            }
+            "lpk" => match value {
+                "gnmt" | "avg" => self.lenpen_kind = value.to_string(),
+                _ => return Err(format!("length penalty kind must be gnmt or avg, not '{value}'")),
+            },
+            "sample" => match value {
+                "true" => self.sample = true,
+                "false" => self.sample = false,
+                _ => return Err(format!("sample must be true or false, not '{value}'")),
+            },
+            _ => {
+                let x = checked_number(key, value)?;
+                match key {
+                    "beam" => self.beam = x as usize,
+                    "lp" => self.lenpen = x as f32,
+                    "cov" => self.coverage = x as f32,
+                    "end" => self.end_penalty = x as f32,
+                    "a" => self.max_len_a = x as f32,
+                    "b" => self.max_len_b = x as usize,
+                    "t" => self.temperature = x as f32,
+                    "k" => self.top_k = x as usize,
+                    "p" => self.top_p = x as f32,
+                    "seed" => self.seed = x as u64,
+                    _ => return Err(format!("unknown setting '{key}'")),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Settings and text from decoded `key=value` pairs, and one message per value refused.
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Settings, String, Vec<String>) {
+        let (mut s, mut text, mut problems) = (Settings::default(), String::new(), Vec::new());
+        for (k, v) in pairs {
+            if k == "text" {
+                text = v.to_string();
+            } else if let Err(e) = s.set(k, v) {
+                problems.push(e);
+            }
+        }
+        (s, text, problems)
+    }
+
+    /// The `key=value` pairs that differ from the defaults (the text is not among them).
+    pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        let d = Settings::default();
+        let all = [
+            ("model", self.model.clone(), d.model.clone()),
+            ("beam", self.beam.to_string(), d.beam.to_string()),
+            ("lpk", self.lenpen_kind.clone(), d.lenpen_kind.clone()),
+            ("lp", self.lenpen.to_string(), d.lenpen.to_string()),
+            ("cov", self.coverage.to_string(), d.coverage.to_string()),
+            ("end", self.end_penalty.to_string(), d.end_penalty.to_string()),
+            ("a", self.max_len_a.to_string(), d.max_len_a.to_string()),
+            ("b", self.max_len_b.to_string(), d.max_len_b.to_string()),
+            ("sample", self.sample.to_string(), d.sample.to_string()),
+            ("t", self.temperature.to_string(), d.temperature.to_string()),
+            ("k", self.top_k.to_string(), d.top_k.to_string()),
+            ("p", self.top_p.to_string(), d.top_p.to_string()),
+            ("seed", self.seed.to_string(), d.seed.to_string()),
+        ];
+        all.into_iter().filter(|(_, v, dv)| v != dv).map(|(k, v, _)| (k, v)).collect()
+    }
+
+    pub fn limits(&self) -> LengthLimits {
+        LengthLimits { a: self.max_len_a, b: self.max_len_b, min_len: 0 }
+    }
+
+    pub fn search(&self) -> Search {
+        if self.sample {
+            return Search::Sample(self.sampling());
+        }
+        if self.beam <= 1 && self.lenpen == 0.0 && self.coverage == 0.0 && self.end_penalty == 0.0 {
+            return Search::Greedy(self.limits());
+        }
+        Search::Beam(self.beam_search(self.beam))
+    }
+
+    /// Beam search of the given width with these settings' scoring; the n-best is the whole beam.
+    pub fn beam_search(&self, beam: usize) -> BeamConfig {
+        let scoring = Scoring { length_penalty: LengthPenalty::from_alpha(self.lenpen, &self.lenpen_kind), coverage: self.coverage, end_penalty: self.end_penalty };
+        BeamConfig { beam: beam.max(1), limits: self.limits(), scoring, nbest: beam.max(1), no_repeat_ngram: 0, want_attention: false }
+    }
+
+    pub fn sampling(&self) -> SamplingConfig {
+        SamplingConfig { temperature: self.temperature, top_k: self.top_k, top_p: self.top_p, seed: self.seed, samples: 1, limits: self.limits(), want_attention: false }
+    }
+}

@@ -1,0 +1,44 @@
+//! The one validation of the page's settings: what a shared link may hold.
+
+use wgslate_decode::settings::checked_number;
+use wgslate_decode::{Search, Settings};
+
+fn parse(query: &str) -> (Settings, String, Vec<String>) {
+    let pairs: Vec<(&str, &str)> = query.split('&').filter_map(|kv| kv.split_once('=')).collect();
+    Settings::from_pairs(pairs)
+}
+
+#[test]
+fn out_of_range_url_values_are_refused_with_a_message_each() {
+    // The link from the report: every value outside the form's limits.
+    let (s, text, problems) = parse("cov=-1e30&lp=1e30&a=1e30&b=4294967295&p=-1&k=4294967295&text=Hallo");
+    assert_eq!(s, Settings::default());
+    assert_eq!(text, "Hallo");
+    assert_eq!(problems.len(), 6, "{problems:?}");
+    assert!(problems[0].contains("coverage β must be between 0 and 5"), "{}", problems[0]);
+    for bad in ["cov=NaN", "t=inf", "t=-inf", "beam=0", "beam=17", "beam=2.5", "seed=-3", "lpk=x", "sample=yes", "model=../../etc", "model=xx"] {
+        let (s, _, problems) = parse(bad);
+        assert_eq!((s, problems.len()), (Settings::default(), 1), "{bad}");
+    }
+}
+
+#[test]
+fn values_inside_the_ranges_are_kept_and_round_trip() {
+    let (s, _, problems) = parse("beam=16&lp=0.6&lpk=avg&cov=0.2&end=-1&a=1.5&b=200&sample=true&t=0.7&k=40&p=0.9&seed=7&model=en-de/gru");
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!((s.beam, s.lenpen, s.coverage, s.max_len_b, s.top_k, s.seed), (16, 0.6, 0.2, 200, 40, 7));
+    assert!(matches!(s.search(), Search::Sample(_)));
+    let pairs = s.to_pairs();
+    let (again, _, problems) = Settings::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));
+    assert!(problems.is_empty());
+    assert_eq!(again, s);
+}
+
+#[test]
+fn a_refused_value_leaves_the_setting_as_it_was() {
+    let mut s = Settings::default();
+    s.set("beam", "4").unwrap();
+    assert!(s.set("beam", "-5").is_err());
+    assert_eq!(s.beam, 4);
+    assert_eq!(checked_number("n", "-5").unwrap_err(), "number of sentences must be between 1 and 1000, not -5");
+}

@@ -1,0 +1,25 @@
+// A shared link cannot carry settings the form refuses: each refused value is named, the rest kept.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage } from './harness.mjs';
+
+const rig = useBrowser(8136);
+
+test('out-of-range URL settings are refused with a message and do not reach the form', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?beam=4&cov=-1e30&lp=1e30&a=1e30&b=4294967295&p=-1&k=4294967295&t=inf', errors);
+  const problems = page.locator('[data-testid=url-problems]');
+  await problems.waitFor();
+  const text = await problems.textContent();
+  for (const what of ['coverage β', 'length penalty α', 'max length a', 'max length b', 'top-p', 'top-k', 'temperature']) {
+    assert.ok(text.includes(what), `${what} is named in: ${text}`);
+  }
+  assert.equal(await page.inputValue('[data-testid=tr-beam]'), '4');
+  assert.equal(await page.inputValue('[data-testid=tr-coverage]'), '0');
+  // The form refuses the same values: the box goes back to the setting.
+  await page.fill('[data-testid=tr-beam]', '99');
+  await page.press('[data-testid=tr-beam]', 'Enter');
+  await page.locator('[data-testid=tr-beam]').blur();
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-beam]').value === '4');
+  assert.deepEqual(errors, []);
+});
