@@ -4,6 +4,7 @@
 ref.de / ref2.de are the first 300 lines of Multi30k test_2016_flickr.de / val.de; hyp*.de are
 word-dropped, swapped and lowercased copies of ref.de (hyp3.de has no final newline).
 Run from the repo root with `pip install sacrebleu==2.6.0`: python3 scripts/record_sacrebleu.py
+Also records issue 18's one-line reproductions (files inline) into sacrebleu_reproductions.json.
 """
 import json, subprocess, os
 
@@ -39,3 +40,25 @@ for args in CASES:
     out.append({"args": args, "stdout": r.stdout})
 json.dump({"sacrebleu": "2.6.0", "cases": out}, open("sacrebleu_cli.json", "w"), ensure_ascii=False, indent=1)
 print(len(out), "cases recorded")
+
+REPRO_FILES = {
+    "h1": "Eine Person; mit une Hosen Hosen beim\n", "r1": "Eine Person mit roten Hosen beim Skifahren.\n",
+    "h2": "a a b\n", "r2": "a b a\n", "h3": "x wait....\n", "r3": "wait.....\n", "h4": "it's\tok\n", "r4": "it's\tok\n",
+    "h5": ",\n", "r5": "d's,\n", "h6": "a\n", "r6": "a\n", "h7": "a b\n", "r7": "x y\n",
+}
+REPRO_CASES = [
+    "r1 -i h1 -m bleu chrf ter -w 4 -f text", "r2 -i h2 -m ter", "r2 -i h2 -m ter -sl",
+    "r3 -i h3 -m ter --ter-normalized", "r4 -i h4 -m ter --ter-normalized", "r5 -i h5 -m ter --ter-normalized -w 1",
+    "r6 -i h6 -m ter --confidence -f json -w 6", "r7 -i h7 --confidence -f text", "r1 -i h1 -m bleu bleu",
+    "r1 -i h1 -s floor -sv nan -f text",
+]
+import tempfile
+with tempfile.TemporaryDirectory() as folder:
+    for name, text in REPRO_FILES.items():
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(text)
+    out = [{"args": a, "stdout": subprocess.run(["sacrebleu", "-q", "-nc", *a.split()], cwd=folder, capture_output=True,
+                                                  text=True, check=True).stdout} for a in REPRO_CASES]
+json.dump({"sacrebleu": "2.6.0", "source": "issue 18's reproductions, recorded with `sacrebleu -q -nc ARGS`",
+           "files": REPRO_FILES, "cases": out}, open("sacrebleu_reproductions.json", "w"), ensure_ascii=False, indent=1)
+print(len(out), "reproductions recorded")
