@@ -1,5 +1,6 @@
 //! Decoding flags shared by `translate`, `eval` and `bench`.
 
+use wgslate_decode::settings::checked_number;
 use wgslate_decode::{BeamConfig, LengthLimits, LengthPenalty, SamplingConfig, Scoring, Search};
 
 pub const DECODE_USAGE: &str = "decoding: [--beam K] [--lenpen A] [--lenpen-kind avg|gnmt] [--coverage B] [--end-penalty G]
@@ -17,30 +18,35 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
         let v = v.ok_or_else(|| format!("{flag} needs a value"))?;
         v.parse().map_err(|_| format!("{flag}: '{v}' is not a valid number"))
     }
+    /// A flag the page also has: the same ranges as its URL and form (`wgslate_decode::settings`).
+    fn setting(flag: &str, key: &str, v: Option<&String>) -> Result<f64, String> {
+        let v = v.ok_or_else(|| format!("{flag} needs a value"))?;
+        checked_number(key, v).map_err(|e| format!("{flag}: {e}"))
+    }
     while i < args.len() {
         let a = args[i].as_str();
         let v = args.get(i + 1);
         let mut takes_value = true;
         match a {
-            "--beam" => beam = num(a, v)?,
-            "--lenpen" => lenpen = num(a, v)?,
+            "--beam" => beam = setting(a, "beam", v)? as usize,
+            "--lenpen" => lenpen = setting(a, "lp", v)? as f32,
             "--lenpen-kind" => {
                 kind = v.ok_or("--lenpen-kind needs avg or gnmt")?.clone();
                 if kind != "avg" && kind != "gnmt" {
                     return Err(format!("--lenpen-kind: '{kind}' is not avg or gnmt"));
                 }
             }
-            "--coverage" => coverage = num(a, v)?,
-            "--end-penalty" => end = num(a, v)?,
+            "--coverage" => coverage = setting(a, "cov", v)? as f32,
+            "--end-penalty" => end = setting(a, "end", v)? as f32,
             "--min-len" => limits.min_len = num(a, v)?,
-            "--max-len-a" => limits.a = num(a, v)?,
-            "--max-len-b" => limits.b = num(a, v)?,
+            "--max-len-a" => limits.a = setting(a, "a", v)? as f32,
+            "--max-len-b" => limits.b = setting(a, "b", v)? as usize,
             "--nbest" => nbest = num(a, v)?,
             "--no-repeat-ngram" => no_repeat = num(a, v)?,
-            "--temperature" => temperature = num(a, v)?,
-            "--top-k" => top_k = num(a, v)?,
-            "--top-p" => top_p = num(a, v)?,
-            "--seed" => seed = num(a, v)?,
+            "--temperature" => temperature = setting(a, "t", v)? as f32,
+            "--top-k" => top_k = setting(a, "k", v)? as usize,
+            "--top-p" => top_p = setting(a, "p", v)? as f32,
+            "--seed" => seed = setting(a, "seed", v)? as u64,
             "--samples" => samples = num(a, v)?,
             "--sample" => {
                 sample = true;
@@ -52,15 +58,6 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
             }
         }
         i += if takes_value { 2 } else { 1 };
-    }
-    if beam == 0 {
-        return Err("--beam must be at least 1".into());
-    }
-    if temperature.is_nan() || temperature <= 0.0 {
-        return Err("--temperature must be positive".into());
-    }
-    if !(top_p > 0.0 && top_p <= 1.0) {
-        return Err("--top-p must be in (0, 1]".into());
     }
     let search = if sample {
         Search::Sample(SamplingConfig { temperature, top_k, top_p, seed, samples: samples.max(1), limits, want_attention: false })
