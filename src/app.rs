@@ -49,6 +49,7 @@ pub fn App() -> impl IntoView {
     let hash = browser::location_hash();
     let view = RwSignal::new(View::from_hash(&hash));
     let (settings, text, url_problems) = settings::from_query(hash.split_once('?').map_or("", |(_, q)| q));
+    let url_problems_seen = RwSignal::new(false);
     let shared = Shared {
         settings: RwSignal::new(settings),
         text: RwSignal::new(text),
@@ -106,8 +107,11 @@ pub fn App() -> impl IntoView {
             <nav>{View::ALL.into_iter().map(nav).collect_view()}</nav>
         </header>
         <main>
-            {(!url_problems.is_empty()).then(|| view! {
-                <p class="error" role="alert" data-testid="url-problems">{format!("Ignored from the link: {}.", url_problems.join("; "))}</p>
+            {move || (!url_problems.is_empty() && !url_problems_seen.get()).then(|| view! {
+                <p class="error" role="alert" data-testid="url-problems">
+                    {format!("Ignored from the link: {}. ", url_problems.join("; "))}
+                    <button class="link" on:click=move |_| url_problems_seen.set(true)>"Dismiss"</button>
+                </p>
             })}
             <div class:hidden=move || view.get() != View::Bleu>
                 <BleuPage prefill />

@@ -89,9 +89,8 @@ struct Headline {
 }
 
 impl Headline {
-    fn from_json(v: &Value, name: &str) -> Option<Self> {
-        let name = v["name"].as_str().unwrap_or(name).to_string();
-        Some(Self { name, score: v["score"].as_f64()?, signature: v["signature"].as_str()?.to_string() })
+    fn from_json(v: &Value) -> Option<Self> {
+        Some(Self { name: v["name"].as_str()?.to_string(), score: v["score"].as_f64()?, signature: v["signature"].as_str()?.to_string() })
     }
 }
 
@@ -107,23 +106,31 @@ pub struct Report {
 }
 
 /// Scores every metric in the metrics worker, one job each, so the page stays responsive and a
-/// crash in one metric is reported next to it while the others keep their results.
-async fn compute(hyp: String, refs: Vec<String>, hyp2: String, options: Options, progress: RwSignal<f64>) -> Result<Report, String> {
-    let (hyps, streams, second) = metrics_job::check_inputs(&hyp, &refs, &hyp2)?;
-    let corpus = metrics_job::Corpus { hyps, refs: streams, second, tokenize: options.tokenize.clone(), lowercase: options.lowercase, smoothing: options.smoothing.clone() };
+/// crash in one metric is reported next to it while the others keep their results. `alive` says
+/// whether this computation is still wanted; `None` when it was superseded.
+async fn compute(hyp: String, refs: Vec<String>, hyp2: String, options: Options, progress: RwSignal<f64>, alive: impl Fn() -> bool) -> Result<Option<Report>, String> {
+    let (hyps, refs, second) = metrics_job::check_inputs(&hyp, &refs, &hyp2)?;
+    let (tokenize, smoothing) = (options.tokenize.clone(), options.smoothing.clone());
+    let corpus = metrics_job::Corpus { hyps, refs, second, tokenize, lowercase: options.lowercase, smoothing };
     corpus.bleu_options(false)?;
-    let jobs = 1 + usize::from(options.chrf) + usize::from(options.ter);
-    let mut done = 0.0;
-    let mut job = |metric: &'static str| {
-        let request = corpus.request(&metric.to_lowercase());
-        let start = done;
-        done += 1.0;
-        async move { metrics_client::run(metric, request, |p| progress.set((start + p) / jobs as f64)).await }
-    };
-    let bleu = job("BLEU").await.and_then(|v| BleuResult::from_json(&v).ok_or_else(|| "BLEU: unexpected result".into()));
-    let chrf = if options.chrf { Some(job("chrF").await.and_then(|v| Headline::from_json(&v, "chrF").ok_or_else(|| "chrF: unexpected result".into()))) } else { None };
-    let ter = if options.ter { Some(job("TER").await.and_then(|v| Headline::from_json(&v, "TER").ok_or_else(|| "TER: unexpected result".into()))) } else { None };
-    Ok(Report { bleu, chrf, ter, options, hyps: corpus.hyps, refs: corpus.refs })
+    let metrics: Vec<(&str, &str)> = [("bleu", "BLEU")].into_iter().chain(options.chrf.then_some(("chrf", "chrF"))).chain(options.ter.then_some(("ter", "TER"))).collect();
+    let mut results = Vec::new();
+    for (k, &(metric, label)) in metrics.iter().enumerate() {
+        if !alive() {
+            return Ok(None);
+        }
+        let share = |p: f64| progress.set((k as f64 + p) / metrics.len() as f64);
+        let result = metrics_client::run(label, corpus.request(metric), share).await;
+        results.push(result.and_then(|v| if v["metric"] == metric { Ok(v) } else { Err(format!("{label}: unexpected result")) }));
+    }
+    if !alive() {
+        return Ok(None);
+    }
+    let mut results = results.into_iter();
+    let bleu = results.next().expect("BLEU is always scored").and_then(|v| BleuResult::from_json(&v).ok_or_else(|| "BLEU: unexpected result".into()));
+    let mut headline = |on: bool| on.then(|| results.next().expect("one result per metric").and_then(|v| Headline::from_json(&v).ok_or_else(|| "unexpected result".into())));
+    let (chrf, ter) = (headline(options.chrf), headline(options.ter));
+    Ok(Some(Report { bleu, chrf, ter, options, hyps: corpus.hyps, refs: corpus.refs }))
 }
 
 fn count(v: f64) -> String {
@@ -196,13 +203,13 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
         let (h, h2) = (hyp.get_untracked(), hyp2.get_untracked());
         metrics_client::cancel();
         spawn_local(async move {
-            let result = compute(h, ref_texts, h2, options, progress_value).await;
+            let result = compute(h, ref_texts, h2, options, progress_value, move || generation.get_value() == gen).await;
             if generation.get_value() != gen {
                 return;
             }
             progress.set(None);
             match result {
-                Ok(r) => report.set(Some(r)),
+                Ok(r) => report.set(r),
                 Err(e) => {
                     report.set(None);
                     error.set(Some(e));
@@ -312,7 +319,7 @@ fn metric_view(label: String, testid: &'static str, result: Result<f64, String>)
         Ok(score) => view! {
             <div class="metric">
                 <span class="label">{label}</span>
-                <span class="value" data-testid=testid title=format!("{score:.4}")>{format!("{score:.1}")}</span>
+                <span class="value" data-testid=testid title=pystr::fixed(score, 4)>{pystr::fixed(score, 1)}</span>
             </div>
         }
         .into_any(),

@@ -59,12 +59,16 @@ pub fn bleu_options(tokenize: &str, lowercase: bool, smoothing: &str, effective_
 pub fn run(request: &str, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
     let v: Value = serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))?;
     let corpus = Corpus::from_request(&v)?;
-    match v["metric"].as_str() {
-        Some("bleu") => bleu(&corpus, progress),
-        Some("chrf") => chrf(&corpus, progress),
-        Some("ter") => ter(&corpus, progress),
+    let metric = v["metric"].as_str().unwrap_or_default();
+    let mut result = match metric {
+        "bleu" => bleu(&corpus, progress),
+        "chrf" => chrf(&corpus, progress),
+        "ter" => ter(&corpus, progress),
         other => Err(format!("unknown metric {other:?}")),
-    }
+    }?;
+    // Named, so a result can never be shown under another metric.
+    result["metric"] = metric.into();
+    Ok(result)
 }
 
 /// Per-line statistics of `hyps`, reporting progress over `share` of the job starting at `done`.
@@ -133,7 +137,7 @@ fn ter(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
     }
     let (e, r) = stats.iter().fold((0.0, 0.0), |(e, r), s| (e + s[0], r + s[1]));
     let sig = signature::ter(&ter.options, Some(c.refs.len()), &Resampling::default()).to_string();
-    Ok(json!({ "score": ter.compute(e, r), "signature": sig }))
+    Ok(json!({ "name": "TER", "score": ter.compute(e, r), "signature": sig }))
 }
 
 /// The user's text as lines, checked: hypotheses, reference streams, optional second system.

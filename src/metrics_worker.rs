@@ -25,7 +25,15 @@ pub fn start() {
     std::panic::set_hook(Box::new(|info| post(serde_json::json!({ "panic": info.to_string() }))));
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|ev: web_sys::MessageEvent| {
         let request = ev.data().as_string().unwrap_or_default();
-        let mut progress = |share: f64| post(serde_json::json!({ "progress": share }));
+        // At most ten progress messages a second, however many lines there are.
+        let mut last = 0.0;
+        let mut progress = |share: f64| {
+            let now = js_sys::Date::now();
+            if now - last >= 100.0 {
+                last = now;
+                post(serde_json::json!({ "progress": share }));
+            }
+        };
         match metrics_job::run(&request, &mut progress) {
             Ok(result) => post(serde_json::json!({ "result": result })),
             Err(e) => post(serde_json::json!({ "error": e })),

@@ -332,7 +332,10 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 <label>
                     " first "
                     <input type="number" min="1" max="1000" step="1" data-testid="eval-count" prop:value=move || eval_count.get().to_string()
-                        on:change=move |ev| if let Ok(n) = wgslate_decode::settings::checked_number("n", &event_target_value(&ev)) { eval_count.set(n as usize) } />
+                        on:change=move |ev| match wgslate_decode::settings::checked_number("n", &event_target_value(&ev)) {
+                            Ok(n) => eval_count.set(n as usize),
+                            Err(_) => event_target::<web_sys::HtmlInputElement>(&ev).set_value(&eval_count.get_untracked().to_string()),
+                        } />
                     " of 1 000 sentences"
                 </label>
                 {move || eval_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress>{format!(" {:.0} %", 100.0 * p)} })}
@@ -350,12 +353,27 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
 
 #[component]
 fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
-    // Values the settings refuse (out of range, not a number) leave the setting, and the box, as they were.
+    let problem = RwSignal::new(None::<String>);
+    // A value the settings refuse (out of range, not a number) is named below the panel and leaves
+    // the setting, and the box, as they were.
     let num_input = move |label: &'static str, testid: &'static str, step: &'static str, key: &'static str, get: fn(&Settings) -> String| {
+        let change = move |ev: web_sys::Event| {
+            let mut s = settings.get_untracked();
+            match s.set(key, &event_target_value(&ev)) {
+                Ok(()) => {
+                    problem.set(None);
+                    settings.set(s);
+                }
+                Err(e) => {
+                    problem.set(Some(e));
+                    event_target::<web_sys::HtmlInputElement>(&ev).set_value(&get(&s));
+                }
+            }
+        };
         view! {
             <label>
                 {label}" "
-                <input type="number" step=step data-testid=testid prop:value=move || get(&settings.get()) on:change=move |ev| settings.update(|s| { let _ = s.set(key, &event_target_value(&ev)); }) />
+                <input type="number" step=step data-testid=testid prop:value=move || get(&settings.get()) on:change=change />
             </label>
         }
     };
@@ -385,6 +403,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 {num_input("Top-p", "tr-top-p", "0.05", "p", |s| s.top_p.to_string())}
                 {num_input("Seed", "tr-seed", "1", "seed", |s| s.seed.to_string())}
             </div>
+            {move || problem.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-settings-error">{e}</p> })}
         </details>
     }
 }

@@ -4,5 +4,9 @@ import init from './wgslate-web.js';
 
 self.onmessage = async (event) => {
   self.onmessage = null;
-  await init({ module_or_path: event.data });
+  try {
+    await init({ module_or_path: event.data });
+  } catch (e) {
+    self.postMessage(JSON.stringify({ error: String(e) }));
+  }
 };

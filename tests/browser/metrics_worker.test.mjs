@@ -60,3 +60,25 @@ test('a metric that crashes its worker is named next to the inputs; the others a
   assert.equal(await page.locator('[data-testid=bleu-ter-error]').count(), 0);
   assert.deepEqual(errors.filter((e) => !/unreachable/.test(e)), []);
 });
+
+test('a second Compute during a long run shows only the second input’s scores', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
+  await page.locator('[data-testid=bleu-ref-0]').waitFor();
+  const long = Array.from({ length: 6000 }, (_, i) => `ein Mann ${i % 7} geht über die Straße ${i % 5}`).join('\n');
+  await page.evaluate((text) => {
+    for (const id of ['bleu-hyp', 'bleu-ref-0']) {
+      const el = document.querySelector(`[data-testid=${id}]`);
+      el.value = text;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+  }, long);
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-progress]').waitFor();
+  await score(page, 'Eine Person; mit une Hosen Hosen beim', 'Eine Person mit roten Hosen beim Skifahren.');
+  assert.equal(await title(page, 'bleu-score'), '16.5158');
+  assert.equal(await title(page, 'bleu-chrf'), '51.8916');
+  assert.equal(await title(page, 'bleu-ter'), '57.1429');
+  assert.equal(await page.locator('[data-testid=bleu-lines] tbody tr').count(), 1);
+  assert.deepEqual(errors, []);
+});

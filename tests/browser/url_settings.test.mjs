@@ -21,5 +21,9 @@ test('out-of-range URL settings are refused with a message and do not reach the 
   await page.press('[data-testid=tr-beam]', 'Enter');
   await page.locator('[data-testid=tr-beam]').blur();
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-beam]').value === '4');
+  assert.match(await page.locator('[data-testid=tr-settings-error]').textContent(), /beam width must be between 1 and 16, not 99/);
+  await page.fill('[data-testid=tr-beam]', '2');
+  await page.locator('[data-testid=tr-beam]').blur();
+  await page.locator('[data-testid=tr-settings-error]').waitFor({ state: 'detached' });
   assert.deepEqual(errors, []);
 });

@@ -10,22 +10,29 @@ use crate::bleu_args::BleuArgs;
 use crate::pyfmt::{self, Json};
 use crate::table;
 
-/// The bootstrap's seed: its text for the signature and its words for numpy's SeedSequence.
+/// The bootstrap's seed: its words for numpy's SeedSequence, and its text for the signature, which
+/// sacreBLEU writes as given for `--confidence` (`str(seed).lower()` of the variable) and as the
+/// parsed integer for `--paired-bs` (`str(self._seed).lower()`): "007" there is "7".
 struct Seed {
     label: String,
+    paired_label: String,
     words: Vec<u32>,
 }
 
 /// SACREBLEU_SEED as sacreBLEU reads it: unset means 12345, "none" (any case) fresh entropy.
 fn bootstrap_seed(var: Option<&str>) -> Result<Seed, String> {
-    let Some(text) = var else { return Ok(Seed { label: "12345".into(), words: vec![12345] }) };
+    let Some(text) = var else { return Ok(Seed { label: "12345".into(), paired_label: "12345".into(), words: vec![12345] }) };
     let label = text.to_lowercase();
     if label == "none" {
-        return Ok(Seed { label, words: os_entropy() });
+        return Ok(Seed { paired_label: label.clone(), label, words: os_entropy() });
     }
-    let words = numpy::seed_words(text.trim())
-        .ok_or_else(|| format!("SACREBLEU_SEED must be a non-negative integer or None, not '{text}'"))?;
-    Ok(Seed { label, words })
+    let digits = text.trim().trim_start_matches('+');
+    let words = numpy::seed_words(digits).ok_or_else(|| format!("SACREBLEU_SEED must be a non-negative integer or None, not '{text}'"))?;
+    let paired_label = match digits.trim_start_matches('0') {
+        "" => "0".to_string(),
+        d => d.to_string(),
+    };
+    Ok(Seed { label, paired_label, words })
 }
 
 /// 128 bits that differ from run to run, as numpy draws from the OS for an unseeded generator.
@@ -366,7 +373,7 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         let name = scored[0].name.clone();
         if a.paired_bs {
             let seed = seed.as_ref().expect("seed resolved for paired tests");
-            let resampling = Resampling { bootstrap: Some(a.paired_bs_n), seed: Some(seed.label.clone()) };
+            let resampling = Resampling { bootstrap: Some(a.paired_bs_n), seed: Some(seed.paired_label.clone()) };
             let sig = m.signature(nrefs, &resampling).format(a.short);
             let mut cells = Vec::new();
             let base = &scored[0];

@@ -87,16 +87,19 @@ fn reproductions_match_recorded_sacrebleu() {
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let dir = std::env::temp_dir().join(format!("wgslate-repro-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, content) in v["files"].as_object().unwrap() {
+    let files = v["files"].as_object().unwrap();
+    for (name, content) in files {
         std::fs::write(dir.join(name), content.as_str().unwrap()).unwrap();
     }
     for c in v["cases"].as_array().unwrap() {
-        let args: Vec<String> = c["args"].as_str().unwrap().split(' ').map(|a| if a.len() == 2 && a.starts_with(['h', 'r']) { dir.join(a).display().to_string() } else { a.to_string() }).collect();
+        let path = |a: &str| if files.contains_key(a) { dir.join(a).display().to_string() } else { a.to_string() };
+        let args: Vec<String> = c["args"].as_str().unwrap().split(' ').map(path).collect();
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (code, out, err) = wgslate(&args, None);
         assert_eq!(code, 0, "{args:?}: {err}");
         assert_eq!(out, c["stdout"].as_str().unwrap(), "output differs for {}", c["args"]);
     }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -109,4 +112,5 @@ fn a_carriage_return_in_standard_input_ends_a_line_as_in_python() {
     assert_error(&[reference.to_str().unwrap()], Some(b"a b\rc d\n"), "different lengths");
     let (code, out, _) = wgslate(&[reference.to_str().unwrap(), "-b"], Some(b"a b c d\r\n"));
     assert_eq!((code, out.as_str()), (0, "100.0\n"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

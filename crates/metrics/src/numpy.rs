@@ -202,10 +202,10 @@ impl std::ops::Div for Num {
     }
 }
 
-/// A non-negative decimal integer as numpy's SeedSequence takes it: 32-bit words, least significant
-/// first (`[0]` for zero). None for anything else.
+/// A non-negative integer in ASCII decimal digits as numpy's SeedSequence takes it: 32-bit words,
+/// least significant first (`[0]` for zero). None for anything else.
 pub fn seed_words(decimal: &str) -> Option<Vec<u32>> {
-    let digits = decimal.strip_prefix('+').unwrap_or(decimal);
+    let digits = decimal;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

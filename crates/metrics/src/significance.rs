@@ -143,21 +143,22 @@ impl Array {
 
     /// `estimate_ci`: sorted, mean, half the distance between the 2.5 % and 97.5 % scores.
     fn interval(&self) -> Interval {
-        fn half<T: Copy + std::ops::Sub<Output = T>>(s: &[T]) -> (T, T) {
-            let lower = s.len() / 40;
-            (s[s.len() - lower - 1], s[lower])
+        /// The sorted scores' 97.5 % and 2.5 % points, as `estimate_ci` indexes them.
+        fn bounds<T: Copy>(s: &[T]) -> (T, T) {
+            let k = s.len() / 40;
+            (s[s.len() - k - 1], s[k])
         }
         match self {
             Array::F32(v) => {
                 let mut s = v.clone();
                 s.sort_by(f32::total_cmp);
-                let (upper, lower) = half(&s);
+                let (upper, lower) = bounds(&s);
                 Interval { mean: (numpy::pairwise_sum(&s) / s.len() as f32) as f64, ci: (0.5 * (upper - lower)) as f64 }
             }
             Array::F64(v) => {
                 let mut s = v.clone();
                 s.sort_by(f64::total_cmp);
-                let (upper, lower) = half(&s);
+                let (upper, lower) = bounds(&s);
                 Interval { mean: numpy::pairwise_sum(&s) / s.len() as f64, ci: 0.5 * (upper - lower) }
             }
         }

@@ -62,7 +62,7 @@ fn golden_cases_match_sacrebleu() {
                 let opts = ChrfOptions {
                     char_order: o["char_order"].as_u64().unwrap_or(6) as usize,
                     word_order: o["word_order"].as_u64().unwrap_or(0) as usize,
-                    beta: o["beta"].as_u64().unwrap_or(2) as u32,
+                    beta: o["beta"].as_i64().unwrap_or(2),
                     lowercase: o["lowercase"].as_bool().unwrap_or(false),
                     whitespace: o["whitespace"].as_bool().unwrap_or(false),
                     eps_smoothing: o["eps_smoothing"].as_bool().unwrap_or(false),

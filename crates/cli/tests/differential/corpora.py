@@ -154,7 +154,7 @@ def command(r: random.Random, n_refs, n_sys):
     if r.random() < 0.05:
         # sacreBLEU's paired test treats seed 0 as unset for the compared systems (`self._seed if
         # self._seed else None`) and draws fresh entropy for them; we keep seed 0 (README).
-        seeds = ["7", "123456", "4294967296", "123456789012345678901234567890"] + ([] if "--paired-bs" in args else ["0"])
+        seeds = ["7", "007", "+7", " 7 ", "123456", "4294967296", "123456789012345678901234567890"] + ([] if "--paired-bs" in args else ["0"])
         # A fresh-entropy bootstrap cannot be compared number for number: only its signature (see diff.py).
         env["SACREBLEU_SEED"] = r.choice(seeds + (["None", "NONE"] if "--confidence" in args else []))
     if r.random() < 0.03:
