@@ -2,7 +2,8 @@
 // and a metric that crashes is reported next to its name while the page keeps working.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage } from './harness.mjs';
+import { join } from 'node:path';
+import { useBrowser, openPage, screenshots } from './harness.mjs';
 
 const rig = useBrowser(8135);
 
@@ -53,6 +54,7 @@ test('a metric that crashes its worker is named next to the inputs; the others a
   assert.equal(await title(page, 'bleu-score'), '16.5158');
   assert.equal(await title(page, 'bleu-chrf'), '51.8916');
   assert.match(await page.locator('[data-testid=bleu-ter-error]').textContent(), /^internal error in TER: panicked at a test hook/);
+  await page.screenshot({ path: join(screenshots, 'bleu-metric-crash.png') });
   // The next computation gets a fresh worker; with the real one again, TER is back.
   await page.unroute('**/metrics_worker.js');
   await score(page, 'a a b', 'a b a');
