@@ -68,11 +68,17 @@ fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let dir = args.first().map(String::as_str).unwrap_or("dist");
-    let port: u16 = match args.iter().position(|a| a == "--port") {
-        Some(i) => args.get(i + 1).and_then(|p| p.parse().ok()).ok_or("--port needs a number")?,
-        None => 8080,
-    };
+    let (mut dir, mut port) = (None, 8080u16);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--port" => port = it.next().and_then(|p| p.parse().ok()).ok_or("--port needs a number from 0 to 65535")?,
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag} (usage: wgslate serve [DIR] [--port N])")),
+            d if dir.is_none() => dir = Some(d),
+            extra => return Err(format!("unexpected argument {extra} (usage: wgslate serve [DIR] [--port N])")),
+        }
+    }
+    let dir = dir.unwrap_or("dist");
     let root = PathBuf::from(dir);
     if !root.join("index.html").exists() {
         return Err(format!("{dir}/index.html not found: build the app first (trunk build --release)"));

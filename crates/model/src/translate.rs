@@ -69,18 +69,23 @@ pub fn split_sentences(text: &str) -> Vec<Vec<String>> {
             let mut out = Vec::new();
             let mut current = String::new();
             let chars: Vec<char> = line.chars().collect();
+            // Index of the last character of the sentence being read, once its end is seen.
+            let mut ends_at = None;
             for (i, &c) in chars.iter().enumerate() {
                 current.push(c);
-                let end = matches!(c, '.' | '!' | '?' | '…');
-                if end {
+                if ends_at.is_none() && matches!(c, '.' | '!' | '?' | '…') {
                     let mut j = i + 1;
                     while j < chars.len() && matches!(chars[j], '"' | '\'' | ')' | '»' | '”' | '’') {
                         j += 1;
                     }
-                    if j < chars.len() && chars[j].is_whitespace() && j == i + 1 {
-                        out.push(current.trim().to_string());
-                        current.clear();
+                    if j < chars.len() && chars[j].is_whitespace() {
+                        ends_at = Some(j - 1);
                     }
+                }
+                if ends_at == Some(i) {
+                    out.push(current.trim().to_string());
+                    current.clear();
+                    ends_at = None;
                 }
             }
             if !current.trim().is_empty() {
@@ -100,6 +105,8 @@ mod tests {
     fn splits_lines_and_sentences() {
         assert_eq!(split_sentences("A dog runs. A cat sleeps!\n\nWhy? Because."), vec![vec!["A dog runs.", "A cat sleeps!"], vec![], vec!["Why?", "Because."]]);
         assert_eq!(split_sentences("3.5 m tall"), vec![vec!["3.5 m tall"]]);
+        assert_eq!(split_sentences("He said \"Stop.\" Then he left."), vec![vec!["He said \"Stop.\"", "Then he left."]]);
+        assert_eq!(split_sentences("(See above.) Next! «Oui.» Non"), vec![vec!["(See above.)", "Next!", "«Oui.»", "Non"]]);
         assert_eq!(split_sentences(""), Vec::<Vec<String>>::new());
     }
 }

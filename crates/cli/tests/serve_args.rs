@@ -1,0 +1,20 @@
+//! `wgslate serve` takes `--port N` before or after the directory.
+
+use std::process::Command;
+
+fn serve(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wgslate")).arg("serve").args(args).output().unwrap();
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn port_flag_anywhere_and_bad_arguments_refused() {
+    for args in [["--port", "9000", "/no/such/dist"], ["/no/such/dist", "--port", "9000"]] {
+        let (code, err) = serve(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains("/no/such/dist/index.html not found"), "{args:?}: {err}");
+    }
+    assert!(serve(&["--port", "http"]).1.contains("--port needs a number"));
+    assert!(serve(&["dist", "--bogus"]).1.contains("unknown option --bogus"));
+    assert!(serve(&["a", "b"]).1.contains("unexpected argument b"));
+}
