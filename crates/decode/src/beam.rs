@@ -191,6 +191,12 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(model: &mut M, source
             let mut f = s.finished;
             f.sort_by(|a, b| b.score.total_cmp(&a.score).then(b.log_prob.total_cmp(&a.log_prob)));
             f.truncate(cfg.nbest.max(1).min(cfg.beam));
+            if f.is_empty() {
+                // No candidate was ever finite (a broken model or weights): one empty output, ranked
+                // last, so that every sentence still has a best hypothesis.
+                let attention = cfg.want_attention.then(Vec::new);
+                f.push(Hypothesis { tokens: vec![], token_log_probs: vec![], log_prob: f32::NEG_INFINITY, score: f32::NEG_INFINITY, attention });
+            }
             f
         })
         .collect())

@@ -306,3 +306,43 @@ fn greedy_with_chained_steps_equals_greedy_one_step_at_a_time() {
         }
     }
 }
+
+/// The toy model with every log-probability NaN: nothing a search can rank.
+struct Broken(Toy);
+
+impl StepModel for Broken {
+    fn vocab_size(&self) -> usize {
+        6
+    }
+    fn bos(&self) -> u32 {
+        BOS
+    }
+    fn eos(&self) -> u32 {
+        EOS
+    }
+    fn max_output_len(&self) -> usize {
+        self.0.max_len
+    }
+    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        StepModel::start(&mut self.0, sources)
+    }
+    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        let mut out = StepModel::step(&mut self.0, tokens, want_attention)?;
+        out.log_probs.iter_mut().for_each(|v| *v = f32::NAN);
+        Ok(out)
+    }
+    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        StepModel::select_rows(&mut self.0, rows)
+    }
+}
+
+#[test]
+fn a_model_with_no_finite_candidate_still_gives_one_hypothesis_per_source() {
+    let cfg = BeamConfig { beam: 4, nbest: 4, limits: limits(5), ..Default::default() };
+    let out = beam_search(&mut Broken(toy(5)), &[vec![8, 9], vec![3]], &cfg).unwrap();
+    assert_eq!(out.len(), 2);
+    for nbest in out {
+        assert_eq!(nbest.len(), 1, "an empty n-best would make every caller index outputs[0]");
+        assert!(nbest[0].tokens.is_empty() && nbest[0].score == f32::NEG_INFINITY);
+    }
+}
