@@ -80,7 +80,7 @@ pub async fn sample_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[
         .iter()
         .map(|_| (0..n).map(|_| Hypothesis { tokens: vec![], token_log_probs: vec![], log_prob: 0.0, score: 0.0, attention: cfg.want_attention.then(Vec::new) }).collect())
         .collect();
-    let mut rngs: Vec<SplitMix64> = (0..sources.len() * n).map(|r| SplitMix64::for_item(cfg.seed, r / n, r % n)).collect();
+    let mut rngs: Vec<SplitMix64> = (0..sources.len() * n).map(|r| SplitMix64::for_item(cfg.seed, &sources[r / n], r % n)).collect();
     let max_lens: Vec<usize> = sources.iter().map(|s| cfg.limits.max_len(s.len(), model.max_output_len())).collect();
     let mut live: Vec<usize> = (0..sources.len() * n).collect();
     let mut inputs = vec![bos; live.len()];

@@ -346,3 +346,14 @@ fn a_model_with_no_finite_candidate_still_gives_one_hypothesis_per_source() {
         assert!(nbest[0].tokens.is_empty() && nbest[0].score == f32::NEG_INFINITY);
     }
 }
+
+#[test]
+fn a_sentence_draws_the_same_samples_alone_or_anywhere_in_a_batch() {
+    let cfg = SamplingConfig { samples: 3, seed: 11, limits: limits(6), ..Default::default() };
+    let tokens = |out: &[Vec<Hypothesis>], i: usize| out[i].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>();
+    let alone = sample(&mut toy(50), &[vec![8, 9]], &cfg).unwrap();
+    let batch = sample(&mut toy(50), &[vec![3], vec![4, 5, 2], vec![8, 9]], &cfg).unwrap();
+    assert_eq!(tokens(&batch, 2), tokens(&alone, 0));
+    let other = sample(&mut toy(50), &[vec![8, 9], vec![3]], &cfg).unwrap();
+    assert_eq!(tokens(&other, 0), tokens(&alone, 0));
+}
