@@ -75,6 +75,7 @@ impl GpuGru {
 
     pub fn with_params(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights, params: KernelParams) -> Result<Self, String> {
         let ModelConfig::Gru(cfg) = config else { return Err("GpuGru needs a GRU config".into()) };
+        crate::kernels::sequence_length_ok(config.max_len())?;
         // Every product's inner width is one of these or a sum of them.
         crate::kernels::vector_width_ok(&[("emb_dim", cfg.emb_dim), ("encoder_hidden", cfg.encoder_hidden), ("decoder_hidden", cfg.decoder_hidden)])?;
         let mut names: Vec<String> = vec!["embed.weight".into(), "init.weight".into(), "init.bias".into(), "output.weight".into(), "output.bias".into()];

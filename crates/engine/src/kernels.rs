@@ -18,6 +18,18 @@ const MATVEC_ROWS: u32 = 4;
 /// The largest k topk.wgsl selects per row; beam search asks for 2 × beam width.
 pub const MAX_TOP_K: usize = 32;
 
+/// The longest key sequence scores.wgsl attends over (its `MAX_KEYS`; a test keeps the two equal).
+pub const MAX_KEYS: usize = 256;
+
+/// Refuses, when the engine is built, a model whose sources or outputs could be longer than the
+/// attention kernels take (they would otherwise clamp the keys without a word).
+pub fn sequence_length_ok(max_len: usize) -> Result<(), String> {
+    if max_len > MAX_KEYS {
+        return Err(format!("the GPU engine attends over at most {MAX_KEYS} positions but this model's max_len is {max_len}; use the CPU backend for this model"));
+    }
+    Ok(())
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct KernelParams {
     /// Side of the square output tile of matmul.wgsl (workgroup TILE×TILE; at most 16).
@@ -260,5 +272,18 @@ impl Kernels {
     pub fn copy_cols(&self, rec: &mut Recorder, src: &wgpu::Buffer, dst: &wgpu::Buffer, dims: [u32; 6]) {
         let u = [dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], 0, 0];
         rec.dispatch(&self.copy_cols, &[src, dst], &u, [self.groups(dims[0] * dims[1]), 1]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_keys_is_the_attention_shaders_limit() {
+        let shader = include_str!("../../../shaders/scores.wgsl");
+        assert!(shader.contains(&format!("const MAX_KEYS: u32 = {MAX_KEYS}u;")), "shaders/scores.wgsl and kernels::MAX_KEYS differ");
+        assert!(sequence_length_ok(MAX_KEYS).is_ok());
+        assert!(sequence_length_ok(MAX_KEYS + 1).unwrap_err().contains("use the CPU backend"));
     }
 }

@@ -77,6 +77,7 @@ impl GpuTransformer {
 
     pub fn with_params(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights, params: KernelParams) -> Result<Self, String> {
         let ModelConfig::Transformer(cfg) = config else { return Err("GpuTransformer needs a Transformer config".into()) };
+        crate::kernels::sequence_length_ok(config.max_len())?;
         crate::kernels::vector_width_ok(&[("d_model", cfg.d_model), ("d_ff", cfg.d_ff)])?;
         let mut names = vec!["embed.weight".to_string(), "encoder_norm.weight".into(), "encoder_norm.bias".into(), "decoder_norm.weight".into(), "decoder_norm.bias".into()];
         let lin = |p: &str| vec![format!("{p}.weight"), format!("{p}.bias")];
