@@ -44,13 +44,13 @@ print(len(out), "cases recorded")
 REPRO_FILES = {
     "h1": "Eine Person; mit une Hosen Hosen beim\n", "r1": "Eine Person mit roten Hosen beim Skifahren.\n",
     "h2": "a a b\n", "r2": "a b a\n", "h3": "x wait....\n", "r3": "wait.....\n", "h4": "it's\tok\n", "r4": "it's\tok\n",
-    "h5": ",\n", "r5": "d's,\n", "h6": "a\n", "r6": "a\n", "h7": "a b\n", "r7": "x y\n",
+    "h5": ",\n", "r5": "d's,\n", "h6": "a\n", "r6": "a\n", "h7": "a b\n", "r7": "x y\n", "h8": "-5 -\n", "r8": "-5 -\n",
 }
 REPRO_CASES = [
     "r1 -i h1 -m bleu chrf ter -w 4 -f text", "r2 -i h2 -m ter", "r2 -i h2 -m ter -sl",
     "r3 -i h3 -m ter --ter-normalized", "r4 -i h4 -m ter --ter-normalized", "r5 -i h5 -m ter --ter-normalized -w 1",
     "r6 -i h6 -m ter --confidence -f json -w 6", "r7 -i h7 --confidence -f text", "r1 -i h1 -m bleu bleu",
-    "r1 -i h1 -s floor -sv nan -f text",
+    "r1 -i h1 -s floor -sv nan -f text", "r8 -i h8 -m ter bleu chrf --confidence -cin 48 -w 1 -f text -b",
 ]
 import tempfile
 with tempfile.TemporaryDirectory() as folder:

@@ -191,19 +191,22 @@ fn print_single(results: Vec<String>, a: &BleuArgs) {
         }
         return;
     }
-    let mut aligned = Vec::new();
+    // sacreBLEU's `print_single_results`, quirks included: lines without '=' are printed at once;
+    // the split points of the others are then zipped with the results from the first one on (not
+    // with the lines they came from), and Python slices with a negative index from the end.
+    let mut cuts: Vec<i64> = Vec::new();
     for line in &results {
         match line.find('=') {
-            Some(byte) => aligned.push((line[..byte].chars().count() - 1, line)),
+            Some(byte) => cuts.push(line[..byte].chars().count() as i64 - 1),
             None => println!("{line}"),
         }
     }
-    if let Some(w) = aligned.iter().map(|(l, _)| *l).max() {
-        for (len, line) in aligned {
-            let split = line.char_indices().nth(len).map_or(line.len(), |(b, _)| b);
-            let (left, right) = line.split_at(split);
-            println!("{}{left}{right}", " ".repeat(w - len));
-        }
+    let width = cuts.iter().copied().max().unwrap_or(0).max(0) as usize;
+    for (&cut, line) in cuts.iter().zip(&results) {
+        let chars: Vec<char> = line.chars().collect();
+        let cut = if cut < 0 { chars.len().saturating_sub(cut.unsigned_abs() as usize) } else { (cut as usize).min(chars.len()) };
+        let (left, right): (String, String) = (chars[..cut].iter().collect(), chars[cut..].iter().collect());
+        println!("{left:>width$}{right}");
     }
 }
 
