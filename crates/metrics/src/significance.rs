@@ -114,6 +114,11 @@ fn half_width(s: &[Num]) -> Num {
 
 /// Exact mean (Neumaier-compensated sum), then the value's own type, as `statistics.mean` does.
 fn statistics_mean(s: &[Num]) -> f64 {
+    if s.iter().any(|v| !v.value().is_finite()) {
+        // `statistics` adds infinities and NaN as plain floats (an exact sum would make inf − inf).
+        let mean = s.iter().map(|v| v.value()).sum::<f64>() / s.len() as f64;
+        return if s.first().is_some_and(|v| v.is_f32()) { mean as f32 as f64 } else { mean };
+    }
     let (mut sum, mut comp) = (0f64, 0f64);
     for v in s {
         let x = v.value();
