@@ -127,8 +127,9 @@ async fn compute(hyp: String, refs: Vec<String>, hyp2: String, options: Options,
         return Ok(None);
     }
     let mut results = results.into_iter();
-    let bleu = results.next().expect("BLEU is always scored").and_then(|v| BleuResult::from_json(&v).ok_or_else(|| "BLEU: unexpected result".into()));
-    let mut headline = |on: bool| on.then(|| results.next().expect("one result per metric").and_then(|v| Headline::from_json(&v).ok_or_else(|| "unexpected result".into())));
+    let missing = || Err("no result".to_string());
+    let bleu = results.next().unwrap_or_else(missing).and_then(|v| BleuResult::from_json(&v).ok_or_else(|| "BLEU: unexpected result".into()));
+    let mut headline = |on: bool| on.then(|| results.next().unwrap_or_else(missing).and_then(|v| Headline::from_json(&v).ok_or_else(|| "unexpected result".into())));
     let (chrf, ter) = (headline(options.chrf), headline(options.ter));
     Ok(Some(Report { bleu, chrf, ter, options, hyps: corpus.hyps, refs: corpus.refs }))
 }

@@ -21,6 +21,7 @@ pub fn from_query(query: &str) -> (Settings, String, Vec<String>) {
 
 /// `key=value&…` for the URL: the settings that differ from the defaults, then the text.
 pub fn to_query(settings: &Settings, text: &str) -> String {
+    // An empty URLSearchParams cannot fail to construct in a page (it only needs the global).
     let p = web_sys::UrlSearchParams::new().expect("URLSearchParams");
     for (k, v) in settings.to_pairs() {
         p.append(k, &v);

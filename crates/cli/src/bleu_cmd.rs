@@ -374,8 +374,7 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
     for m in &metrics {
         let scored: Vec<Scored> = hyp_views.iter().map(|h| m.score(h, &ref_view)).collect();
         let name = scored[0].name.clone();
-        if a.paired_bs {
-            let seed = seed.as_ref().expect("seed resolved for paired tests");
+        if let Some(seed) = &seed {
             let resampling = Resampling { bootstrap: Some(a.paired_bs_n), seed: Some(seed.paired_label.clone()) };
             let sig = m.signature(nrefs, &resampling).format(a.short);
             let mut cells = Vec::new();

@@ -27,6 +27,7 @@ pub fn repr(x: f64) -> String {
 /// even last digit and Rust the upper one: 0.80170440673828125 is 0.8017044067382812 in Python.
 fn shortest(x: f64) -> String {
     let rust = format!("{x:e}");
+    // `{:e}` of a finite f64 always has an exponent part.
     let (mantissa, _) = rust.split_once('e').unwrap();
     let n = mantissa.bytes().filter(u8::is_ascii_digit).count();
     let exact = format!("{:.*e}", n + 24, x);

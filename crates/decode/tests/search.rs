@@ -41,6 +41,8 @@ struct Toy {
     /// per row: (source index, prefix)
     rows: Vec<(usize, Vec<u32>)>,
     max_len: usize,
+    /// Every log-probability NaN: nothing a search can rank.
+    broken: bool,
 }
 
 impl StepModel for Toy {
@@ -70,7 +72,7 @@ impl StepModel for Toy {
                 assert!(row.1.is_empty(), "BOS only starts a row");
             }
         }
-        let lp = self.rows.iter().flat_map(|(s, p)| log_probs(&self.sources[*s], p)).collect();
+        let lp = self.rows.iter().flat_map(|(s, p)| log_probs(&self.sources[*s], p)).map(|v| if self.broken { f32::NAN } else { v }).collect();
         let att = want_attention.then(|| self.rows.iter().map(|(s, p)| attention(&self.sources[*s], p)).collect());
         Ok(StepOutput { log_probs: lp, attention: att })
     }
@@ -81,7 +83,7 @@ impl StepModel for Toy {
 }
 
 fn toy(max_len: usize) -> Toy {
-    Toy { sources: vec![], rows: vec![], max_len }
+    Toy { sources: vec![], rows: vec![], max_len, broken: false }
 }
 
 /// Every output of at most `max_len` tokens with its score: EOS-terminated, or cut at max_len.
@@ -307,39 +309,10 @@ fn greedy_with_chained_steps_equals_greedy_one_step_at_a_time() {
     }
 }
 
-/// The toy model with every log-probability NaN: nothing a search can rank.
-struct Broken(Toy);
-
-impl StepModel for Broken {
-    fn vocab_size(&self) -> usize {
-        6
-    }
-    fn bos(&self) -> u32 {
-        BOS
-    }
-    fn eos(&self) -> u32 {
-        EOS
-    }
-    fn max_output_len(&self) -> usize {
-        self.0.max_len
-    }
-    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
-        StepModel::start(&mut self.0, sources)
-    }
-    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
-        let mut out = StepModel::step(&mut self.0, tokens, want_attention)?;
-        out.log_probs.iter_mut().for_each(|v| *v = f32::NAN);
-        Ok(out)
-    }
-    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
-        StepModel::select_rows(&mut self.0, rows)
-    }
-}
-
 #[test]
 fn a_model_with_no_finite_candidate_still_gives_one_hypothesis_per_source() {
     let cfg = BeamConfig { beam: 4, nbest: 4, limits: limits(5), ..Default::default() };
-    let out = beam_search(&mut Broken(toy(5)), &[vec![8, 9], vec![3]], &cfg).unwrap();
+    let out = beam_search(&mut Toy { broken: true, ..toy(5) }, &[vec![8, 9], vec![3]], &cfg).unwrap();
     assert_eq!(out.len(), 2);
     for nbest in out {
         assert_eq!(nbest.len(), 1, "an empty n-best would make every caller index outputs[0]");
