@@ -1,6 +1,6 @@
 """Differential test: `wgslate bleu` against sacreBLEU 2.6.0 itself on seeded random corpora.
 
-    python diff.py --wgslate PATH [--cases N] [--seed S] [--jobs J] [--report FILE]
+    python diff.py --wgslate PATH [--cases N] [--first I] [--seed S] [--jobs J] [--report FILE]
 
 Each case writes its references and systems to a temporary folder and runs the same command line
 through sacreBLEU's own `main()` (in a forked child, so every case starts clean) and through
@@ -128,13 +128,14 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--wgslate", required=True)
     p.add_argument("--cases", type=int, default=500)
+    p.add_argument("--first", type=int, default=0, help="index of the first case (to split a long run)")
     p.add_argument("--seed", default="1")
     p.add_argument("--jobs", type=int, default=os.cpu_count())
     p.add_argument("--report", help="JSON file with the counts and the sacreBLEU crashes")
     a = p.parse_args()
     counts = {"same": 0, "both-refused": 0, "sacrebleu-crash": 0, "differ": 0, "panic": 0}
     crashes = []
-    jobs = [(a.wgslate, a.seed, i) for i in range(a.cases)]
+    jobs = [(a.wgslate, a.seed, i) for i in range(a.first, a.first + a.cases)]
     with multiprocessing.Pool(a.jobs) as pool:
         for done, (kind, case, argv, sb, ours) in enumerate(pool.imap_unordered(check, jobs, chunksize=4), 1):
             counts[kind] += 1
@@ -147,8 +148,8 @@ def main():
                                 "wgslate_exit": ours[0], "wgslate": (ours[1] + ours[2]).decode(errors="replace")[:300]})
     if a.report:
         with open(a.report, "w") as f:
-            json.dump({"seed": a.seed, "cases": a.cases, "counts": counts, "sacrebleu_crashes": crashes}, f, indent=1)
-    print(f"seed {a.seed}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+            json.dump({"seed": a.seed, "first": a.first, "cases": a.cases, "counts": counts, "sacrebleu_crashes": crashes}, f, indent=1)
+    print(f"seed {a.seed}, cases {a.first}..{a.first + a.cases - 1}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     failed = counts["differ"] + counts["panic"]
     # Most cases must be scored by both: a generator that only made refused input would prove nothing.
     if counts["same"] < 0.8 * a.cases:
