@@ -31,6 +31,7 @@ CASES = [
     "ref.de -i hyp1.de hyp2.de --paired-bs -w 4 -f text -m chrf", "ref.de -i hyp1.de hyp2.de --paired-bs",
     "ref.de -i hyp1.de hyp2.de hyp3.de --paired-bs -w 6 -m bleu",
     "ref.de -i hyp1.de hyp2.de --paired-bs -pbsn 300 -w 6 -f text -m ter chrf bleu",
+    "ref.de -i hyp1.de hyp2.de hyp3.de -f latex -m bleu chrf ter", "ref.de -i hyp1.de hyp2.de --paired-bs -f latex -w 4 -m bleu ter",
 ]
 
 os.chdir(os.path.join(os.path.dirname(__file__), "..", "crates", "cli", "tests", "data"))

@@ -362,9 +362,6 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         return Ok(());
     }
 
-    if a.format == "latex" {
-        return Err("LaTeX tables (-f latex) are not supported; use -f text or -f json".into());
-    }
     if !a.paired_bs {
         metrics.sort_by_key(|m| m.sort_key());
     }
@@ -386,7 +383,9 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
                 let w = a.width;
                 let star = if r.p_value > 0.05 { "" } else { "*" };
                 let f = |x| pystr::fixed(x, w);
-                let text = format!("{} ({} ± {})\n(p = {:.4}){star}", f(s.score), f(r.system.mean), f(r.system.ci), r.p_value);
+                // sacreBLEU breaks the line before the p-value only in the text table.
+                let brk = if a.format == "latex" { ' ' } else { '\n' };
+                let text = format!("{} ({} ± {}){brk}(p = {:.4}){star}", f(s.score), f(r.system.mean), f(r.system.ci), r.p_value);
                 let json = Json::Obj(vec![
                     ("score".into(), Json::Raw(pyfmt::repr(s.score))),
                     ("p_value".into(), Json::Raw(pyfmt::repr(r.p_value))),
@@ -435,7 +434,8 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
     let rows: Vec<Vec<String>> = (0..num_sys)
         .map(|i| std::iter::once(names[i].clone()).chain(columns.iter().map(|(_, c, _)| c[i].0.clone())).collect())
         .collect();
-    println!("{}\n", table::fancy_grid(&headers, &rows));
+    let table = if a.format == "latex" { table::latex_booktabs(&headers, &rows) } else { table::fancy_grid(&headers, &rows) };
+    println!("{table}\n");
     if a.paired_bs {
         let msg = format!("Paired bootstrap resampling test with {} resampling trials", a.paired_bs_n);
         let rule = "-".repeat(msg.chars().count());
