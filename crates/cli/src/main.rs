@@ -5,7 +5,9 @@ mod bleu_args;
 mod bleu_cmd;
 mod decode_args;
 mod translate_cmd;
+mod precompress;
 mod pyfmt;
+mod quantize_cmd;
 mod serve;
 mod table;
 
@@ -16,6 +18,7 @@ commands:
   translate   translate lines with a shipped model
   eval        translate a test set and score it
   bench       time the engines
+  quantize    rewrite a model's weights as int8 (or f16)
   serve       serve the built web app (default: dist on 127.0.0.1:8080)";
 
 fn main() {
@@ -42,6 +45,7 @@ fn main() {
         Some("translate") => translate_cmd::run_translate(&args[1..]).map_err(|e| format!("wgslate translate: {e}")),
         Some("eval") => translate_cmd::run_eval(&args[1..]).map_err(|e| format!("wgslate eval: {e}")),
         Some("bench") => bench::run(&args[1..]).map_err(|e| format!("wgslate bench: {e}")),
+        Some("quantize") => quantize_cmd::run(&args[1..]).map_err(|e| format!("wgslate quantize: {e}")),
         Some("serve") => serve::run(&args[1..]).map_err(|e| format!("wgslate serve: {e}")),
         Some("-h" | "--help") | None => {
             println!("{USAGE}");

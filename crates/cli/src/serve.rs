@@ -1,5 +1,8 @@
 //! `wgslate serve DIR`: a small static file server for the built app, bound to 127.0.0.1.
-//! It sends the same Content-Security-Policy as index.html and the MIME types WebAssembly needs.
+//! It sends the same Content-Security-Policy as index.html and the MIME types WebAssembly needs,
+//! writes `.br` and `.gz` copies of the compressible files at start (`precompress.rs`) and sends
+//! the smallest one the browser accepts, with a strong ETag per encoding so a second visit gets
+//! `304 Not Modified` instead of the bytes again.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
@@ -38,26 +41,84 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
     Some(path)
 }
 
+/// The request headers this server acts on.
+#[derive(Default)]
+struct Headers {
+    accept_encoding: String,
+    if_none_match: String,
+}
+
+/// Whether `Accept-Encoding` lists `coding` (or `*`) without `q=0`.
+fn accepts(accept_encoding: &str, coding: &str) -> bool {
+    accept_encoding.split(',').any(|item| {
+        let mut parts = item.split(';').map(str::trim);
+        let name = parts.next().unwrap_or("");
+        let q_zero = parts.any(|p| p.strip_prefix("q=").and_then(|q| q.trim().parse::<f64>().ok()) == Some(0.0));
+        (name.eq_ignore_ascii_case(coding) || name == "*") && !q_zero
+    })
+}
+
+/// FNV-1a over the file: the ETag changes whenever the content does.
+fn content_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// The file's representation for this request: (body, Content-Encoding, ETag).
+fn representation(path: &Path, body: Vec<u8>, headers: &Headers) -> (Vec<u8>, Option<&'static str>, String) {
+    let hash = content_hash(&body);
+    for (coding, suffix) in [("br", "br"), ("gzip", "gz")] {
+        if !accepts(&headers.accept_encoding, coding) {
+            continue;
+        }
+        // A stale copy (older than the file) is never sent: precompress rewrites it at start.
+        if let Some(compressed) = crate::precompress::fresh_copy(path, suffix, body.len()) {
+            return (compressed, Some(coding), format!("\"{hash:016x}-{suffix}\""));
+        }
+    }
+    (body, None, format!("\"{hash:016x}\""))
+}
+
 fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request = String::new();
     reader.read_line(&mut request)?;
+    let mut headers = Headers::default();
     loop {
         let mut header = String::new();
         if reader.read_line(&mut header)? == 0 || header == "\r\n" || header == "\n" {
             break;
         }
+        if let Some((name, value)) = header.split_once(':') {
+            match name.trim().to_ascii_lowercase().as_str() {
+                "accept-encoding" => headers.accept_encoding = value.trim().to_string(),
+                "if-none-match" => headers.if_none_match = value.trim().to_string(),
+                _ => {}
+            }
+        }
     }
     let mut parts = request.split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
     let found = resolve(root, target).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b)));
+    let mut extra = String::new();
     let (status, kind, body) = match (method, found) {
-        ("GET" | "HEAD", Some((p, body))) => ("200 OK", mime(&p), body),
+        ("GET" | "HEAD", Some((p, body))) => {
+            let (body, encoding, etag) = representation(&p, body, &headers);
+            extra = format!("ETag: {etag}\r\nVary: Accept-Encoding\r\n");
+            if let Some(coding) = encoding {
+                extra += &format!("Content-Encoding: {coding}\r\n");
+            }
+            if headers.if_none_match.split(',').any(|t| t.trim() == etag || t.trim() == "*") {
+                ("304 Not Modified", mime(&p), Vec::new())
+            } else {
+                ("200 OK", mime(&p), body)
+            }
+        }
         ("GET" | "HEAD", None) => ("404 Not Found", "text/plain; charset=utf-8", b"not found\n".to_vec()),
         _ => ("405 Method Not Allowed", "text/plain; charset=utf-8", b"method not allowed\n".to_vec()),
     };
+    // no-cache: the browser keeps the file but asks each time; the ETag makes that a 304.
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nContent-Security-Policy: {CSP}\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nContent-Security-Policy: {CSP}\r\nCache-Control: no-cache\r\n{extra}Connection: close\r\n\r\n",
         body.len()
     );
     stream.write_all(head.as_bytes())?;
@@ -83,8 +144,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if !root.join("index.html").exists() {
         return Err(format!("{dir}/index.html not found: build the app first (trunk build --release)"));
     }
+    let written = crate::precompress::run(&root).map_err(|e| format!("compressing {dir}: {e}"))?;
+    if written > 0 {
+        println!("wrote {written} compressed copies (.br, .gz) in {dir}");
+    }
     let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);
     println!("serving {dir} on http://127.0.0.1:{port}");
+    std::io::stdout().flush().map_err(|e| e.to_string())?;
     for stream in listener.incoming().flatten() {
         let root = root.clone();
         std::thread::spawn(move || {

@@ -118,7 +118,8 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let chrf = Chrf::new(ChrfOptions::default());
     println!("BLEU|{} = {:.2} {}", signature::bleu(&opts, Some(1), &Resampling::default()), bleu.score, bleu.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/"));
     println!("chrF2|{} = {:.2}", signature::chrf(&chrf.options, Some(1), &Resampling::default()), chrf.corpus_score(&hyps, &refs_view));
-    println!("{} sentences in {:.1} s: {:.2} sentences/s (backend {}, {:?})", sources.len(), seconds, sources.len() as f64 / seconds, backend, search_name(&search));
+    let (n, format) = (sources.len(), model.weight_format);
+    println!("{n} sentences in {seconds:.1} s: {:.2} sentences/s (backend {backend}, {:?}, weights {format})", n as f64 / seconds, search_name(&search));
     Ok(())
 }
 

@@ -5,6 +5,7 @@ pub mod config;
 pub mod gru;
 pub mod layers;
 pub mod ops;
+pub mod quant;
 pub mod step;
 pub mod tokenizer;
 pub mod transformer;
@@ -41,6 +42,8 @@ pub struct Model {
     pub config: ModelConfig,
     pub net: Net,
     pub vocab: Vocab,
+    /// What model.safetensors held (int8 is dequantised at load).
+    pub weight_format: quant::WeightFormat,
 }
 
 impl Model {
@@ -58,7 +61,7 @@ impl Model {
         if !unused.is_empty() {
             return Err(format!("model.safetensors has tensors the config does not use: {}", unused.join(", ")));
         }
-        Ok(Self { config, net, vocab })
+        Ok(Self { config, net, vocab, weight_format: checked.format() })
     }
 
     pub fn from_dir(dir: &Path) -> Result<Self, String> {

@@ -1,5 +1,5 @@
-//! `model.safetensors` in f16: names are the VarBuilder paths of the model structs
-//! (e.g. `decoder.0.cross_attn.kv.weight`); see the README's weight table.
+//! `model.safetensors` in f16 or int8 (`quant.rs`): names are the VarBuilder paths of the model
+//! structs (e.g. `decoder.0.cross_attn.kv.weight`); see the README's weight table.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -9,24 +9,68 @@ use candle_nn::var_builder::SimpleBackend;
 use candle_nn::VarBuilder;
 use safetensors::{Dtype, SafeTensors};
 
-/// f16 tensors from a safetensors file, widened to f32, with every name the model asks for recorded.
+use crate::quant::{self, WeightFormat, SCALE_SUFFIX};
+
+/// Tensors from a safetensors file, widened to f32 (int8 ones dequantised), with every name the
+/// model asks for recorded.
 pub struct CheckedWeights {
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
     used: Mutex<HashSet<String>>,
+    format: WeightFormat,
+}
+
+fn f16_values(data: &[u8]) -> Vec<half::f16> {
+    data.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]])).collect()
 }
 
 impl CheckedWeights {
     pub fn parse(bytes: &[u8]) -> Result<Self, String> {
         let st = SafeTensors::deserialize(bytes).map_err(|e| format!("model.safetensors is truncated or not a safetensors file ({e})"))?;
         let mut tensors = HashMap::new();
+        let mut format = WeightFormat::F16;
         for (name, view) in st.tensors() {
-            if view.dtype() != Dtype::F16 {
-                return Err(format!("model.safetensors: tensor {name} is {:?}; wgslate ships weights in F16", view.dtype()));
+            match view.dtype() {
+                Dtype::F16 if name.ends_with(SCALE_SUFFIX) => {
+                    let matrix = &name[..name.len() - SCALE_SUFFIX.len()];
+                    match st.tensor(matrix) {
+                        Ok(m) if m.dtype() == Dtype::I8 => {}
+                        _ => return Err(format!("model.safetensors: {name} scales no int8 tensor {matrix}")),
+                    }
+                }
+                Dtype::F16 => {
+                    let data = f16_values(view.data()).iter().map(|v| v.to_f32()).collect();
+                    tensors.insert(name, (view.shape().to_vec(), data));
+                }
+                Dtype::I8 => {
+                    let shape = view.shape().to_vec();
+                    let (rows, k) = match shape[..] {
+                        [rows, k] if k > 0 => (rows, k),
+                        _ => return Err(format!("model.safetensors: int8 tensor {name} has shape {shape:?}; only matrices are int8")),
+                    };
+                    let scale_name = format!("{name}{SCALE_SUFFIX}");
+                    let scale = st.tensor(&scale_name).map_err(|_| format!("model.safetensors: int8 tensor {name} has no {scale_name}"))?;
+                    let blocks = match scale.shape()[..] {
+                        [r, b] if r == rows && b > 0 && k % b == 0 && scale.dtype() == Dtype::F16 => b,
+                        _ => return Err(format!("model.safetensors: {scale_name} must be F16 of shape [{rows}, k / block] for k = {k}")),
+                    };
+                    let block = k / blocks;
+                    let tensor_format = WeightFormat::Int8 { block: if blocks == 1 { quant::PER_ROW } else { block } };
+                    if format != WeightFormat::F16 && format != tensor_format {
+                        return Err(format!("model.safetensors: {name} is {tensor_format} but other tensors are {format}"));
+                    }
+                    format = tensor_format;
+                    let q: Vec<i8> = view.data().iter().map(|&b| b as i8).collect();
+                    tensors.insert(name, (shape, quant::dequantize(&q, &f16_values(scale.data()), block)));
+                }
+                other => return Err(format!("model.safetensors: tensor {name} is {other:?}; wgslate reads F16 and I8 weights")),
             }
-            let data = view.data().chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]]).to_f32()).collect();
-            tensors.insert(name, (view.shape().to_vec(), data));
         }
-        Ok(Self { tensors, used: Mutex::new(HashSet::new()) })
+        Ok(Self { tensors, used: Mutex::new(HashSet::new()), format })
+    }
+
+    /// f16, or int8 with its block length (the format of the file's matrices).
+    pub fn format(&self) -> WeightFormat {
+        self.format
     }
 
     /// A tensor's shape and values (widened to f32), as the GPU engine uploads them.
@@ -77,16 +121,30 @@ pub fn var_builder(weights: &std::sync::Arc<CheckedWeights>) -> VarBuilder<'stat
 
 /// Serialises named f32 tensors as f16 safetensors, sorted by name.
 pub fn to_f16_safetensors(tensors: &[(String, Tensor)]) -> Result<Vec<u8>, String> {
-    let mut owned: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+    to_safetensors(tensors, WeightFormat::F16)
+}
+
+/// Serialises named f32 tensors in `format`, sorted by name: with int8, every matrix is quantised
+/// (with its `.scale` tensor) and vectors stay f16.
+pub fn to_safetensors(tensors: &[(String, Tensor)], format: WeightFormat) -> Result<Vec<u8>, String> {
+    let mut owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
     for (name, t) in tensors {
         let values = t.flatten_all().and_then(|t| t.to_dtype(DType::F32)).and_then(|t| t.to_vec1::<f32>()).map_err(|e| e.to_string())?;
-        let bytes = values.iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()).collect();
-        owned.push((name.clone(), t.dims().to_vec(), bytes));
+        let shape = t.dims().to_vec();
+        match (format, &shape[..]) {
+            (WeightFormat::Int8 { block }, &[rows, k]) if k > 0 => {
+                let (q, scales) = quant::quantize(&values, k, block);
+                owned.push((name.clone(), Dtype::I8, shape.clone(), q.iter().map(|&v| v as u8).collect()));
+                let scale_bytes = scales.iter().flat_map(|s| s.to_le_bytes()).collect();
+                owned.push((format!("{name}{SCALE_SUFFIX}"), Dtype::F16, vec![rows, k / quant::block_for(k, block)], scale_bytes));
+            }
+            _ => owned.push((name.clone(), Dtype::F16, shape, values.iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()).collect())),
+        }
     }
     owned.sort_by(|a, b| a.0.cmp(&b.0));
     let views: Vec<(String, safetensors::tensor::TensorView)> = owned
         .iter()
-        .map(|(n, s, b)| Ok((n.clone(), safetensors::tensor::TensorView::new(Dtype::F16, s.clone(), b).map_err(|e| e.to_string())?)))
+        .map(|(n, d, s, b)| Ok((n.clone(), safetensors::tensor::TensorView::new(*d, s.clone(), b).map_err(|e| e.to_string())?)))
         .collect::<Result<_, String>>()?;
     safetensors::serialize(views, None).map_err(|e| e.to_string())
 }

@@ -123,7 +123,7 @@ fn bad_files_get_clear_errors() {
 fn attention_maps_cover_every_output_token() {
     for config in tiny_configs() {
         let (_, net) = random_net(&config);
-        let model = Model { config: config.clone(), net, vocab: Vocab::from_bytes(&files(&config, &random_net(&config).0).2).unwrap() };
+        let model = Model { config: config.clone(), net, vocab: Vocab::from_bytes(&files(&config, &random_net(&config).0).2).unwrap(), weight_format: wgslate_model::quant::WeightFormat::F16 };
         let maps = wgslate_model::attention::attention_maps(&model, &[5, 6, 7, 2], &[9, 10]).unwrap();
         let (layers, heads) = match &config {
             ModelConfig::Transformer(t) => (t.decoder_layers, t.n_heads),

@@ -1,0 +1,52 @@
+//! `wgslate quantize`: rewrites a model's weights in another format (int8 by default).
+
+use std::path::Path;
+
+use wgslate_model::candle_core::{Device, Tensor};
+use wgslate_model::quant::WeightFormat;
+use wgslate_model::weights::{to_safetensors, CheckedWeights};
+use wgslate_model::Model;
+
+pub const USAGE: &str = "usage: wgslate quantize --model DIR --out DIR [--format int8|int8-N|f16]
+  int8: one f16 scale per row of each matrix (the default); int8-N: one per N values of a row";
+
+pub fn run(args: &[String]) -> Result<(), String> {
+    let (mut model, mut out, mut format) = (None, None, WeightFormat::parse("int8")?);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or(format!("{a} needs a value\n{USAGE}"));
+        match a.as_str() {
+            "--model" => model = Some(value()?),
+            "--out" => out = Some(value()?),
+            "--format" => format = WeightFormat::parse(&value()?)?,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown argument {other}\n{USAGE}")),
+        }
+    }
+    let (model, out) = (model.ok_or(format!("--model is required\n{USAGE}"))?, out.ok_or(format!("--out is required\n{USAGE}"))?);
+    let (src, dst) = (Path::new(&model), Path::new(&out));
+    if src.canonicalize().ok() == dst.canonicalize().ok() {
+        return Err("--out must be another directory than --model".into());
+    }
+    // Loading the whole model first checks the files belong together.
+    Model::from_dir(src)?;
+    let read = |name: &str| std::fs::read(src.join(name)).map_err(|e| format!("cannot read {}: {e}", src.join(name).display()));
+    let weights = read("model.safetensors")?;
+    let checked = CheckedWeights::parse(&weights)?;
+    let mut tensors = Vec::new();
+    for name in checked.names() {
+        let (shape, values) = checked.tensor(&name).expect("listed");
+        tensors.push((name, Tensor::from_slice(values, shape, &Device::Cpu).map_err(|e| e.to_string())?));
+    }
+    let bytes = to_safetensors(&tensors, format)?;
+    std::fs::create_dir_all(dst).map_err(|e| format!("cannot create {out}: {e}"))?;
+    let write = |name: &str, data: &[u8]| std::fs::write(dst.join(name), data).map_err(|e| format!("cannot write {}: {e}", dst.join(name).display()));
+    write("model.safetensors", &bytes)?;
+    write("config.json", &read("config.json")?)?;
+    write("tokenizer.json", &read("tokenizer.json")?)?;
+    eprintln!("{model} ({}, {} bytes) -> {out} ({format}, {} bytes)", checked.format(), weights.len(), bytes.len());
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! `wgslate serve` over real HTTP: precompressed copies chosen by Accept-Encoding, strong ETags per
+//! encoding, 304 on a matching If-None-Match, and stale copies never sent.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+
+struct Server(Child, u16);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+    }
+}
+
+fn start(dir: &std::path::Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["serve", dir.to_str().unwrap(), "--port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let port = loop {
+        let line = lines.next().expect("server printed its address").unwrap();
+        if let Some(p) = line.split("http://127.0.0.1:").nth(1) {
+            break p.trim().parse().unwrap();
+        }
+    };
+    Server(child, port)
+}
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+fn get(port: u16, path: &str, extra: &str) -> Response {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: localhost\r\n{extra}\r\n").unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8(raw[..split].to_vec()).unwrap();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = lines.filter_map(|l| l.split_once(':')).map(|(n, v)| (n.to_string(), v.trim().to_string())).collect();
+    let r = Response { status, headers, body: raw[split + 4..].to_vec() };
+    assert_eq!(r.header("Content-Length").unwrap().parse::<usize>().unwrap(), r.body.len());
+    r
+}
+
+fn gunzip(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(b).read_to_end(&mut out).unwrap();
+    out
+}
+
+fn unbrotli(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    brotli::BrotliDecompress(&mut &b[..], &mut out).unwrap();
+    out
+}
+
+#[test]
+fn serves_the_smallest_accepted_encoding_with_etags_and_304s() {
+    let dir = std::env::temp_dir().join(format!("wgslate-serve-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("models")).unwrap();
+    let js: Vec<u8> = (0..4000).flat_map(|i| format!("let x{i} = {};\n", i % 7).into_bytes()).collect();
+    let weights: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8 & 0x0f).collect();
+    std::fs::write(dir.join("index.html"), "<!doctype html><p>hi</p>").unwrap();
+    std::fs::write(dir.join("app.js"), &js).unwrap();
+    std::fs::write(dir.join("models/model.safetensors"), &weights).unwrap();
+    let server = start(&dir);
+    let port = server.1;
+    assert!(dir.join("app.js.br").exists() && dir.join("app.js.gz").exists());
+    assert!(!dir.join("models/model.safetensors.br").exists(), "weights get gzip only");
+    assert!(!dir.join("index.html.gz").exists(), "files under 1 KB are sent as they are");
+
+    let br = get(port, "/app.js", "Accept-Encoding: gzip, deflate, br, zstd\r\n");
+    assert_eq!((br.status, br.header("Content-Encoding")), (200, Some("br")));
+    assert_eq!(unbrotli(&br.body), js);
+    assert!(br.body.len() < js.len() / 5, "{} of {}", br.body.len(), js.len());
+    assert_eq!(br.header("Vary"), Some("Accept-Encoding"));
+    let gz = get(port, "/app.js", "Accept-Encoding: br;q=0, gzip\r\n");
+    assert_eq!(gz.header("Content-Encoding"), Some("gzip"));
+    assert_eq!(gunzip(&gz.body), js);
+    let plain = get(port, "/app.js", "");
+    assert_eq!((plain.header("Content-Encoding"), &plain.body), (None, &js));
+    let tags = [br.header("ETag").unwrap(), gz.header("ETag").unwrap(), plain.header("ETag").unwrap()];
+    assert!(tags.iter().all(|t| t.starts_with('"') && !t.starts_with("W/")), "strong ETags: {tags:?}");
+    assert!(tags[0] != tags[1] && tags[1] != tags[2] && tags[0] != tags[2], "one ETag per encoding: {tags:?}");
+
+    let model = get(port, "/models/model.safetensors", "Accept-Encoding: br, gzip\r\n");
+    assert_eq!(model.header("Content-Encoding"), Some("gzip"));
+    assert_eq!(gunzip(&model.body), weights);
+
+    // A second visit: the browser sends back the ETag it holds and gets no bytes.
+    let again = get(port, "/app.js", &format!("Accept-Encoding: br\r\nIf-None-Match: {}\r\n", tags[0]));
+    assert_eq!((again.status, again.body.len()), (304, 0));
+    assert_eq!(again.header("ETag"), Some(tags[0]));
+    let other = get(port, "/app.js", &format!("Accept-Encoding: br\r\nIf-None-Match: {}\r\n", tags[2]));
+    assert_eq!(other.status, 200, "the identity ETag does not validate the brotli copy");
+
+    // The file changes while the server runs: its copies are now stale and are not sent.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let js2: Vec<u8> = js.iter().rev().copied().collect();
+    std::fs::write(dir.join("app.js"), &js2).unwrap();
+    let fresh = get(port, "/app.js", &format!("Accept-Encoding: br, gzip\r\nIf-None-Match: {}\r\n", tags[0]));
+    assert_eq!((fresh.status, fresh.header("Content-Encoding"), &fresh.body), (200, None, &js2));
+    assert_ne!(fresh.header("ETag"), Some(tags[2]));
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
