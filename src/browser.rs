@@ -54,7 +54,11 @@ pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) 
     if !resp.ok() {
         return Err(format!("{url}: HTTP {}", resp.status()));
     }
-    let total = resp.headers().get("content-length").ok().flatten().and_then(|v| v.parse::<u64>().ok());
+    // With Content-Encoding the length counts compressed bytes while the reader yields decoded
+    // ones; `wgslate serve` then names the decoded length.
+    let header = |name: &str| resp.headers().get(name).ok().flatten();
+    let length = if header("content-encoding").is_some() { "x-decoded-length" } else { "content-length" };
+    let total = header(length).and_then(|v| v.parse::<u64>().ok());
     let body = resp.body().ok_or_else(|| format!("{url}: empty response"))?;
     let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
     let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);

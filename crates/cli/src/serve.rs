@@ -63,19 +63,19 @@ fn content_hash(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
-/// The file's representation for this request: (body, Content-Encoding, ETag).
-fn representation(path: &Path, body: Vec<u8>, headers: &Headers) -> (Vec<u8>, Option<&'static str>, String) {
-    let hash = content_hash(&body);
+/// The file's representation for this request: (body, Content-Encoding, ETag, length before encoding).
+fn representation(path: &Path, body: Vec<u8>, headers: &Headers) -> (Vec<u8>, Option<&'static str>, String, usize) {
+    let (hash, decoded) = (content_hash(&body), body.len());
     for (coding, suffix) in [("br", "br"), ("gzip", "gz")] {
         if !accepts(&headers.accept_encoding, coding) {
             continue;
         }
         // A stale copy (older than the file) is never sent: precompress rewrites it at start.
         if let Some(compressed) = crate::precompress::fresh_copy(path, suffix, body.len()) {
-            return (compressed, Some(coding), format!("\"{hash:016x}-{suffix}\""));
+            return (compressed, Some(coding), format!("\"{hash:016x}-{suffix}\""), decoded);
         }
     }
-    (body, None, format!("\"{hash:016x}\""))
+    (body, None, format!("\"{hash:016x}\""), decoded)
 }
 
 fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
@@ -102,10 +102,11 @@ fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
     let mut extra = String::new();
     let (status, kind, body) = match (method, found) {
         ("GET" | "HEAD", Some((p, body))) => {
-            let (body, encoding, etag) = representation(&p, body, &headers);
+            let (body, encoding, etag, decoded) = representation(&p, body, &headers);
             extra = format!("ETag: {etag}\r\nVary: Accept-Encoding\r\n");
             if let Some(coding) = encoding {
-                extra += &format!("Content-Encoding: {coding}\r\n");
+                // The page's download progress counts decoded bytes.
+                extra += &format!("Content-Encoding: {coding}\r\nX-Decoded-Length: {decoded}\r\n");
             }
             if headers.if_none_match.split(',').any(|t| t.trim() == etag || t.trim() == "*") {
                 ("304 Not Modified", mime(&p), Vec::new())

@@ -87,6 +87,7 @@ fn serves_the_smallest_accepted_encoding_with_etags_and_304s() {
     let br = get(port, "/app.js", "Accept-Encoding: gzip, deflate, br, zstd\r\n");
     assert_eq!((br.status, br.header("Content-Encoding")), (200, Some("br")));
     assert_eq!(unbrotli(&br.body), js);
+    assert_eq!(br.header("X-Decoded-Length"), Some(js.len().to_string().as_str()));
     assert!(br.body.len() < js.len() / 5, "{} of {}", br.body.len(), js.len());
     assert_eq!(br.header("Vary"), Some("Accept-Encoding"));
     let gz = get(port, "/app.js", "Accept-Encoding: br;q=0, gzip\r\n");

@@ -7,7 +7,8 @@ use std::sync::{Arc, OnceLock};
 
 use wgslate_model::candle_core::{DType, Device, Tensor};
 use wgslate_model::candle_nn::{VarBuilder, VarMap};
-use wgslate_model::weights::{to_f16_safetensors, CheckedWeights};
+use wgslate_model::quant::{self, WeightFormat};
+use wgslate_model::weights::{to_f16_safetensors, to_safetensors, CheckedWeights};
 use wgslate_model::{AttentionScore, GruConfig, Model, ModelConfig, Net, TransformerConfig, Vocab};
 
 const MODELS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de");
@@ -72,7 +73,23 @@ fn build() -> Seeds {
             (config, Arc::new(CheckedWeights::parse(&f.weights).expect("shipped model.safetensors")))
         })
         .collect();
-    let small_weights = shipped_weights.iter().flat_map(|(_, w)| small_files(w)).collect();
+    let mut small_weights: Vec<Vec<u8>> = shipped_weights.iter().flat_map(|(_, w)| small_files(w)).collect();
+    // The mini models' weights as int8 (one scale per row and per 4 values): matrices small enough
+    // for the mutator to reach the scale checks.
+    for files in &mini {
+        let weights = CheckedWeights::parse(&files.weights).expect("mini safetensors");
+        let tensors: Vec<(String, Tensor)> = weights
+            .names()
+            .into_iter()
+            .map(|n| {
+                let (shape, data) = weights.tensor(&n).expect("listed");
+                (n, Tensor::from_slice(data, shape, &Device::Cpu).expect("mini tensor"))
+            })
+            .collect();
+        for format in [WeightFormat::Int8 { block: quant::PER_ROW }, WeightFormat::Int8 { block: 4 }] {
+            small_weights.push(to_safetensors(&tensors, format).expect("mini int8 safetensors"));
+        }
+    }
     let vocab = Vocab::from_bytes(&shipped[0].tokenizer).expect("shipped tokenizer.json");
     Seeds { shipped, mini, shipped_weights, small_weights, vocab }
 }

@@ -1,0 +1,45 @@
+// Benchmark, not a test: bytes and requests on the wire until the first translation appears, on a
+// cold cache and again on a warm one (a second visit in the same browser profile). Counts what
+// Chromium reports in CDP `Network.loadingFinished` (encodedDataLength: headers and body as sent).
+//   cd tests && node bench/bytes.mjs [model]      (needs ./scripts/serve's build: dist/ and target/release/wgslate)
+import { startServer, launch } from '../browser/harness.mjs';
+
+const model = process.argv[2] ?? 'en-de/transformer';
+const server = await startServer(8190);
+const browser = await launch({ webgpu: false });
+const context = await browser.newContext();
+const text = 'A man is riding a bike.';
+
+async function visit(label) {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  const urls = new Map();
+  const done = new Map();
+  cdp.on('Network.requestWillBeSent', (e) => urls.set(e.requestId, e.request.url));
+  cdp.on('Network.loadingFinished', (e) => done.set(e.requestId, e.encodedDataLength));
+  const t0 = Date.now();
+  await page.goto(`${server.url}#translate?model=${encodeURIComponent(model)}&text=${encodeURIComponent(text)}`);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  const seconds = (Date.now() - t0) / 1000;
+  const output = (await page.locator('[data-testid=tr-output]').innerText()).trim();
+  let total = 0;
+  const rows = [];
+  for (const [id, url] of urls) {
+    const bytes = done.get(id) ?? 0;
+    total += bytes;
+    rows.push([bytes, url.replace(server.url, '/')]);
+  }
+  rows.sort((a, b) => b[0] - a[0]);
+  console.log(`${label}: ${(total / 1e6).toFixed(2)} MB in ${urls.size} requests, first translation after ${seconds.toFixed(1)} s: ${output}`);
+  for (const [bytes, url] of rows.slice(0, 6)) console.log(`  ${String(bytes).padStart(10)}  ${url}`);
+  await page.close();
+}
+
+try {
+  await visit('cold');
+  await visit('warm');
+} finally {
+  await browser.close();
+  server.stop();
+}
