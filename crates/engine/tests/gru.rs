@@ -26,7 +26,7 @@ fn expansion(rows: usize) -> Vec<usize> {
 fn shipped_gru_matches_the_reference() {
     let model = Model::from_dir(Path::new(DIR)).unwrap();
     let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
-    let gpu = Gpu::new_blocking().expect("a Vulkan adapter (lavapipe)");
+    let gpu = common::gpu();
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
     let mut g = Blocking(GpuGru::new(&gpu, &model.config, &weights).unwrap());
     let mut c = CpuStepper::new(&model.net, &model.config);
@@ -63,7 +63,7 @@ fn shipped_gru_matches_the_reference() {
 
 #[test]
 fn dot_and_general_scores_match_the_reference() {
-    let gpu = Gpu::new_blocking().expect("a Vulkan adapter (lavapipe)");
+    let gpu = common::gpu();
     for score in [AttentionScore::Dot, AttentionScore::General, AttentionScore::Additive] {
         let config = ModelConfig::Gru(GruConfig { vocab_size: 60, emb_dim: 12, encoder_hidden: 8, decoder_hidden: 16, attention_dim: 10, score, max_len: 40, dropout: 0.0 });
         let varmap = wgslate_model::candle_nn::VarMap::new();

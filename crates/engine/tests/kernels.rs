@@ -3,6 +3,9 @@
 
 use wgslate_engine::{cpu, Act, Gpu, KernelParams, Kernels, Recorder, Sites, TokenSource};
 
+#[allow(dead_code)]
+mod common;
+
 fn random(n: usize, seed: u64) -> Vec<f32> {
     let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
     (0..n)
@@ -23,7 +26,7 @@ fn rel_error(gpu: &[f32], cpu: &[f32]) -> f32 {
 }
 
 fn setup() -> (Gpu, Kernels) {
-    let gpu = Gpu::new_blocking().expect("a Vulkan adapter (install mesa-vulkan-drivers for lavapipe)");
+    let gpu = common::gpu();
     println!("adapter: {:?}", gpu.report);
     let kernels = Kernels::new(&gpu, KernelParams::default()).unwrap();
     (gpu, kernels)
@@ -131,7 +134,7 @@ fn embed_reads_token_ids_with_a_stride() {
 
 #[test]
 fn f16_weights_give_the_f32_results() {
-    let gpu = Gpu::new_blocking().expect("a Vulkan adapter");
+    let gpu = common::gpu();
     assert!(gpu.has_f16(), "{} offers no shader-f16; the f16 path cannot be checked here", gpu.report.name);
     let k32 = Kernels::new(&gpu, KernelParams::default()).unwrap();
     let k16 = Kernels::new(&gpu, KernelParams { f16_weights: true, ..Default::default() }).unwrap();

@@ -19,7 +19,7 @@ const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/t
 fn load() -> (Model, CheckedWeights, Gpu) {
     let model = Model::from_dir(Path::new(DIR)).unwrap();
     let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
-    let gpu = Gpu::new_blocking().expect("a Vulkan adapter (lavapipe)");
+    let gpu = common::gpu();
     (model, weights, gpu)
 }
 

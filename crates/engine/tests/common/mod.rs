@@ -55,3 +55,16 @@ pub fn lockstep(gpu_model: &mut dyn StepModel, cpu_model: &mut dyn StepModel, so
     }
     worst
 }
+
+/// The test GPU (lavapipe on CI). Sets XDG_RUNTIME_DIR when the caller did not (the Vulkan loader
+/// wants it), and without an adapter fails with one line saying what to install.
+pub fn gpu() -> wgslate_engine::Gpu {
+    static ENV: std::sync::Once = std::sync::Once::new();
+    ENV.call_once(|| {
+        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+            std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+        }
+    });
+    wgslate_engine::Gpu::new_blocking()
+        .unwrap_or_else(|e| panic!("no Vulkan adapter ({e}): install Mesa's lavapipe driver (apt-get install mesa-vulkan-drivers)"))
+}
