@@ -53,7 +53,7 @@ pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
     shared.load_progress.set(None);
     match result {
         Ok((m, gpu)) => {
-            shared.model_status.set(format!("{name} loaded"));
+            shared.model_status.set(format!("{name} loaded: weights {}", m.weight_format));
             shared.backend.set(match (gpu, gpu_engine::adapter_name()) {
                 (Ok(()), Some(adapter)) if !adapter.is_empty() => format!("GPU (WebGPU: {adapter})"),
                 (Ok(()), _) => "GPU (WebGPU)".into(),
@@ -267,7 +267,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     </select>
                 </label>
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
-                <span class="status">{move || model_status.get()}</span>
+                <span class="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 {move || load_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress> })}
             </div>
             {move || model_error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-error">{e}</p> })}

@@ -40,6 +40,8 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
       if (k === 0) page.on('request', (r) => requests.push(r.url()));
     }
     assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU \(WebGPU/);
+    // The loader says which weights it got: the shipped models are int8.
+    assert.equal(await page.locator('[data-testid=tr-model-status]').textContent(), `${model} loaded: weights int8, one scale per row`);
     assert.deepEqual(requests, [], 'network requests after the model was loaded');
     assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('data-model'), model);
     await page.screenshot({ path: join(screenshots, `translate-${model.replace('/', '-')}.png`), fullPage: true });

@@ -53,7 +53,8 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
 }
 
 /// Translates on the backend asked for: `gpu` (the WGSL engine), `cpu` (the candle reference), or
-/// `auto` (the GPU when an adapter exists, else the CPU).
+/// `auto` (the WGSL engine on a hardware adapter; the CPU reference when there is none or the only
+/// one is a CPU emulation such as lavapipe, where it is 10–30× slower than candle).
 /// Returns the translations and the backend actually used.
 pub fn translate_on(backend: &str, dir: &str, model: &Model, lines: &[String], search: &Search, batch: usize) -> Result<(Vec<Translation>, String), String> {
     if backend == "cpu" {
@@ -67,12 +68,16 @@ pub fn translate_on(backend: &str, dir: &str, model: &Model, lines: &[String], s
         }
         Err(e) => return Err(e),
     };
+    if backend == "auto" && gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu {
+        let out = translate(model, lines, search, batch, false)?;
+        return Ok((out, format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name)));
+    }
     let weights = CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
     let out = match model.config {
         ModelConfig::Transformer(_) => translate_with(&mut Blocking(GpuTransformer::new(&gpu, &model.config, &weights)?), model, lines, search, batch, false)?,
         ModelConfig::Gru(_) => translate_with(&mut Blocking(GpuGru::new(&gpu, &model.config, &weights)?), model, lines, search, batch, false)?,
     };
-    Ok((out, format!("gpu ({})", gpu.report.name)))
+    Ok((out, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
 }
 
 fn read_lines(path: &str) -> Result<Vec<String>, String> {

@@ -10,6 +10,7 @@ pub mod transformer;
 mod weights;
 
 pub use gpu::{AdapterReport, Gpu};
+pub use wgpu;
 pub use kernels::{vector_width_ok, Act, AttentionLayout, KernelParams, Kernels, TokenSource, MAX_TOP_K};
 pub use record::{Pool, Recorder, Sites};
 
