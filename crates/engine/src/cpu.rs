@@ -68,7 +68,7 @@ pub fn gru_cell(xp: &[f32], hp: &[f32], h: &[f32], hidden: usize, keep: &[bool])
 
 /// Additive (v given) or dot-product attention of each row over s positions: (probs, context).
 #[allow(clippy::too_many_arguments)]
-pub fn gru_attention(q: &[f32], keys: &[f32], v: Option<&[f32]>, memory: &[f32], s: usize, key_dim: usize, mem_dim: usize, len: usize) -> (Vec<f32>, Vec<f32>) {
+pub fn gru_attention(q: &[f32], keys: &[f32], v: Option<&[f32]>, memory: &[f32], key_dim: usize, mem_dim: usize, len: usize) -> (Vec<f32>, Vec<f32>) {
     let e: Vec<f32> = (0..len)
         .map(|j| {
             let k = &keys[j * key_dim..(j + 1) * key_dim];
@@ -80,6 +80,77 @@ pub fn gru_attention(q: &[f32], keys: &[f32], v: Option<&[f32]>, memory: &[f32],
         .collect();
     let p = softmax(&e, len.max(1), false);
     let ctx = (0..mem_dim).map(|i| (0..len).map(|j| p[j] * memory[j * mem_dim + i]).sum()).collect();
-    let _ = s;
     (p, ctx)
+}
+
+/// x + a, elementwise.
+pub fn add(x: &[f32], a: &[f32]) -> Vec<f32> {
+    x.iter().zip(a).map(|(x, a)| x + a).collect()
+}
+
+/// Scaled dot-product attention per (query row, head), as attention.wgsl lays it out: returns the
+/// outputs (rows × heads·dk) and the probabilities ((rows · heads) × kv_len, zero past each row's n).
+pub fn attention(q: &[f32], k: &[f32], v: &[f32], map: &[u32], lengths: &[u32], l: &crate::AttentionLayout) -> (Vec<f32>, Vec<f32>) {
+    let (rows, heads, dk, kv_len, stride) = (l.rows as usize, l.heads as usize, l.dk as usize, l.kv_len as usize, l.kv_stride as usize);
+    let mut out = vec![0f32; rows * heads * dk];
+    let mut probs = vec![0f32; rows * heads * kv_len];
+    let scale = 1.0 / (dk as f32).sqrt();
+    for r in 0..rows {
+        let m = map[r] as usize;
+        let n = if l.fixed_len != 0 { l.fixed_len } else { lengths[m] } as usize;
+        let n = n.min(kv_len).min(crate::kernels::MAX_KEYS);
+        for h in 0..heads {
+            let qr = &q[r * l.q_stride as usize + h * dk..][..dk];
+            let at = |j: usize, off: u32| (m * kv_len + j) * stride + off as usize + h * dk;
+            let scores: Vec<f32> = (0..n).map(|j| scale * qr.iter().zip(&k[at(j, l.k_off)..][..dk]).map(|(a, b)| a * b).sum::<f32>()).collect();
+            let p = softmax(&scores, n.max(1), false);
+            probs[(r * heads + h) * kv_len..][..n].copy_from_slice(&p[..n]);
+            for i in 0..dk {
+                out[(r * heads + h) * dk + i] = (0..n).map(|j| p[j] * v[at(j, l.v_off) + i]).sum();
+            }
+        }
+    }
+    (out, probs)
+}
+
+/// The K/V caches (rows × max_len × d each) after writing position t from kv (rows × 2d, K then V).
+pub fn kv_append(kv: &[f32], k_cache: &[f32], v_cache: &[f32], d: usize, max_len: usize, t: usize) -> (Vec<f32>, Vec<f32>) {
+    let (mut k, mut v) = (k_cache.to_vec(), v_cache.to_vec());
+    for (r, row) in kv.chunks(2 * d).enumerate() {
+        k[(r * max_len + t) * d..][..d].copy_from_slice(&row[..d]);
+        v[(r * max_len + t) * d..][..d].copy_from_slice(&row[d..]);
+    }
+    (k, v)
+}
+
+/// dst with rows r < index.len() replaced, in their first `len` floats, by src's row index[r].
+pub fn gather_rows(src: &[f32], index: &[u32], dst: &[f32], width: usize, len: usize) -> Vec<f32> {
+    let mut out = dst.to_vec();
+    for (r, &i) in index.iter().enumerate() {
+        out[r * width..][..len].copy_from_slice(&src[i as usize * width..][..len]);
+    }
+    out
+}
+
+/// Per row b: the mean of x[b, j, :] over j < lengths[b] (x is rows × s × width).
+pub fn masked_mean(x: &[f32], lengths: &[u32], s: usize, width: usize) -> Vec<f32> {
+    let mut mean = vec![0f32; lengths.len() * width];
+    for (b, &len) in lengths.iter().enumerate() {
+        for i in 0..width {
+            let sum: f32 = (0..len as usize).map(|j| x[(b * s + j) * width + i]).sum();
+            mean[b * width + i] = sum / len as f32;
+        }
+    }
+    mean
+}
+
+/// dst with `width` columns of each row copied from src: (rows, width, src_stride, src_off,
+/// dst_stride, dst_off).
+pub fn copy_cols(src: &[f32], dst: &[f32], dims: [usize; 6]) -> Vec<f32> {
+    let [rows, width, src_stride, src_off, dst_stride, dst_off] = dims;
+    let mut out = dst.to_vec();
+    for r in 0..rows {
+        out[r * dst_stride + dst_off..][..width].copy_from_slice(&src[r * src_stride + src_off..][..width]);
+    }
+    out
 }

@@ -225,9 +225,147 @@ fn gru_attention_matches_cpu() {
         let probs = pollster::block_on(gpu.read_f32(&bp)).unwrap();
         for r in 0..rows {
             let len = lengths[r] as usize;
-            let (p, c) = cpu::gru_attention(&q[r * key_dim..(r + 1) * key_dim], &keys[r * s * key_dim..], additive.then_some(&v[..]), &memory[r * s * mem_dim..], s, key_dim, mem_dim, len);
+            let (p, c) = cpu::gru_attention(&q[r * key_dim..(r + 1) * key_dim], &keys[r * s * key_dim..], additive.then_some(&v[..]), &memory[r * s * mem_dim..], key_dim, mem_dim, len);
             assert!(rel_error(&probs[r * s..r * s + len], &p) <= 1e-4, "probs row {r} additive={additive}");
             assert!(rel_error(&ctx[r * mem_dim..(r + 1) * mem_dim], &c) <= 1e-4, "context row {r} additive={additive}");
         }
     }
+}
+
+fn read(gpu: &Gpu, b: &wgpu::Buffer) -> Vec<f32> {
+    pollster::block_on(gpu.read_f32(b)).unwrap()
+}
+
+#[test]
+fn add_matches_cpu() {
+    let (gpu, k) = setup();
+    // Around the workgroup size (64), where a bound check would show.
+    for n in [1usize, 63, 64, 65, 1001] {
+        let (x, a) = (random(n, 30), random(n, 31));
+        let (bx, ba) = (gpu.storage("x", &x), gpu.storage("a", &a));
+        run(&gpu, |rec| k.add(rec, &bx, &ba, n as u32));
+        assert_eq!(read(&gpu, &bx), cpu::add(&x, &a), "add of {n}");
+    }
+}
+
+#[test]
+fn attention_matches_cpu() {
+    let (gpu, k) = setup();
+    // (heads, dk, kv_len, fixed_len): padded source lengths per memory row, a decoder step's own
+    // cache (fixed_len), one key, dk not a multiple of 4, and more keys than the 256 it attends over.
+    for (case, &(heads, dk, kv_len, fixed_len)) in [(4usize, 16usize, 9usize, 0u32), (2, 7, 5, 3), (1, 4, 1, 0), (3, 12, 300, 0)].iter().enumerate() {
+        let (rows, mem_rows) = (4usize, 3usize);
+        let d = heads * dk;
+        // K|V fused per position (stride 2d, V at offset d), queries with a wider stride than d.
+        let (q_stride, kv_stride) = (d + 4, 2 * d);
+        let q = random(rows * q_stride, 40 + case as u64);
+        let kv = random(mem_rows * kv_len * kv_stride, 50 + case as u64);
+        let map: Vec<u32> = vec![2, 0, 1, 2];
+        let lengths: Vec<u32> = vec![kv_len as u32, (kv_len as u32).div_ceil(2), 1];
+        let l = wgslate_engine::AttentionLayout { rows: rows as u32, heads: heads as u32, dk: dk as u32, kv_len: kv_len as u32, kv_stride: kv_stride as u32, k_off: 0, v_off: d as u32, fixed_len, q_stride: q_stride as u32 };
+        let (bq, bkv, bmap, blen) = (gpu.storage("q", &q), gpu.storage("kv", &kv), gpu.storage_u32("map", &map), gpu.storage_u32("len", &lengths));
+        let (bout, bp) = (gpu.output("out", (rows * d * 4) as u64), gpu.output("p", (rows * heads * kv_len * 4) as u64));
+        run(&gpu, |rec| k.attention(rec, &bq, &bkv, &bkv, &bmap, &blen, &bout, &bp, l, true));
+        let (want_out, want_p) = cpu::attention(&q, &kv, &kv, &map, &lengths, &l);
+        let (out, p) = (read(&gpu, &bout), read(&gpu, &bp));
+        let (e_out, e_p) = (rel_error(&out, &want_out), rel_error(&p, &want_p));
+        println!("attention heads {heads} dk {dk} keys {kv_len} fixed {fixed_len}: rel error {e_out:e} (out), {e_p:e} (probs)");
+        assert!(e_out <= 1e-4 && e_p <= 1e-4, "attention case {case}: {e_out} {e_p}");
+    }
+}
+
+#[test]
+fn kv_append_matches_cpu() {
+    let (gpu, k) = setup();
+    let (rows, d, max_len) = (3usize, 20usize, 7usize);
+    let (kc, vc) = (random(rows * max_len * d, 60), random(rows * max_len * d, 61));
+    let (bk, bv) = (gpu.storage("k", &kc), gpu.storage("v", &vc));
+    let (mut want_k, mut want_v) = (kc, vc);
+    for t in [0usize, 1, max_len - 1] {
+        let kv = random(rows * 2 * d, 62 + t as u64);
+        let bkv = gpu.storage("kv", &kv);
+        run(&gpu, |rec| k.kv_append(rec, &bkv, &bk, &bv, rows as u32, d as u32, max_len as u32, t as u32));
+        (want_k, want_v) = cpu::kv_append(&kv, &want_k, &want_v, d, max_len, t);
+        assert_eq!((read(&gpu, &bk), read(&gpu, &bv)), (want_k.clone(), want_v.clone()), "position {t}");
+    }
+}
+
+#[test]
+fn gather_rows_matches_cpu() {
+    let (gpu, k) = setup();
+    let (width, len) = (13usize, 9usize);
+    let src = random(5 * width, 70);
+    // Repeated and reordered rows, as beam search makes them; only the first `len` floats move.
+    for index in [vec![4u32, 4, 0, 2], vec![0], vec![3, 2, 1, 0, 1]] {
+        let dst = random(index.len() * width, 71);
+        let (bs, bi, bd) = (gpu.storage("src", &src), gpu.storage_u32("index", &index), gpu.storage("dst", &dst));
+        run(&gpu, |rec| k.gather_rows(rec, &bs, &bi, &bd, index.len() as u32, width as u32, len as u32));
+        assert_eq!(read(&gpu, &bd), cpu::gather_rows(&src, &index, &dst, width, len), "index {index:?}");
+    }
+}
+
+#[test]
+fn masked_mean_matches_cpu() {
+    let (gpu, k) = setup();
+    let (s, width) = (6usize, 67usize);
+    let lengths: Vec<u32> = vec![6, 1, 3, 5];
+    let x = random(lengths.len() * s * width, 80);
+    let (bx, bl, bm) = (gpu.storage("x", &x), gpu.storage_u32("len", &lengths), gpu.output("mean", (lengths.len() * width * 4) as u64));
+    run(&gpu, |rec| k.masked_mean(rec, &bx, &bl, &bm, lengths.len() as u32, s as u32, width as u32));
+    let err = rel_error(&read(&gpu, &bm), &cpu::masked_mean(&x, &lengths, s, width));
+    println!("masked mean: rel error {err:e}");
+    assert!(err <= 1e-6, "masked mean: {err}");
+}
+
+#[test]
+fn copy_cols_matches_cpu() {
+    let (gpu, k) = setup();
+    let src = random(4 * 30, 90);
+    // (rows, width, src_stride, src_off, dst_stride, dst_off): into the middle of wider rows, and a
+    // whole-row copy.
+    for dims in [[4usize, 11, 30, 5, 40, 17], [4, 30, 30, 0, 30, 0], [1, 1, 30, 29, 3, 2]] {
+        let dst = random(dims[0] * dims[4], 91);
+        let (bs, bd) = (gpu.storage("src", &src), gpu.storage("dst", &dst));
+        run(&gpu, |rec| k.copy_cols(rec, &bs, &bd, dims.map(|v| v as u32)));
+        assert_eq!(read(&gpu, &bd), cpu::copy_cols(&src, &dst, dims), "dims {dims:?}");
+    }
+}
+
+/// Every shader in shaders/ is tested here against its CPU twin, or is a piece the listed shaders
+/// include; a new shader without a test fails this.
+#[test]
+fn every_shader_has_a_kernel_test() {
+    const TESTED: [(&str, &str); 14] = [
+        ("add.wgsl", "add_matches_cpu"),
+        ("attention.wgsl", "attention_matches_cpu"),
+        ("copy_cols.wgsl", "copy_cols_matches_cpu"),
+        ("embed.wgsl", "embed_reads_token_ids_with_a_stride"),
+        ("gather_rows.wgsl", "gather_rows_matches_cpu"),
+        ("gru_attention.wgsl", "gru_attention_matches_cpu"),
+        ("gru_cell.wgsl", "gru_cell_matches_cpu_with_padding"),
+        ("kv_cache.wgsl", "kv_append_matches_cpu"),
+        ("layernorm.wgsl", "layer_norm_matches_cpu"),
+        ("masked_mean.wgsl", "masked_mean_matches_cpu"),
+        ("matmul.wgsl", "matmul_matches_cpu"),
+        ("matvec.wgsl", "matmul_matches_cpu"),
+        ("softmax.wgsl", "softmax_and_log_softmax_match_cpu"),
+        ("topk.wgsl", "top_k_matches_cpu"),
+    ];
+    // Included into others: product.wgsl (matmul, matvec), reduce.wgsl (softmax, layernorm, top-k,
+    // attention), scores.wgsl (attention, GRU attention).
+    const PIECES: [&str; 3] = ["product.wgsl", "reduce.wgsl", "scores.wgsl"];
+    let source = include_str!("kernels.rs");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shaders");
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.ends_with(".wgsl") || PIECES.contains(&name.as_str()) {
+            continue;
+        }
+        match TESTED.iter().find(|(shader, _)| *shader == name) {
+            Some((_, test)) => assert!(source.contains(&format!("fn {test}()")), "{name}: test {test} is listed but not in kernels.rs"),
+            None => missing.push(name),
+        }
+    }
+    assert!(missing.is_empty(), "shaders without a kernel test against a CPU twin: {missing:?}");
 }
