@@ -1,0 +1,58 @@
+// Phones: every view, with its results shown, fits a 360 px wide screen without horizontal scrolling
+// (Compare stacks its columns, signatures wrap, the attention map scrolls inside its card), and the
+// colours follow the system's dark mode.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { launch, startServer, golden, screenshots } from './harness.mjs';
+
+const WIDTH = 360;
+
+async function fits(page, view) {
+  const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+  await page.screenshot({ path: join(screenshots, `phone-${view}.png`), fullPage: true });
+  assert.ok(scroll <= inner, `${view}: the page is ${scroll} px wide on a ${inner} px screen`);
+}
+
+test('every view fits 360 px', async () => {
+  const server = await startServer(8136);
+  const browser = await launch({ webgpu: false });
+  try {
+    const page = await browser.newPage({ viewport: { width: WIDTH, height: 800 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    const text = 'A man in a blue shirt is standing on a ladder cleaning windows.';
+    await page.goto(`${server.url}#translate?beam=4&text=${encodeURIComponent(text)}`);
+    await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+    await fits(page, 'translate');
+
+    await page.click('[data-testid=nav-compare]');
+    await page.click('[data-testid=cmp-run]');
+    await page.locator('[data-testid=cmp-beam-3]').waitFor({ timeout: 120000 });
+    await fits(page, 'compare');
+
+    await page.click('[data-testid=nav-attention]');
+    await page.click('[data-testid=att-run]');
+    await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
+    await fits(page, 'attention');
+
+    await page.click('[data-testid=nav-bleu]');
+    const c = golden('orejuela-4refs');
+    await page.fill('[data-testid=bleu-hyp]', c.hyps.join('\n'));
+    await page.fill('[data-testid=bleu-ref-0]', c.refs[0].join('\n'));
+    await page.click('[data-testid=bleu-run]');
+    await page.locator('[data-testid=bleu-signature]').waitFor({ timeout: 120000 });
+    await fits(page, 'bleu');
+
+    // Dark mode follows the system setting.
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    assert.equal(await background(), 'rgb(247, 248, 251)');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await background(), 'rgb(20, 23, 29)');
+    await page.screenshot({ path: join(screenshots, 'phone-bleu-dark.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+});
