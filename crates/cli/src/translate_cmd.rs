@@ -5,21 +5,23 @@ use std::time::Instant;
 
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
-use wgslate_decode::{Blocking, Search};
+use wgslate_decode::{Blocking, Ensemble, Search, StepModel};
 use wgslate_engine::gru::GpuGru;
 use wgslate_engine::transformer::GpuTransformer;
 use wgslate_engine::Gpu;
+use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate, translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{Model, ModelConfig};
 
 use crate::decode_args;
 
-pub const TRANSLATE_USAGE: &str = "usage: wgslate translate --model DIR [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
-       wgslate eval --model DIR --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]";
+pub const TRANSLATE_USAGE: &str = "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
+       wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]
+  several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer; CPU)";
 
 struct Common {
-    model: String,
+    models: Vec<String>,
     backend: String,
     input: Option<String>,
     src: Option<String>,
@@ -28,12 +30,12 @@ struct Common {
 }
 
 fn parse_common(rest: &[String]) -> Result<Common, String> {
-    let mut c = Common { model: String::new(), backend: "auto".into(), input: None, src: None, reference: None, batch: 32 };
+    let mut c = Common { models: Vec::new(), backend: "auto".into(), input: None, src: None, reference: None, batch: 32 };
     let mut i = 0;
     while i < rest.len() {
         let v = rest.get(i + 1).cloned().ok_or_else(|| format!("{} needs a value\n{TRANSLATE_USAGE}", rest[i]));
         match rest[i].as_str() {
-            "--model" => c.model = v?,
+            "--model" => c.models.push(v?),
             "--backend" => c.backend = v?,
             "-i" | "--input" => c.input = Some(v?),
             "--src" => c.src = Some(v?),
@@ -43,13 +45,35 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
         }
         i += 2;
     }
-    if c.model.is_empty() {
+    if c.models.is_empty() {
         return Err(format!("--model is required\n{TRANSLATE_USAGE}"));
     }
     if !["cpu", "gpu", "auto"].contains(&c.backend.as_str()) {
         return Err(format!("--backend must be cpu, gpu or auto, not '{}'", c.backend));
     }
+    if c.models.len() > 1 && c.backend == "gpu" {
+        return Err("ensembles (several --model) run on the CPU backend; use --backend cpu or auto".into());
+    }
     Ok(c)
+}
+
+/// Loads every --model; an ensemble's members must share one tokenizer.json.
+fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
+    let tokenizer = |d: &str| std::fs::read(std::path::Path::new(d).join("tokenizer.json")).map_err(|e| format!("cannot read {d}/tokenizer.json: {e}"));
+    let first = tokenizer(&dirs[0])?;
+    for d in &dirs[1..] {
+        if tokenizer(d)? != first {
+            return Err(format!("{d} has another tokenizer.json than {}: an ensemble's models must share one", dirs[0]));
+        }
+    }
+    dirs.iter().map(|d| Model::from_dir(std::path::Path::new(d))).collect()
+}
+
+/// Translates on the CPU with several models as one ensemble.
+fn translate_ensemble(models: &[Model], lines: &[String], search: &Search, batch: usize) -> Result<(Vec<Translation>, String), String> {
+    let members = models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel + '_>).collect();
+    let mut ensemble = Ensemble::new(members)?;
+    Ok((translate_with(&mut ensemble, &models[0], lines, search, batch, false)?, format!("cpu (ensemble of {})", models.len())))
 }
 
 /// Translates on the backend asked for: `gpu` (the WGSL engine), `cpu` (the candle reference), or
@@ -89,12 +113,15 @@ fn read_lines(path: &str) -> Result<Vec<String>, String> {
 pub fn run_translate(args: &[String]) -> Result<(), String> {
     let (search, rest) = decode_args::parse(args)?;
     let c = parse_common(&rest)?;
-    let model = Model::from_dir(std::path::Path::new(&c.model))?;
+    let models = load_models(&c.models)?;
     let lines = match &c.input {
         Some(p) => read_lines(p)?,
         None => std::io::stdin().lock().lines().collect::<Result<Vec<_>, _>>().map_err(|e| format!("reading standard input: {e}"))?,
     };
-    let (out, _) = translate_on(&c.backend, &c.model, &model, &lines, &search, c.batch)?;
+    let (out, _) = match &models[..] {
+        [model] => translate_on(&c.backend, &c.models[0], model, &lines, &search, c.batch)?,
+        _ => translate_ensemble(&models, &lines, &search, c.batch)?,
+    };
     let mut stdout = std::io::stdout().lock();
     for t in out {
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
@@ -107,14 +134,18 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (search, rest) = decode_args::parse(args)?;
     let c = parse_common(&rest)?;
     let (src, reference) = (c.src.ok_or("--src is required")?, c.reference.ok_or("--ref is required")?);
-    let model = Model::from_dir(std::path::Path::new(&c.model))?;
+    let models = load_models(&c.models)?;
     let sources = read_lines(&src)?;
     let refs = read_lines(&reference)?;
     if sources.len() != refs.len() {
         return Err(format!("{src} has {} lines but {reference} has {}", sources.len(), refs.len()));
     }
     let t0 = Instant::now();
-    let (out, backend) = translate_on(&c.backend, &c.model, &model, &sources, &search, c.batch)?;
+    let (out, backend) = match &models[..] {
+        [model] => translate_on(&c.backend, &c.models[0], model, &sources, &search, c.batch)?,
+        _ => translate_ensemble(&models, &sources, &search, c.batch)?,
+    };
+    let model = &models[0];
     let seconds = t0.elapsed().as_secs_f64();
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
     let refs_view = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];

@@ -4,6 +4,7 @@
 //! only ever see log-probabilities, attention rows and row indices.
 
 mod beam;
+mod ensemble;
 mod greedy;
 mod hypothesis;
 pub mod penalties;
@@ -13,6 +14,7 @@ mod search;
 pub mod settings;
 mod step;
 
+pub use ensemble::Ensemble;
 pub use beam::{banned_by_ngram, beam_search, beam_search_async, BeamConfig};
 pub use greedy::{greedy, greedy_async};
 pub use hypothesis::{Hypothesis, LengthLimits};

@@ -1,0 +1,78 @@
+//! An ensemble of step models over one vocabulary: every step runs each member and returns the log of
+//! the members' mean probability, log(1/N Σ exp(lp_i)), as fairseq's ensembles do (a normalised
+//! distribution, so beam scores and sampling keep their meaning). Attention is the members' mean.
+
+use crate::step::{StepModel, StepOutput};
+
+pub struct Ensemble<'a> {
+    members: Vec<Box<dyn StepModel + 'a>>,
+}
+
+impl<'a> Ensemble<'a> {
+    /// Members must share the vocabulary and its BOS/EOS ids.
+    pub fn new(members: Vec<Box<dyn StepModel + 'a>>) -> Result<Self, String> {
+        let first = members.first().ok_or("an ensemble needs at least one model")?;
+        let key = |m: &dyn StepModel| (m.vocab_size(), m.bos(), m.eos());
+        if let Some(i) = members.iter().position(|m| key(m.as_ref()) != key(first.as_ref())) {
+            return Err(format!("ensemble member {} has another vocabulary (size, BOS, EOS) than the first", i + 1));
+        }
+        Ok(Self { members })
+    }
+}
+
+/// log(mean(exp(values))) without overflow; -inf when every value is -inf.
+fn log_mean_exp(values: &[f32]) -> f32 {
+    let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    if max == f32::NEG_INFINITY {
+        return max;
+    }
+    let sum: f64 = values.iter().map(|&v| ((v - max) as f64).exp()).sum();
+    max + (sum / values.len() as f64).ln() as f32
+}
+
+impl StepModel for Ensemble<'_> {
+    fn vocab_size(&self) -> usize {
+        self.members[0].vocab_size()
+    }
+    fn bos(&self) -> u32 {
+        self.members[0].bos()
+    }
+    fn eos(&self) -> u32 {
+        self.members[0].eos()
+    }
+    fn max_output_len(&self) -> usize {
+        self.members.iter().map(|m| m.max_output_len()).min().unwrap_or(0)
+    }
+    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        self.members.iter_mut().try_for_each(|m| m.start(sources))
+    }
+    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        let outputs: Vec<StepOutput> = self.members.iter_mut().map(|m| m.step(tokens, want_attention)).collect::<Result<_, _>>()?;
+        let n = outputs[0].log_probs.len();
+        if let Some(i) = outputs.iter().position(|o| o.log_probs.len() != n) {
+            return Err(format!("ensemble member {} returned {} log-probabilities, the first {n}", i + 1, outputs[i].log_probs.len()));
+        }
+        let mut column = vec![0f32; outputs.len()];
+        let log_probs = (0..n)
+            .map(|j| {
+                column.iter_mut().zip(&outputs).for_each(|(c, o)| *c = o.log_probs[j]);
+                log_mean_exp(&column)
+            })
+            .collect();
+        let attention = match outputs.iter().map(|o| o.attention.as_ref()).collect::<Option<Vec<_>>>() {
+            Some(all) if want_attention => Some(
+                (0..all[0].len())
+                    .map(|row| {
+                        let len = all[0][row].len();
+                        (0..len).map(|k| all.iter().map(|a| a[row].get(k).copied().unwrap_or(0.0)).sum::<f32>() / all.len() as f32).collect()
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        Ok(StepOutput { log_probs, attention })
+    }
+    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        self.members.iter_mut().try_for_each(|m| m.select_rows(rows))
+    }
+}
