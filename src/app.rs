@@ -49,6 +49,7 @@ pub fn App() -> impl IntoView {
     let hash = browser::location_hash();
     let view = RwSignal::new(View::from_hash(&hash));
     let (settings, text, url_problems) = settings::from_query(hash.split_once('?').map_or("", |(_, q)| q));
+    crate::gpu_engine::set_preference(&settings.backend);
     let url_problems_seen = RwSignal::new(false);
     let shared = Shared {
         settings: RwSignal::new(settings),
@@ -57,7 +58,7 @@ pub fn App() -> impl IntoView {
         model_status: RwSignal::new(String::new()),
         model_error: RwSignal::new(None),
         load_progress: RwSignal::new(None),
-        backend: RwSignal::new("CPU (WebAssembly)".into()),
+        backend: RwSignal::new("Choosing the backend…".into()),
         bleu_prefill: RwSignal::new(None),
     };
     {
@@ -71,7 +72,7 @@ pub fn App() -> impl IntoView {
                 shared.backend.set(match crate::gpu_engine::device().await {
                     Ok(g) if !g.report.name.is_empty() => format!("GPU (WebGPU: {})", g.report.name),
                     Ok(_) => "GPU (WebGPU)".into(),
-                    Err(e) => format!("CPU (WebGPU unavailable: {e})"),
+                    Err(e) => format!("CPU ({e})"),
                 });
             }
         });

@@ -79,23 +79,41 @@ pub async fn fetch_text(url: &str) -> Result<String, String> {
     String::from_utf8(fetch_bytes(url, |_, _| {}).await?).map_err(|_| format!("{url} is not UTF-8"))
 }
 
-/// Why WebGPU cannot be used here, or None when an adapter is available.
-pub async fn webgpu_unavailable_reason() -> Option<String> {
-    let navigator = web_sys::window()?.navigator();
-    let gpu = js_sys::Reflect::get(&navigator, &JsValue::from_str("gpu")).ok()?;
+/// What the browser's default WebGPU adapter is: Err says why there is none.
+pub enum WebGpuAdapter {
+    Hardware,
+    /// `isFallbackAdapter`: a software implementation (SwiftShader), far slower than the CPU engine.
+    Fallback,
+}
+
+/// The default WebGPU adapter's kind, or why WebGPU cannot be used here.
+pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
+    let navigator = web_sys::window().ok_or("no window")?.navigator();
+    let gpu = js_sys::Reflect::get(&navigator, &JsValue::from_str("gpu")).map_err(js_error)?;
     if gpu.is_undefined() || gpu.is_null() {
-        return Some("this browser has no WebGPU (navigator.gpu is missing)".into());
+        return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
     }
-    let request = js_sys::Reflect::get(&gpu, &JsValue::from_str("requestAdapter")).ok()?.dyn_into::<js_sys::Function>().ok()?;
-    let promise = match request.call0(&gpu) {
-        Ok(p) => js_sys::Promise::from(p),
-        Err(e) => return Some(format!("requesting a WebGPU adapter failed: {}", js_error(e))),
-    };
-    match JsFuture::from(promise).await {
-        Ok(a) if !a.is_null() && !a.is_undefined() => None,
-        Ok(_) => Some("no WebGPU adapter was found".into()),
-        Err(e) => Some(format!("requesting a WebGPU adapter failed: {}", js_error(e))),
+    let request = js_sys::Reflect::get(&gpu, &JsValue::from_str("requestAdapter")).map_err(js_error)?.dyn_into::<js_sys::Function>().map_err(js_error)?;
+    let promise = js_sys::Promise::from(request.call0(&gpu).map_err(|e| format!("requesting a WebGPU adapter failed: {}", js_error(e)))?);
+    let adapter = JsFuture::from(promise).await.map_err(|e| format!("requesting a WebGPU adapter failed: {}", js_error(e)))?;
+    if adapter.is_null() || adapter.is_undefined() {
+        return Err("no WebGPU adapter was found".into());
     }
+    // `adapter.info.isFallbackAdapter` in current browsers, `adapter.isFallbackAdapter` before.
+    let flag = |obj: &JsValue| js_sys::Reflect::get(obj, &JsValue::from_str("isFallbackAdapter")).ok().and_then(|v| v.as_bool());
+    let info = js_sys::Reflect::get(&adapter, &JsValue::from_str("info")).unwrap_or(JsValue::UNDEFINED);
+    let fallback = flag(&info).or_else(|| flag(&adapter)).unwrap_or(false);
+    Ok(if fallback { WebGpuAdapter::Fallback } else { WebGpuAdapter::Hardware })
+}
+
+/// Reloads the page (after the current task, so pending URL updates land first).
+pub fn reload_soon() {
+    wasm_bindgen_futures::spawn_local(async {
+        sleep_ms(50).await;
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().reload();
+        }
+    });
 }
 
 pub fn copy_to_clipboard(text: &str) {

@@ -85,10 +85,22 @@ enum DeviceState {
 
 thread_local! {
     static DEVICE: RefCell<DeviceState> = const { RefCell::new(DeviceState::Unknown) };
+    /// auto, gpu or cpu (the `backend` setting), read when the device is first asked for.
+    static PREFERENCE: RefCell<String> = RefCell::new("auto".into());
     static ENGINES: RefCell<HashMap<String, Rc<RefCell<Engine>>>> = RefCell::new(HashMap::new());
 }
 
-/// The WebGPU device, requested once; Err says why the CPU engine is used instead.
+/// Sets the backend the page asked for (auto, gpu or cpu) before the device is first requested.
+pub fn set_preference(backend: &str) {
+    PREFERENCE.with(|p| *p.borrow_mut() = backend.to_string());
+}
+
+fn preference() -> String {
+    PREFERENCE.with(|p| p.borrow().clone())
+}
+
+/// The WebGPU device, requested once; Err says why the CPU engine is used instead. `auto` takes
+/// a hardware adapter only; `gpu` any adapter; `cpu` none.
 pub async fn device() -> Result<Gpu, String> {
     let known = DEVICE.with(|d| match &*d.borrow() {
         DeviceState::Ready(g) => Some(Ok(g.clone())),
@@ -98,9 +110,17 @@ pub async fn device() -> Result<Gpu, String> {
     if let Some(r) = known {
         return r;
     }
-    let result = match browser::webgpu_unavailable_reason().await {
-        Some(reason) => Err(reason),
-        None => Gpu::new().await,
+    let result = match preference().as_str() {
+        "cpu" => Err("chosen in Settings".to_string()),
+        chosen => match browser::webgpu_adapter().await {
+            Err(reason) => Err(format!("WebGPU unavailable: {reason}")),
+            // SwiftShader and the like run every invocation on the CPU, 100× and more slower than
+            // the CPU engine on the same machine.
+            Ok(browser::WebGpuAdapter::Fallback) if chosen == "auto" => {
+                Err("the only WebGPU adapter is a software fallback, slower than this; choose GPU in Settings to use it".to_string())
+            }
+            Ok(_) => Gpu::new().await.map_err(|e| format!("WebGPU unavailable: {e}")),
+        },
     };
     DEVICE.with(|d| {
         *d.borrow_mut() = match &result {

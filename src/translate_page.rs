@@ -57,7 +57,7 @@ pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
             shared.backend.set(match (gpu, gpu_engine::adapter_name()) {
                 (Ok(()), Some(adapter)) if !adapter.is_empty() => format!("GPU (WebGPU: {adapter})"),
                 (Ok(()), _) => "GPU (WebGPU)".into(),
-                (Err(e), _) => format!("CPU (WebGPU unavailable: {e})"),
+                (Err(e), _) => format!("CPU ({e})"),
             });
             Some(m)
         }
@@ -381,6 +381,16 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
         <details class="settings" open>
             <summary>"Settings"</summary>
             <div class="options">
+                <label>
+                    "Backend "
+                    // The device is chosen once per page: a new choice reloads it (text and settings are in the URL).
+                    <select data-testid="tr-backend-choice" prop:value=move || settings.get().backend
+                        on:change=move |ev| { let v = event_target_value(&ev); settings.update(|s| s.backend = v); browser::reload_soon(); }>
+                        <option value="auto">"auto (GPU unless it is a software one)"</option>
+                        <option value="gpu">"GPU (WebGPU)"</option>
+                        <option value="cpu">"CPU (WebAssembly)"</option>
+                    </select>
+                </label>
                 {num_input("Beam width", "tr-beam", "1", "beam", |s| s.beam.to_string())}
                 <label>
                     "Length penalty "

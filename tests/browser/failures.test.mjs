@@ -80,7 +80,8 @@ test('a lost GPU device falls back to the CPU engine with a message, keeping the
   });
   const sources = data('test_2016_flickr.en');
   const short = sources.slice(0, 300).sort((a, b) => a.split(' ').length - b.split(' ').length);
-  await page.goto(rig.url + '#translate?model=en-de%2Fgru');
+  // SwiftShader is a software adapter, which `auto` leaves for the CPU engine: ask for the GPU.
+  await page.goto(rig.url + '#translate?backend=gpu&model=en-de%2Fgru');
   await page.fill('[data-testid=tr-input]', short[0]);
   await done(page);
   assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU/);

@@ -26,7 +26,9 @@ async function translated(page, text) {
 for (const model of ['en-de/transformer', 'en-de/gru']) {
   test(`${model}: the page gives the native CPU output`, async () => {
     const errors = [];
-    const page = await openPage(rig.browser, rig.url + `#translate?model=${encodeURIComponent(model)}`, errors);
+    // The test browser's WebGPU is SwiftShader, a software adapter that `auto` leaves for the CPU
+    // engine: these tests ask for the GPU to check the WGSL engine in the page.
+    const page = await openPage(rig.browser, rig.url + `#translate?backend=gpu&model=${encodeURIComponent(model)}`, errors);
     await page.locator(`[data-testid=tr-model] option[value="${model}"]`).waitFor({ state: 'attached' });
     assert.equal(await page.locator('[data-testid=tr-model]').inputValue(), model);
     // Five sentences on the WGSL engine (WebGPU on SwiftShader): the first two against the native
@@ -49,6 +51,21 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
   });
 }
 
+test('auto runs the CPU engine on a software WebGPU adapter; choosing GPU reloads onto it', async () => {
+  const errors = [];
+  const src = testSources[short[0]];
+  const page = await openPage(rig.browser, rig.url + `#translate?text=${encodeURIComponent(src)}`, errors);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(the only WebGPU adapter is a software fallback/);
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('en-de/transformer', src));
+  assert.equal(await page.locator('[data-testid=tr-backend-choice]').inputValue(), 'auto');
+  await Promise.all([page.waitForEvent('load'), page.selectOption('[data-testid=tr-backend-choice]', 'gpu')]);
+  await page.waitForFunction(() => /^GPU \(WebGPU/.test(document.querySelector('[data-testid=tr-backend]')?.textContent ?? ''), null, { timeout: 300000 });
+  assert.ok(page.url().includes('backend=gpu'), page.url());
+  assert.equal(await page.locator('[data-testid=tr-input]').inputValue(), src, 'the text survives the reload');
+  assert.deepEqual(errors, []);
+});
+
 test('beam settings come from the URL and match the native beam search', async () => {
   const errors = [];
   const src = testSources[short[3]];
@@ -64,17 +81,22 @@ test('beam settings come from the URL and match the native beam search', async (
 test('odd input keeps the page alive', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate', errors);
-  for (const text of ['A dog 🐕 runs 🏃‍♂️ fast.', 'שלום עולם. مرحبا بالعالم.', 'Zero\u200bwidth\u0007control\u0000chars.', 'ᚠᚢᚦᚨᚱᚲ ꦄꦏ𓀀𓁐.', '   ', '.....']) {
-    await page.fill('[data-testid=tr-input]', text);
-    await page.waitForTimeout(50);
+  // Each odd input is really translated (the page waits 300 ms before translating and drops a run
+  // that newer input supersedes, so each one is awaited) and gives the native CLI's output.
+  // Each text as the page splits it into sentences (one native line each).
+  const odd = [['A dog 🐕 runs 🏃‍♂️ fast.'], ['שלום עולם.', 'مرحبا بالعالم.'], ['Zero\u200bwidth\u0007control\u0000chars.'], ['ᚠᚢᚦᚨᚱᚲ ꦄꦏ𓀀𓁐.'], ['.....']];
+  for (const sentences of odd) {
+    const want = native('en-de/transformer', sentences.join('\n')).split('\n').map((l) => l.trim()).join(' ');
+    assert.equal(await translated(page, sentences.join(' ')), want, JSON.stringify(sentences));
   }
-  const last = await translated(page, 'Two men are talking.');
-  assert.ok(last.length > 0);
+  await page.fill('[data-testid=tr-input]', '   ');
+  await page.waitForTimeout(600);
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), '', 'blank input clears the output');
   // Over the limit: a message instead of a translation, and the page still answers.
   await page.fill('[data-testid=tr-input]', 'A man walks. '.repeat(1600));
   await page.locator('[data-testid=tr-input-error]').waitFor();
   assert.match(await page.locator('[data-testid=tr-input-error]').textContent(), /up to 5000/);
-  assert.equal(await page.evaluate(() => 40 + 2), 42);
+  assert.equal(await translated(page, 'Two men are talking.'), native('en-de/transformer', 'Two men are talking.'));
   assert.deepEqual(errors, []);
 });
 

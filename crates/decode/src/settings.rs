@@ -18,6 +18,9 @@ pub struct Settings {
     pub top_k: usize,
     pub top_p: f32,
     pub seed: u64,
+    /// Which engine the page runs: auto (the WGSL engine on a hardware WebGPU adapter, else the
+    /// CPU engine), gpu or cpu.
+    pub backend: String,
 }
 
 impl Default for Settings {
@@ -36,6 +39,7 @@ impl Default for Settings {
             top_k: 0,
             top_p: 1.0,
             seed: 0,
+            backend: "auto".into(),
         }
     }
 }
@@ -99,6 +103,10 @@ impl Settings {
                 "gnmt" | "avg" => self.lenpen_kind = value.to_string(),
                 _ => return Err(format!("length penalty kind must be gnmt or avg, not '{value}'")),
             },
+            "backend" => match value {
+                "auto" | "gpu" | "cpu" => self.backend = value.to_string(),
+                _ => return Err(format!("backend must be auto, gpu or cpu, not '{value}'")),
+            },
             "sample" => match value {
                 "true" => self.sample = true,
                 "false" => self.sample = false,
@@ -154,6 +162,7 @@ impl Settings {
             ("k", self.top_k.to_string(), d.top_k.to_string()),
             ("p", self.top_p.to_string(), d.top_p.to_string()),
             ("seed", self.seed.to_string(), d.seed.to_string()),
+            ("backend", self.backend.clone(), d.backend.clone()),
         ];
         all.into_iter().filter(|(_, v, dv)| v != dv).map(|(k, v, _)| (k, v)).collect()
     }

@@ -16,7 +16,7 @@ fn out_of_range_url_values_are_refused_with_a_message_each() {
     assert_eq!(text, "Hallo");
     assert_eq!(problems.len(), 6, "{problems:?}");
     assert!(problems[0].contains("coverage β must be between 0 and 5"), "{}", problems[0]);
-    for bad in ["cov=NaN", "t=inf", "t=-inf", "beam=0", "beam=17", "beam=2.5", "seed=-3", "lpk=x", "sample=yes", "model=../../etc", "model=xx"] {
+    for bad in ["cov=NaN", "t=inf", "t=-inf", "beam=0", "beam=17", "beam=2.5", "seed=-3", "lpk=x", "sample=yes", "model=../../etc", "model=xx", "backend=webgl", "backend="] {
         let (s, _, problems) = parse(bad);
         assert_eq!((s, problems.len()), (Settings::default(), 1), "{bad}");
     }
@@ -24,9 +24,10 @@ fn out_of_range_url_values_are_refused_with_a_message_each() {
 
 #[test]
 fn values_inside_the_ranges_are_kept_and_round_trip() {
-    let (s, _, problems) = parse("beam=16&lp=0.6&lpk=avg&cov=0.2&end=-1&a=1.5&b=200&sample=true&t=0.7&k=40&p=0.9&seed=7&model=en-de/gru");
+    let (s, _, problems) = parse("beam=16&lp=0.6&lpk=avg&cov=0.2&end=-1&a=1.5&b=200&sample=true&t=0.7&k=40&p=0.9&seed=7&model=en-de/gru&backend=cpu");
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!((s.beam, s.lenpen, s.coverage, s.max_len_b, s.top_k, s.seed), (16, 0.6, 0.2, 200, 40, 7));
+    assert_eq!(s.backend, "cpu");
     assert!(matches!(s.search(), Search::Sample(_)));
     let pairs = s.to_pairs();
     let (again, _, problems) = Settings::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));
