@@ -6,8 +6,8 @@ use leptos::task::spawn_local;
 
 use crate::attention_page::AttentionPage;
 use crate::bleu_page::BleuPage;
-use crate::compare_page::ComparePage;
 use crate::browser;
+use crate::compare_page::ComparePage;
 use crate::models;
 use crate::settings;
 use crate::translate_page::{Shared, TranslatePage};

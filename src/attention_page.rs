@@ -43,7 +43,11 @@ fn select(maps: &[Vec<Vec<Vec<f32>>>], layer: Option<usize>, head: Option<usize>
 
 fn download(name: &str, blob: &web_sys::Blob) {
     let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else { return };
-    if let Some(a) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.create_element("a").ok()).and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
+    if let Some(a) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
         a.set_href(&url);
         a.set_download(name);
         a.click();
@@ -70,15 +74,26 @@ fn export_png() {
     let img2 = img.clone();
     let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
         let doc = web_sys::window().and_then(|w| w.document());
-        let Some(canvas) = doc.and_then(|d| d.create_element("canvas").ok()).and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok()) else { return };
+        let Some(canvas) = doc
+            .and_then(|d| d.create_element("canvas").ok())
+            .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+        else {
+            return;
+        };
         canvas.set_width(img2.natural_width());
         canvas.set_height(img2.natural_height());
-        if let Some(ctx) = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()) {
+        if let Some(ctx) =
+            canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+        {
             ctx.set_fill_style_str("#ffffff");
             ctx.fill_rect(0.0, 0.0, canvas.width() as f64, canvas.height() as f64);
             let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
             if let Ok(data) = canvas.to_data_url_with_type("image/png") {
-                if let Some(a) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.create_element("a").ok()).and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok()) {
+                if let Some(a) = web_sys::window()
+                    .and_then(|w| w.document())
+                    .and_then(|d| d.create_element("a").ok())
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+                {
                     a.set_href(&data);
                     a.set_download("attention.png");
                     a.click();
@@ -141,7 +156,9 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
     let current = move || {
         let l = loaded.get()?;
         // Decoder inputs: BOS, then the output tokens before EOS.
-        let inputs = || std::iter::once("<s>".to_string()).chain(l.target[..l.target.len() - 1].iter().cloned()).collect::<Vec<_>>();
+        let inputs = || {
+            std::iter::once("<s>".to_string()).chain(l.target[..l.target.len() - 1].iter().cloned()).collect::<Vec<_>>()
+        };
         let (maps, row_labels, col_labels) = match kind.get().as_str() {
             "self" if !l.maps.encoder_self.is_empty() => (&l.maps.encoder_self, l.source.clone(), l.source.clone()),
             "dec" if !l.maps.decoder_self.is_empty() => (&l.maps.decoder_self, l.target.clone(), inputs()),

@@ -72,8 +72,14 @@ impl BleuResult {
             lines: floats("lines")?.into_iter().enumerate().map(|(index, bleu)| LineScore { index, bleu }).collect(),
             paired: paired.is_object().then(|| Paired {
                 sys_score: paired["sys_score"].as_f64().unwrap_or(f64::NAN),
-                baseline: (paired["baseline_mean"].as_f64().unwrap_or(f64::NAN), paired["baseline_ci"].as_f64().unwrap_or(f64::NAN)),
-                system: (paired["system_mean"].as_f64().unwrap_or(f64::NAN), paired["system_ci"].as_f64().unwrap_or(f64::NAN)),
+                baseline: (
+                    paired["baseline_mean"].as_f64().unwrap_or(f64::NAN),
+                    paired["baseline_ci"].as_f64().unwrap_or(f64::NAN),
+                ),
+                system: (
+                    paired["system_mean"].as_f64().unwrap_or(f64::NAN),
+                    paired["system_ci"].as_f64().unwrap_or(f64::NAN),
+                ),
                 p_value: paired["p_value"].as_f64().unwrap_or(f64::NAN),
             }),
         })
@@ -90,7 +96,11 @@ struct Headline {
 
 impl Headline {
     fn from_json(v: &Value) -> Option<Self> {
-        Some(Self { name: v["name"].as_str()?.to_string(), score: v["score"].as_f64()?, signature: v["signature"].as_str()?.to_string() })
+        Some(Self {
+            name: v["name"].as_str()?.to_string(),
+            score: v["score"].as_f64()?,
+            signature: v["signature"].as_str()?.to_string(),
+        })
     }
 }
 
@@ -108,12 +118,23 @@ pub struct Report {
 /// Scores every metric in the metrics worker, one job each, so the page stays responsive and a
 /// crash in one metric is reported next to it while the others keep their results. `alive` says
 /// whether this computation is still wanted; `None` when it was superseded.
-async fn compute(hyp: String, refs: Vec<String>, hyp2: String, options: Options, progress: RwSignal<f64>, alive: impl Fn() -> bool) -> Result<Option<Report>, String> {
+async fn compute(
+    hyp: String,
+    refs: Vec<String>,
+    hyp2: String,
+    options: Options,
+    progress: RwSignal<f64>,
+    alive: impl Fn() -> bool,
+) -> Result<Option<Report>, String> {
     let (hyps, refs, second) = metrics_job::check_inputs(&hyp, &refs, &hyp2)?;
     let (tokenize, smoothing) = (options.tokenize.clone(), options.smoothing.clone());
     let corpus = metrics_job::Corpus { hyps, refs, second, tokenize, lowercase: options.lowercase, smoothing };
     corpus.bleu_options(false)?;
-    let metrics: Vec<(&str, &str)> = [("bleu", "BLEU")].into_iter().chain(options.chrf.then_some(("chrf", "chrF"))).chain(options.ter.then_some(("ter", "TER"))).collect();
+    let metrics: Vec<(&str, &str)> = [("bleu", "BLEU")]
+        .into_iter()
+        .chain(options.chrf.then_some(("chrf", "chrF")))
+        .chain(options.ter.then_some(("ter", "TER")))
+        .collect();
     let mut results = Vec::new();
     for (k, &(metric, label)) in metrics.iter().enumerate() {
         if !alive() {
@@ -121,26 +142,51 @@ async fn compute(hyp: String, refs: Vec<String>, hyp2: String, options: Options,
         }
         let share = |p: f64| progress.set((k as f64 + p) / metrics.len() as f64);
         let result = metrics_client::run(label, corpus.request(metric), share).await;
-        results.push(result.and_then(|v| if v["metric"] == metric { Ok(v) } else { Err(format!("{label}: unexpected result")) }));
+        results.push(result.and_then(|v| {
+            if v["metric"] == metric {
+                Ok(v)
+            } else {
+                Err(format!("{label}: unexpected result"))
+            }
+        }));
     }
     if !alive() {
         return Ok(None);
     }
     let mut results = results.into_iter();
     let missing = || Err("no result".to_string());
-    let bleu = results.next().unwrap_or_else(missing).and_then(|v| BleuResult::from_json(&v).ok_or_else(|| "BLEU: unexpected result".into()));
-    let mut headline = |on: bool| on.then(|| results.next().unwrap_or_else(missing).and_then(|v| Headline::from_json(&v).ok_or_else(|| "unexpected result".into())));
+    let bleu = results
+        .next()
+        .unwrap_or_else(missing)
+        .and_then(|v| BleuResult::from_json(&v).ok_or_else(|| "BLEU: unexpected result".into()));
+    let mut headline = |on: bool| {
+        on.then(|| {
+            results
+                .next()
+                .unwrap_or_else(missing)
+                .and_then(|v| Headline::from_json(&v).ok_or_else(|| "unexpected result".into()))
+        })
+    };
     let (chrf, ter) = (headline(options.chrf), headline(options.ter));
     Ok(Some(Report { bleu, chrf, ter, options, hyps: corpus.hyps, refs: corpus.refs }))
 }
 
 fn count(v: f64) -> String {
-    if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.2}") }
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// A textarea that also takes a dropped or picked .txt file.
 #[component]
-fn TextInput(text: RwSignal<String>, testid: Signal<String>, placeholder: &'static str, error: RwSignal<Option<String>>) -> impl IntoView {
+fn TextInput(
+    text: RwSignal<String>,
+    testid: Signal<String>,
+    placeholder: &'static str,
+    error: RwSignal<Option<String>>,
+) -> impl IntoView {
     let load = move |file: Option<web_sys::File>| {
         if let Some(file) = file {
             spawn_local(async move {
@@ -199,12 +245,19 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
         error.set(None);
         report.set(None);
         progress.set(Some(0.0));
-        let options = Options { tokenize: tokenize.get_untracked(), lowercase: lowercase.get_untracked(), smoothing: smoothing.get_untracked(), chrf: use_chrf.get_untracked(), ter: use_ter.get_untracked() };
+        let options = Options {
+            tokenize: tokenize.get_untracked(),
+            lowercase: lowercase.get_untracked(),
+            smoothing: smoothing.get_untracked(),
+            chrf: use_chrf.get_untracked(),
+            ter: use_ter.get_untracked(),
+        };
         let ref_texts: Vec<String> = refs.get_untracked().iter().map(|r| r.text.get_untracked()).collect();
         let (h, h2) = (hyp.get_untracked(), hyp2.get_untracked());
         metrics_client::cancel();
         spawn_local(async move {
-            let result = compute(h, ref_texts, h2, options, progress_value, move || generation.get_value() == gen).await;
+            let result =
+                compute(h, ref_texts, h2, options, progress_value, move || generation.get_value() == gen).await;
             if generation.get_value() != gen {
                 return;
             }

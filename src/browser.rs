@@ -14,14 +14,19 @@ pub async fn yield_now() {
 }
 
 pub fn js_error(e: JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| format!("{e:?}"))
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
 }
 
 /// Reads a file as UTF-8 text (the browser replaces invalid bytes with U+FFFD; we refuse such files).
 pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
     let buf = JsFuture::from(file.array_buffer()).await.map_err(js_error)?;
     let bytes = js_sys::Uint8Array::new(&buf).to_vec();
-    String::from_utf8(bytes).map_err(|e| format!("{} is not UTF-8 text (invalid byte at offset {})", file.name(), e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes).map_err(|e| {
+        format!("{} is not UTF-8 text (invalid byte at offset {})", file.name(), e.utf8_error().valid_up_to())
+    })
 }
 
 /// The first file of a drop event, if any.
@@ -33,7 +38,6 @@ pub fn dropped_file(ev: &web_sys::DragEvent) -> Option<web_sys::File> {
 pub fn picked_file(ev: &web_sys::Event) -> Option<web_sys::File> {
     ev.target()?.dyn_into::<web_sys::HtmlInputElement>().ok()?.files()?.get(0)
 }
-
 
 pub fn location_hash() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
@@ -50,7 +54,8 @@ pub fn set_location_hash(hash: &str) {
 /// Fetches a URL's bytes, reporting (bytes so far, total if known) as chunks arrive.
 pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url)).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
+    let resp: web_sys::Response =
+        JsFuture::from(window.fetch_with_str(url)).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
     if !resp.ok() {
         return Err(format!("{url}: HTTP {}", resp.status()));
     }
@@ -60,11 +65,13 @@ pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) 
     let length = if header("content-encoding").is_some() { "x-decoded-length" } else { "content-length" };
     let total = header(length).and_then(|v| v.parse::<u64>().ok());
     let body = resp.body().ok_or_else(|| format!("{url}: empty response"))?;
-    let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
+    let reader: web_sys::ReadableStreamDefaultReader =
+        body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
     let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
     loop {
         let chunk = JsFuture::from(reader.read()).await.map_err(js_error)?;
-        let done = js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map_err(js_error)?.as_bool().unwrap_or(true);
+        let done =
+            js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map_err(js_error)?.as_bool().unwrap_or(true);
         if done {
             break;
         }
@@ -93,14 +100,22 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
     if gpu.is_undefined() || gpu.is_null() {
         return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
     }
-    let request = js_sys::Reflect::get(&gpu, &JsValue::from_str("requestAdapter")).map_err(js_error)?.dyn_into::<js_sys::Function>().map_err(js_error)?;
-    let promise = js_sys::Promise::from(request.call0(&gpu).map_err(|e| format!("requesting a WebGPU adapter failed: {}", js_error(e)))?);
-    let adapter = JsFuture::from(promise).await.map_err(|e| format!("requesting a WebGPU adapter failed: {}", js_error(e)))?;
+    let request = js_sys::Reflect::get(&gpu, &JsValue::from_str("requestAdapter"))
+        .map_err(js_error)?
+        .dyn_into::<js_sys::Function>()
+        .map_err(js_error)?;
+    let promise = js_sys::Promise::from(
+        request.call0(&gpu).map_err(|e| format!("requesting a WebGPU adapter failed: {}", js_error(e)))?,
+    );
+    let adapter =
+        JsFuture::from(promise).await.map_err(|e| format!("requesting a WebGPU adapter failed: {}", js_error(e)))?;
     if adapter.is_null() || adapter.is_undefined() {
         return Err("no WebGPU adapter was found".into());
     }
     // `adapter.info.isFallbackAdapter` in current browsers, `adapter.isFallbackAdapter` before.
-    let flag = |obj: &JsValue| js_sys::Reflect::get(obj, &JsValue::from_str("isFallbackAdapter")).ok().and_then(|v| v.as_bool());
+    let flag = |obj: &JsValue| {
+        js_sys::Reflect::get(obj, &JsValue::from_str("isFallbackAdapter")).ok().and_then(|v| v.as_bool())
+    };
     let info = js_sys::Reflect::get(&adapter, &JsValue::from_str("info")).unwrap_or(JsValue::UNDEFINED);
     let fallback = flag(&info).or_else(|| flag(&adapter)).unwrap_or(false);
     Ok(if fallback { WebGpuAdapter::Fallback } else { WebGpuAdapter::Hardware })

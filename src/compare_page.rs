@@ -64,14 +64,25 @@ pub fn ComparePage(shared: Shared) -> impl IntoView {
                     busy.set(false);
                     return;
                 };
-                let searches = [Search::Greedy(s.limits()), Search::Beam(s.beam_search(s.beam.max(4))), Search::Sample(s.sampling())];
+                let searches = [
+                    Search::Greedy(s.limits()),
+                    Search::Beam(s.beam_search(s.beam.max(4))),
+                    Search::Sample(s.sampling()),
+                ];
                 let mut cols = Vec::new();
                 for search in &searches {
                     browser::yield_now().await;
                     let t0 = browser::now_ms();
                     match translate_any(&shared, &s.model, &model, std::slice::from_ref(&sentence), search, 1).await {
                         Ok(mut r) => {
-                            let outputs = r.remove(0).outputs.into_iter().map(|(text, h): (String, Hypothesis)| (text, model.vocab.token_strings(&h.tokens), h.log_prob, h.score)).collect();
+                            let outputs = r
+                                .remove(0)
+                                .outputs
+                                .into_iter()
+                                .map(|(text, h): (String, Hypothesis)| {
+                                    (text, model.vocab.token_strings(&h.tokens), h.log_prob, h.score)
+                                })
+                                .collect();
                             cols.push(Column { outputs, ms: browser::now_ms() - t0 });
                         }
                         Err(e) => {

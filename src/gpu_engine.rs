@@ -116,9 +116,10 @@ pub async fn device() -> Result<Gpu, String> {
             Err(reason) => Err(format!("WebGPU unavailable: {reason}")),
             // SwiftShader and the like run every invocation on the CPU, 100× and more slower than
             // the CPU engine on the same machine.
-            Ok(browser::WebGpuAdapter::Fallback) if chosen == "auto" => {
-                Err("the only WebGPU adapter is a software fallback, slower than this; choose GPU in Settings to use it".to_string())
-            }
+            Ok(browser::WebGpuAdapter::Fallback) if chosen == "auto" => Err(
+                "the only WebGPU adapter is a software fallback, slower than this; choose GPU in Settings to use it"
+                    .to_string(),
+            ),
             Ok(_) => Gpu::new().await.map_err(|e| format!("WebGPU unavailable: {e}")),
         },
     };
@@ -157,7 +158,13 @@ pub fn adapter_name() -> Option<String> {
 }
 
 /// Translates on the model's GPU engine; None when the model has no GPU engine.
-pub async fn translate(name: &str, model: &Model, texts: &[String], search: &Search, batch: usize) -> Option<Result<Vec<Translation>, String>> {
+pub async fn translate(
+    name: &str,
+    model: &Model,
+    texts: &[String],
+    search: &Search,
+    batch: usize,
+) -> Option<Result<Vec<Translation>, String>> {
     let engine = ENGINES.with(|e| e.borrow().get(name).cloned())?;
     // One search at a time per engine: a newer run waits for the older one's step to finish.
     let mut guard = loop {

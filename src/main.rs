@@ -2,13 +2,13 @@
 
 mod app;
 mod attention_page;
-mod compare_page;
 mod bleu_page;
+mod browser;
+mod compare_page;
 mod gpu_engine;
 mod metrics_client;
 mod metrics_job;
 mod metrics_worker;
-mod browser;
 mod models;
 mod settings;
 mod translate_page;

@@ -49,7 +49,8 @@ async fn spawn() -> Result<Running, String> {
     // An uncaught error in the worker is an ErrorEvent; a script that fails to load is a plain Event.
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |ev: web_sys::Event| {
         ev.prevent_default();
-        let message = ev.dyn_ref::<ErrorEvent>().map_or("the worker script could not be loaded".into(), ErrorEvent::message);
+        let message =
+            ev.dyn_ref::<ErrorEvent>().map_or("the worker script could not be loaded".into(), ErrorEvent::message);
         let _ = tx2.unbounded_send(Event::Crash(message));
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

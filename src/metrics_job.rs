@@ -2,8 +2,8 @@
 //! JSON result out. Each metric is its own job, so a failure in one leaves the others' results.
 
 use serde_json::{json, Value};
-use wgslate_metrics::significance::{self, Scorer};
 use wgslate_metrics::signature::{self, Resampling};
+use wgslate_metrics::significance::{self, Scorer};
 use wgslate_metrics::{pystr, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Smoothing, Ter, TerOptions, Tokenize};
 
 /// Lines between progress reports.
@@ -29,11 +29,15 @@ impl Corpus {
     }
 
     fn from_request(v: &Value) -> Result<Self, String> {
-        let lines = |v: &Value| -> Option<Vec<String>> { v.as_array()?.iter().map(|s| s.as_str().map(String::from)).collect() };
+        let lines =
+            |v: &Value| -> Option<Vec<String>> { v.as_array()?.iter().map(|s| s.as_str().map(String::from)).collect() };
         let text = |k: &str| v[k].as_str().map(String::from).ok_or(format!("request has no {k}"));
         Ok(Self {
             hyps: lines(&v["hyps"]).ok_or("request has no hypotheses")?,
-            refs: v["refs"].as_array().and_then(|r| r.iter().map(lines).collect()).ok_or("request has no references")?,
+            refs: v["refs"]
+                .as_array()
+                .and_then(|r| r.iter().map(lines).collect())
+                .ok_or("request has no references")?,
             second: lines(&v["second"]),
             tokenize: text("tokenize")?,
             lowercase: v["lowercase"].as_bool().unwrap_or(false),
@@ -51,8 +55,19 @@ impl Corpus {
 }
 
 /// The page's BLEU settings as options; sentence BLEU uses the effective order.
-pub fn bleu_options(tokenize: &str, lowercase: bool, smoothing: &str, effective_order: bool) -> Result<BleuOptions, String> {
-    Ok(BleuOptions { tokenize: Tokenize::parse(tokenize)?, lowercase, smoothing: Smoothing::parse(smoothing, None)?, max_ngram_order: 4, effective_order })
+pub fn bleu_options(
+    tokenize: &str,
+    lowercase: bool,
+    smoothing: &str,
+    effective_order: bool,
+) -> Result<BleuOptions, String> {
+    Ok(BleuOptions {
+        tokenize: Tokenize::parse(tokenize)?,
+        lowercase,
+        smoothing: Smoothing::parse(smoothing, None)?,
+        max_ngram_order: 4,
+        effective_order,
+    })
 }
 
 /// Runs the job in `request`, calling `progress` with the share done after each chunk of lines.
@@ -72,7 +87,12 @@ pub fn run(request: &str, progress: &mut dyn FnMut(f64)) -> Result<Value, String
 }
 
 /// Per-line statistics of `hyps`, reporting progress over `share` of the job starting at `done`.
-fn per_line<T>(n: usize, progress: &mut dyn FnMut(f64), (done, share): (f64, f64), mut line: impl FnMut(usize) -> T) -> Vec<T> {
+fn per_line<T>(
+    n: usize,
+    progress: &mut dyn FnMut(f64),
+    (done, share): (f64, f64),
+    mut line: impl FnMut(usize) -> T,
+) -> Vec<T> {
     let mut out = Vec::with_capacity(n);
     for start in (0..n).step_by(CHUNK) {
         out.extend((start..(start + CHUNK).min(n)).map(&mut line));
@@ -102,9 +122,18 @@ fn bleu(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
             let mut sum2 = BleuStats::zeros(4);
             sys_stats.iter().for_each(|s| sum2.add(s));
             let sys_score = corpus.compute(&sum2).score;
-            let (base_rows, sys_rows): (Vec<_>, Vec<_>) = (stats.iter().map(stats_row).collect(), sys_stats.iter().map(stats_row).collect());
+            let (base_rows, sys_rows): (Vec<_>, Vec<_>) =
+                (stats.iter().map(stats_row).collect(), sys_stats.iter().map(stats_row).collect());
             let scorer = Scorer::Bleu(&corpus.options);
-            let p = significance::paired_bootstrap(&base_rows, &sys_rows, b.score, sys_score, &scorer, BOOTSTRAP_SAMPLES, &[BOOTSTRAP_SEED]);
+            let p = significance::paired_bootstrap(
+                &base_rows,
+                &sys_rows,
+                b.score,
+                sys_score,
+                &scorer,
+                BOOTSTRAP_SAMPLES,
+                &[BOOTSTRAP_SEED],
+            );
             json!({ "sys_score": sys_score, "baseline_mean": p.baseline.mean, "baseline_ci": p.baseline.ci,
                     "system_mean": p.system.mean, "system_ci": p.system.ci, "p_value": p.p_value })
         }
@@ -141,7 +170,11 @@ fn ter(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
 }
 
 /// The user's text as lines, checked: hypotheses, reference streams, optional second system.
-pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<(Vec<String>, Vec<Vec<String>>, Option<Vec<String>>), String> {
+pub fn check_inputs(
+    hyp: &str,
+    refs: &[String],
+    hyp2: &str,
+) -> Result<(Vec<String>, Vec<Vec<String>>, Option<Vec<String>>), String> {
     if hyp.trim().is_empty() {
         return Err("Paste or drop the system output: one sentence per line.".into());
     }
@@ -153,7 +186,12 @@ pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<(Vec<Strin
         }
         let lines = pystr::lines(r);
         if lines.len() != hyps.len() {
-            return Err(format!("Line counts differ: the hypothesis has {} lines but reference {} has {}. Each line is one segment.", hyps.len(), k + 1, lines.len()));
+            return Err(format!(
+                "Line counts differ: the hypothesis has {} lines but reference {} has {}. Each line is one segment.",
+                hyps.len(),
+                k + 1,
+                lines.len()
+            ));
         }
         streams.push(lines);
     }
@@ -165,7 +203,11 @@ pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<(Vec<Strin
     } else {
         let lines = pystr::lines(hyp2);
         if lines.len() != hyps.len() {
-            return Err(format!("Line counts differ: the second system has {} lines but the hypothesis has {}.", lines.len(), hyps.len()));
+            return Err(format!(
+                "Line counts differ: the second system has {} lines but the hypothesis has {}.",
+                lines.len(),
+                hyps.len()
+            ));
         }
         Some(lines)
     };

@@ -21,7 +21,12 @@ pub async fn load_index() -> Result<Vec<ModelEntry>, String> {
     Ok(v.as_array()
         .map(|a| {
             a.iter()
-                .filter_map(|m| Some(ModelEntry { name: format!("{}/{}", m["pair"].as_str()?, m["arch"].as_str()?), label: m["label"].as_str()?.to_string() }))
+                .filter_map(|m| {
+                    Some(ModelEntry {
+                        name: format!("{}/{}", m["pair"].as_str()?, m["arch"].as_str()?),
+                        label: m["label"].as_str()?.to_string(),
+                    })
+                })
                 .collect()
         })
         .unwrap_or_default())
@@ -37,7 +42,10 @@ pub fn cached(name: &str) -> Option<Arc<Model>> {
 
 /// Fetches the three files (weights with progress), builds the model for the CPU and, when WebGPU
 /// works, its GPU engine. Returns the model and the GPU engine's status.
-pub async fn load(name: &str, mut progress: impl FnMut(u64, Option<u64>)) -> Result<(Arc<Model>, Result<(), String>), String> {
+pub async fn load(
+    name: &str,
+    mut progress: impl FnMut(u64, Option<u64>),
+) -> Result<(Arc<Model>, Result<(), String>), String> {
     let base = format!("models/{name}");
     let config = browser::fetch_bytes(&format!("{base}/config.json"), |_, _| {}).await?;
     let tokenizer = browser::fetch_bytes(&format!("{base}/tokenizer.json"), |_, _| {}).await?;

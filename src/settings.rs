@@ -5,7 +5,9 @@ pub use wgslate_decode::Settings;
 
 /// Settings and text from a `key=value&…` query, and a message per value refused.
 pub fn from_query(query: &str) -> (Settings, String, Vec<String>) {
-    let Ok(params) = web_sys::UrlSearchParams::new_with_str(query) else { return (Settings::default(), String::new(), vec![]) };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(query) else {
+        return (Settings::default(), String::new(), vec![]);
+    };
     let pairs: Vec<(String, String)> = js_sys::try_iter(&params)
         .ok()
         .flatten()

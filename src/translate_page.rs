@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wgslate_decode::Search;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
-use wgslate_decode::Search;
 use wgslate_model::translate::{split_sentences, translate, Translation};
 use wgslate_model::Model;
 
@@ -49,7 +49,8 @@ pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
     shared.model_status.set(format!("Loading {name}…"));
     shared.load_progress.set(Some(0.0));
     let progress = shared.load_progress;
-    let result = models::load(name, move |got, total| progress.set(Some(total.map_or(0.0, |t| got as f64 / t as f64)))).await;
+    let result =
+        models::load(name, move |got, total| progress.set(Some(total.map_or(0.0, |t| got as f64 / t as f64)))).await;
     shared.load_progress.set(None);
     match result {
         Ok((m, gpu)) => {
@@ -71,12 +72,23 @@ pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
 
 /// The first sentence of the Translate view's text, which Compare and Attention work on.
 pub fn first_sentence(shared: &Shared) -> Result<String, String> {
-    split_sentences(&shared.text.get_untracked()).into_iter().flatten().next().ok_or_else(|| "Type a sentence in the Translate view first.".to_string())
+    split_sentences(&shared.text.get_untracked())
+        .into_iter()
+        .flatten()
+        .next()
+        .ok_or_else(|| "Type a sentence in the Translate view first.".to_string())
 }
 
 /// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
 /// reported and turns the GPU off) on the CPU reference.
-pub async fn translate_any(shared: &Shared, name: &str, model: &Model, texts: &[String], search: &Search, batch: usize) -> Result<Vec<Translation>, String> {
+pub async fn translate_any(
+    shared: &Shared,
+    name: &str,
+    model: &Model,
+    texts: &[String],
+    search: &Search,
+    batch: usize,
+) -> Result<Vec<Translation>, String> {
     if let Some(result) = gpu_engine::translate(name, model, texts, search, batch).await {
         match result {
             Ok(t) => return Ok(t),
@@ -101,7 +113,8 @@ fn probability_class(p: f32) -> &'static str {
 
 #[component]
 pub fn TranslatePage(shared: Shared) -> impl IntoView {
-    let Shared { settings, text, model_entries, model_status, model_error, load_progress, backend, bleu_prefill } = shared.clone();
+    let Shared { settings, text, model_entries, model_status, model_error, load_progress, backend, bleu_prefill } =
+        shared.clone();
     let output = RwSignal::new(Vec::<Vec<OutSentence>>::new());
     let status = RwSignal::new(String::new());
     let input_error = RwSignal::new(None::<String>);
@@ -161,8 +174,18 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                         Ok(res) => {
                             for tr in res {
                                 cut += usize::from(tr.truncated);
-                                let (txt, h) = tr.outputs.into_iter().next().map(|(t, h)| (t, Some(h))).unwrap_or_default();
-                                let tokens = h.map(|h| model.vocab.token_strings(&h.tokens).into_iter().zip(h.token_log_probs.iter().map(|lp| lp.exp())).collect()).unwrap_or_default();
+                                let (txt, h) =
+                                    tr.outputs.into_iter().next().map(|(t, h)| (t, Some(h))).unwrap_or_default();
+                                let tokens = h
+                                    .map(|h| {
+                                        model
+                                            .vocab
+                                            .token_strings(&h.tokens)
+                                            .into_iter()
+                                            .zip(h.token_log_probs.iter().map(|lp| lp.exp()))
+                                            .collect()
+                                    })
+                                    .unwrap_or_default();
                                 done.push(OutSentence { text: txt, tokens });
                             }
                         }
@@ -175,7 +198,12 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 let mut it = done.into_iter();
                 output.set(lines.iter().map(|l| l.iter().map(|_| it.next().unwrap()).collect()).collect());
                 let ms = browser::now_ms() - t0;
-                status.set(format!("{total} sentence{} in {:.0} ms{}", if total == 1 { "" } else { "s" }, ms, if cut > 0 { format!(" ({cut} cut to the model's length limit)") } else { String::new() }));
+                status.set(format!(
+                    "{total} sentence{} in {:.0} ms{}",
+                    if total == 1 { "" } else { "s" },
+                    ms,
+                    if cut > 0 { format!(" ({cut} cut to the model's length limit)") } else { String::new() }
+                ));
             });
         }
     };
@@ -189,7 +217,10 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     });
 
     spawn_local(async move {
-        if let (Ok(src), Ok(rf)) = (browser::fetch_text("data/test_2016_flickr.en").await, browser::fetch_text("data/test_2016_flickr.de").await) {
+        if let (Ok(src), Ok(rf)) = (
+            browser::fetch_text("data/test_2016_flickr.en").await,
+            browser::fetch_text("data/test_2016_flickr.de").await,
+        ) {
             examples.set(src.lines().zip(rf.lines()).map(|(a, b)| (a.to_string(), b.to_string())).collect());
         }
     });
@@ -238,7 +269,12 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 let h: Vec<&str> = hyps.iter().map(String::as_str).collect();
                 let bleu = Bleu::new(opts.clone()).corpus_score(&h, &[refs.clone()]);
                 eval_progress.set(None);
-                eval_result.set(Some((format!("{:.2}", bleu.score), signature::bleu(&opts, Some(1), &Resampling::default()).to_string(), hyps.join("\n"), pairs.len())));
+                eval_result.set(Some((
+                    format!("{:.2}", bleu.score),
+                    signature::bleu(&opts, Some(1), &Resampling::default()).to_string(),
+                    hyps.join("\n"),
+                    pairs.len(),
+                )));
             });
         }
     };
@@ -246,7 +282,8 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     let sentence_bleu = move || {
         let r = example_ref.get()?;
         let out = output.get();
-        let hyp: Vec<String> = out.iter().map(|l| l.iter().map(|s| s.text.clone()).collect::<Vec<_>>().join(" ")).collect();
+        let hyp: Vec<String> =
+            out.iter().map(|l| l.iter().map(|s| s.text.clone()).collect::<Vec<_>>().join(" ")).collect();
         let hyp = hyp.join(" ");
         let b = Bleu::new(BleuOptions { effective_order: true, ..Default::default() });
         let st = b.segment_stats(&hyp, &[r.as_str()]);
@@ -356,7 +393,11 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
     // A value the settings refuse (out of range, not a number) is named below the panel and leaves
     // the setting, and the box, as they were.
-    let num_input = move |label: &'static str, testid: &'static str, step: &'static str, key: &'static str, get: fn(&Settings) -> String| {
+    let num_input = move |label: &'static str,
+                          testid: &'static str,
+                          step: &'static str,
+                          key: &'static str,
+                          get: fn(&Settings) -> String| {
         let change = move |ev: web_sys::Event| {
             let mut s = settings.get_untracked();
             match s.set(key, &event_target_value(&ev)) {

@@ -33,7 +33,12 @@ fn round2(v: f64) -> Json {
 }
 
 /// Times greedy and beam 4 one sentence at a time, then greedy over `all` in batches of 64.
-fn time_engine<M: StepModel + ?Sized>(engine: &mut M, w: &Workload, name: String, setup_s: f64) -> Result<(f64, Vec<(String, Json)>), String> {
+fn time_engine<M: StepModel + ?Sized>(
+    engine: &mut M,
+    w: &Workload,
+    name: String,
+    setup_s: f64,
+) -> Result<(f64, Vec<(String, Json)>), String> {
     let greedy = Search::default();
     let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
     let n = w.few.len() as f64;
@@ -54,7 +59,8 @@ fn time_engine<M: StepModel + ?Sized>(engine: &mut M, w: &Workload, name: String
 fn time_gpu(dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), String> {
     let t0 = Instant::now();
     let gpu = Gpu::new_blocking()?;
-    let weights = CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
+    let weights =
+        CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
     let name = format!("gpu ({}, {}, f16 weights: {})", gpu.report.name, gpu.report.backend, gpu.has_f16());
     match w.model.config {
         ModelConfig::Transformer(_) => {
@@ -84,7 +90,12 @@ fn dump(model: &Model, few: &[String], path: &str) -> Result<(), String> {
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let get = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned();
-    let number = |k: &str, default: usize| get(k).map(|v| v.parse::<usize>().map_err(|_| format!("{k} must be a number\n{USAGE}"))).transpose().map(|v| v.unwrap_or(default));
+    let number = |k: &str, default: usize| {
+        get(k)
+            .map(|v| v.parse::<usize>().map_err(|_| format!("{k} must be a number\n{USAGE}")))
+            .transpose()
+            .map(|v| v.unwrap_or(default))
+    };
     let dir = get("--model").ok_or(USAGE)?;
     let src = get("--src").unwrap_or_else(|| "www/data/test_2016_flickr.en".into());
     let (n, batched) = (number("--sentences", 50)?, number("--batched", usize::MAX)?);

@@ -140,11 +140,14 @@ pub fn parse(argv: &[String]) -> Result<BleuArgs, String> {
                 }
                 for x in &m {
                     if !["bleu", "chrf", "ter"].contains(&x.as_str()) {
-                        return Err(format!("argument -m/--metrics: invalid choice: '{x}' (choose from 'bleu', 'chrf', 'ter')"));
+                        return Err(format!(
+                            "argument -m/--metrics: invalid choice: '{x}' (choose from 'bleu', 'chrf', 'ter')"
+                        ));
                     }
                 }
                 // sacreBLEU keys its metrics by name: a repeated one counts once, where it first appears.
-                a.metrics = m.iter().enumerate().filter(|(k, x)| !m[..*k].contains(x)).map(|(_, x)| x.clone()).collect();
+                a.metrics =
+                    m.iter().enumerate().filter(|(k, x)| !m[..*k].contains(x)).map(|(_, x)| x.clone()).collect();
             }
             "-tok" | "--tokenize" => {
                 let v = value("-tok/--tokenize")?;
@@ -181,7 +184,9 @@ pub fn parse(argv: &[String]) -> Result<BleuArgs, String> {
             "-f" | "--format" => {
                 let v = value("-f/--format")?;
                 if !FORMATS.contains(&v.as_str()) {
-                    return Err(format!("argument --format/-f: invalid choice: '{v}' (choose from 'json', 'text', 'latex')"));
+                    return Err(format!(
+                        "argument --format/-f: invalid choice: '{v}' (choose from 'json', 'text', 'latex')"
+                    ));
                 }
                 a.format = v;
             }
@@ -196,7 +201,9 @@ pub fn parse(argv: &[String]) -> Result<BleuArgs, String> {
             }
             "-par" | "--paired-ar" => return Err("--paired-ar is not supported; use --paired-bs".into()),
             "-t" | "--test-set" | "-l" | "--language-pair" | "--download" | "--echo" | "--list" => {
-                return Err(format!("{flag}: wgslate works offline and has no built-in test sets; give reference files"))
+                return Err(format!(
+                    "{flag}: wgslate works offline and has no built-in test sets; give reference files"
+                ))
             }
             other => return Err(format!("unrecognized arguments: {other}")),
         }

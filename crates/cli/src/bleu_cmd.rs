@@ -21,13 +21,16 @@ struct Seed {
 
 /// SACREBLEU_SEED as sacreBLEU reads it: unset means 12345, "none" (any case) fresh entropy.
 fn bootstrap_seed(var: Option<&str>) -> Result<Seed, String> {
-    let Some(text) = var else { return Ok(Seed { label: "12345".into(), paired_label: "12345".into(), words: vec![12345] }) };
+    let Some(text) = var else {
+        return Ok(Seed { label: "12345".into(), paired_label: "12345".into(), words: vec![12345] });
+    };
     let label = text.to_lowercase();
     if label == "none" {
         return Ok(Seed { paired_label: label.clone(), label, words: os_entropy() });
     }
     let digits = text.trim().trim_start_matches('+');
-    let words = numpy::seed_words(digits).ok_or_else(|| format!("SACREBLEU_SEED must be a non-negative integer or None, not '{text}'"))?;
+    let words = numpy::seed_words(digits)
+        .ok_or_else(|| format!("SACREBLEU_SEED must be a non-negative integer or None, not '{text}'"))?;
     let paired_label = match digits.trim_start_matches('0') {
         "" => "0".to_string(),
         d => d.to_string(),
@@ -56,7 +59,8 @@ type Cell = (String, Json);
 
 fn read_text(path: &str) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    String::from_utf8(bytes).map_err(|e| format!("{path} is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+    String::from_utf8(bytes)
+        .map_err(|e| format!("{path} is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
 }
 
 enum Metric {
@@ -91,7 +95,12 @@ impl Metric {
                 whitespace: a.chrf_whitespace,
                 eps_smoothing: a.chrf_eps_smoothing,
             })),
-            _ => Metric::Ter(Ter::new(TerOptions { normalized: a.ter_normalized, no_punct: a.ter_no_punct, asian_support: a.ter_asian_support, case_sensitive: a.ter_case_sensitive })),
+            _ => Metric::Ter(Ter::new(TerOptions {
+                normalized: a.ter_normalized,
+                no_punct: a.ter_no_punct,
+                asian_support: a.ter_asian_support,
+                case_sensitive: a.ter_case_sensitive,
+            })),
         })
     }
 
@@ -129,12 +138,19 @@ impl Metric {
                 let s = bleu.compute(&sum);
                 let prec = s.precisions.iter().map(|&p| pystr::fixed(p, 1)).collect::<Vec<_>>().join("/");
                 let (bp, ratio) = (pystr::fixed(s.bp, 3), pystr::fixed(s.ratio(), 3));
-                let verbose = format!("{prec} (BP = {bp} ratio = {ratio} hyp_len = {} ref_len = {})", s.sys_len, s.ref_len);
-                let stats = per_seg.iter().map(|st| [st.sys_len, st.ref_len].iter().chain(&st.correct).chain(&st.total).map(|&v| v as f64).collect()).collect();
+                let verbose =
+                    format!("{prec} (BP = {bp} ratio = {ratio} hyp_len = {} ref_len = {})", s.sys_len, s.ref_len);
+                let stats = per_seg
+                    .iter()
+                    .map(|st| {
+                        [st.sys_len, st.ref_len].iter().chain(&st.correct).chain(&st.total).map(|&v| v as f64).collect()
+                    })
+                    .collect();
                 Scored { name: "BLEU".into(), score: s.score, verbose: Some(verbose), stats }
             }
             Metric::Chrf(c) => {
-                let stats: Vec<Vec<f64>> = c.corpus_stats(hyps, refs).into_iter().map(|s| s.into_iter().map(|v| v as f64).collect()).collect();
+                let stats: Vec<Vec<f64>> =
+                    c.corpus_stats(hyps, refs).into_iter().map(|s| s.into_iter().map(|v| v as f64).collect()).collect();
                 let mut sum = vec![0f64; stats.first().map_or(0, Vec::len)];
                 stats.iter().for_each(|s| sum.iter_mut().zip(s).for_each(|(a, b)| *a += b));
                 Scored { name: c.name(), score: c.f_score(&sum), verbose: None, stats }
@@ -161,7 +177,11 @@ fn format_score(s: &Scored, ci: Option<Interval>, a: &BleuArgs, sig: &Signature,
         return sc;
     }
     if json {
-        let mut d = vec![("name".to_string(), Json::Str(s.name.clone())), ("score".into(), Json::Raw(pyfmt::rounded(s.score, w))), ("signature".into(), Json::Str(sig.format(false)))];
+        let mut d = vec![
+            ("name".to_string(), Json::Str(s.name.clone())),
+            ("score".into(), Json::Raw(pyfmt::rounded(s.score, w))),
+            ("signature".into(), Json::Str(sig.format(false))),
+        ];
         if let Some((m, c)) = &conf {
             d.push(("confidence_mean".into(), Json::Raw(pyfmt::repr(m.parse().unwrap()))));
             d.push(("confidence_var".into(), Json::Raw(pyfmt::repr(c.parse().unwrap()))));
@@ -204,7 +224,11 @@ fn print_single(results: Vec<String>, a: &BleuArgs) {
     let width = cuts.iter().copied().max().unwrap_or(0).max(0) as usize;
     for (&cut, line) in cuts.iter().zip(&results) {
         let chars: Vec<char> = line.chars().collect();
-        let cut = if cut < 0 { chars.len().saturating_sub(cut.unsigned_abs() as usize) } else { (cut as usize).min(chars.len()) };
+        let cut = if cut < 0 {
+            chars.len().saturating_sub(cut.unsigned_abs() as usize)
+        } else {
+            (cut as usize).min(chars.len())
+        };
         let (left, right): (String, String) = (chars[..cut].iter().collect(), chars[cut..].iter().collect());
         println!("{left:>width$}{right}");
     }
@@ -242,7 +266,10 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         return Err("I need one or more reference files, given before -i/--input.".into());
     }
     if a.num_refs != 1 && a.refs.len() > 1 {
-        return Err("--num-refs splits one tab-delimited reference file; it cannot be used with several reference files.".into());
+        return Err(
+            "--num-refs splits one tab-delimited reference file; it cannot be used with several reference files."
+                .into(),
+        );
     }
     let mut refs: Vec<Vec<String>> = vec![Vec::new(); a.refs.len().max(a.num_refs)];
     for (r, path) in a.refs.iter().enumerate() {
@@ -252,7 +279,12 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
             } else {
                 let parts: Vec<&str> = line.splitn(a.num_refs, '\t').collect();
                 if parts.len() != a.num_refs {
-                    return Err(format!("{path} line {}: expected {} tab-separated references, found {}", lineno + 1, a.num_refs, parts.len()));
+                    return Err(format!(
+                        "{path} line {}: expected {} tab-separated references, found {}",
+                        lineno + 1,
+                        a.num_refs,
+                        parts.len()
+                    ));
                 }
                 for (k, p) in parts.into_iter().enumerate() {
                     refs[k].push(p.to_string());
@@ -299,7 +331,9 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
     };
     if a.paired_bs {
         if a.inputs.is_none() {
-            names = std::iter::once("Baseline".to_string()).chain((1..names.len()).map(|i| format!("System {i}"))).collect();
+            names = std::iter::once("Baseline".to_string())
+                .chain((1..names.len()).map(|i| format!("System {i}")))
+                .collect();
         } else {
             names[0] = format!("Baseline: {}", names[0]);
         }
@@ -323,13 +357,19 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         }
         for (k, r) in refs.iter().enumerate() {
             if r.len() != s.len() {
-                return Err(format!("System and reference streams have different lengths: {name} has {} lines, reference {} has {}.", s.len(), k + 1, r.len()));
+                return Err(format!(
+                    "System and reference streams have different lengths: {name} has {} lines, reference {} has {}.",
+                    s.len(),
+                    k + 1,
+                    r.len()
+                ));
             }
         }
     }
     let ref_view: Vec<Vec<&str>> = refs.iter().map(|r| r.iter().map(String::as_str).collect()).collect();
     let nrefs = refs.len();
-    let mut metrics: Vec<Metric> = a.metrics.iter().map(|m| Metric::new(m, &a, a.sentence_level)).collect::<Result<_, _>>()?;
+    let mut metrics: Vec<Metric> =
+        a.metrics.iter().map(|m| Metric::new(m, &a, a.sentence_level)).collect::<Result<_, _>>()?;
 
     if a.sentence_level {
         let m = &metrics[0];
@@ -378,14 +418,28 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
             let base = &scored[0];
             let mut baseline_ci = None;
             for (k, s) in scored.iter().enumerate().skip(1) {
-                let r = significance::paired_bootstrap(&base.stats, &s.stats, base.score, s.score, &m.scorer(), a.paired_bs_n, &seed.words);
+                let r = significance::paired_bootstrap(
+                    &base.stats,
+                    &s.stats,
+                    base.score,
+                    s.score,
+                    &m.scorer(),
+                    a.paired_bs_n,
+                    &seed.words,
+                );
                 baseline_ci.get_or_insert(r.baseline);
                 let w = a.width;
                 let star = if r.p_value > 0.05 { "" } else { "*" };
                 let f = |x| pystr::fixed(x, w);
                 // sacreBLEU breaks the line before the p-value only in the text table.
                 let brk = if a.format == "latex" { ' ' } else { '\n' };
-                let text = format!("{} ({} ± {}){brk}(p = {:.4}){star}", f(s.score), f(r.system.mean), f(r.system.ci), r.p_value);
+                let text = format!(
+                    "{} ({} ± {}){brk}(p = {:.4}){star}",
+                    f(s.score),
+                    f(r.system.mean),
+                    f(r.system.ci),
+                    r.p_value
+                );
                 let json = Json::Obj(vec![
                     ("score".into(), Json::Raw(pyfmt::repr(s.score))),
                     ("p_value".into(), Json::Raw(pyfmt::repr(r.p_value))),
@@ -409,10 +463,13 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
             columns.push((name, all, sig));
         } else {
             let sig = m.signature(nrefs, &Resampling::default()).format(a.short);
-            let cells = scored.iter().map(|s| {
-                let t = pystr::fixed(s.score, a.width);
-                (t.clone(), Json::Str(t))
-            }).collect();
+            let cells = scored
+                .iter()
+                .map(|s| {
+                    let t = pystr::fixed(s.score, a.width);
+                    (t.clone(), Json::Str(t))
+                })
+                .collect();
             columns.push((name, cells, sig));
         }
     }
@@ -430,11 +487,13 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         return Ok(());
     }
     let suffix = if a.paired_bs { " (μ ± 95% CI)" } else { "" };
-    let headers: Vec<String> = std::iter::once("System".to_string()).chain(columns.iter().map(|(n, _, _)| format!("{n}{suffix}"))).collect();
+    let headers: Vec<String> =
+        std::iter::once("System".to_string()).chain(columns.iter().map(|(n, _, _)| format!("{n}{suffix}"))).collect();
     let rows: Vec<Vec<String>> = (0..num_sys)
         .map(|i| std::iter::once(names[i].clone()).chain(columns.iter().map(|(_, c, _)| c[i].0.clone())).collect())
         .collect();
-    let table = if a.format == "latex" { table::latex_booktabs(&headers, &rows) } else { table::fancy_grid(&headers, &rows) };
+    let table =
+        if a.format == "latex" { table::latex_booktabs(&headers, &rows) } else { table::fancy_grid(&headers, &rows) };
     println!("{table}\n");
     if a.paired_bs {
         let msg = format!("Paired bootstrap resampling test with {} resampling trials", a.paired_bs_n);

@@ -3,15 +3,18 @@
 use wgslate_decode::settings::checked_number;
 use wgslate_decode::{BeamConfig, LengthLimits, LengthPenalty, SamplingConfig, Scoring, Search};
 
-pub const DECODE_USAGE: &str = "decoding: [--beam K] [--lenpen A] [--lenpen-kind avg|gnmt] [--coverage B] [--end-penalty G]
+pub const DECODE_USAGE: &str =
+    "decoding: [--beam K] [--lenpen A] [--lenpen-kind avg|gnmt] [--coverage B] [--end-penalty G]
           [--min-len N] [--max-len-a A] [--max-len-b B] [--nbest N] [--no-repeat-ngram N]
           [--sample] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--samples N]";
 
 /// Parses the decoding flags out of `args`, returning the search and the flags it did not use.
 pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
     let mut rest = Vec::new();
-    let (mut beam, mut lenpen, mut kind, mut coverage, mut end, mut nbest, mut no_repeat) = (1usize, 0f32, "gnmt".to_string(), 0f32, 0f32, 1usize, 0usize);
-    let (mut sample, mut temperature, mut top_k, mut top_p, mut seed, mut samples) = (false, 1f32, 0usize, 1f32, 0u64, 1usize);
+    let (mut beam, mut lenpen, mut kind, mut coverage, mut end, mut nbest, mut no_repeat) =
+        (1usize, 0f32, "gnmt".to_string(), 0f32, 0f32, 1usize, 0usize);
+    let (mut sample, mut temperature, mut top_k, mut top_p, mut seed, mut samples) =
+        (false, 1f32, 0usize, 1f32, 0u64, 1usize);
     let mut limits = LengthLimits::default();
     let mut i = 0;
     fn num<T: std::str::FromStr>(flag: &str, v: Option<&String>) -> Result<T, String> {
@@ -60,10 +63,25 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
         i += if takes_value { 2 } else { 1 };
     }
     let search = if sample {
-        Search::Sample(SamplingConfig { temperature, top_k, top_p, seed, samples: samples.max(1), limits, want_attention: false })
+        Search::Sample(SamplingConfig {
+            temperature,
+            top_k,
+            top_p,
+            seed,
+            samples: samples.max(1),
+            limits,
+            want_attention: false,
+        })
     } else if beam > 1 || lenpen != 0.0 || coverage != 0.0 || end != 0.0 || nbest > 1 || no_repeat > 0 {
         let length_penalty = LengthPenalty::from_alpha(lenpen, &kind);
-        Search::Beam(BeamConfig { beam, limits, scoring: Scoring { length_penalty, coverage, end_penalty: end }, nbest: nbest.min(beam), no_repeat_ngram: no_repeat, want_attention: false })
+        Search::Beam(BeamConfig {
+            beam,
+            limits,
+            scoring: Scoring { length_penalty, coverage, end_penalty: end },
+            nbest: nbest.min(beam),
+            no_repeat_ngram: no_repeat,
+            want_attention: false,
+        })
     } else {
         Search::Greedy(limits)
     };

@@ -4,12 +4,12 @@ mod bench;
 mod bleu_args;
 mod bleu_cmd;
 mod decode_args;
-mod translate_cmd;
 mod precompress;
 mod pyfmt;
 mod quantize_cmd;
 mod serve;
 mod table;
+mod translate_cmd;
 
 const USAGE: &str = "usage: wgslate <command> [args]
 
@@ -24,7 +24,12 @@ commands:
 fn main() {
     // `wgslate … | head` closes our stdout early: that is the reader's choice, not an error.
     std::panic::set_hook(Box::new(|info| {
-        let msg = info.payload().downcast_ref::<String>().map(String::as_str).or_else(|| info.payload().downcast_ref::<&str>().copied()).unwrap_or("");
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
         if msg.contains("Broken pipe") {
             std::process::exit(0);
         }
@@ -41,7 +46,8 @@ fn main() {
                 bleu_args::apply_env(&mut a, |k| std::env::var(k).ok());
                 a
             })
-            .and_then(bleu_cmd::run).map_err(|e| format!("wgslate bleu: error: {e}")),
+            .and_then(bleu_cmd::run)
+            .map_err(|e| format!("wgslate bleu: error: {e}")),
         Some("translate") => translate_cmd::run_translate(&args[1..]).map_err(|e| format!("wgslate translate: {e}")),
         Some("eval") => translate_cmd::run_eval(&args[1..]).map_err(|e| format!("wgslate eval: {e}")),
         Some("bench") => bench::run(&args[1..]).map_err(|e| format!("wgslate bench: {e}")),

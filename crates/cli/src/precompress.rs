@@ -4,7 +4,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const COMPRESSIBLE: [&str; 12] = ["html", "js", "css", "json", "wasm", "safetensors", "svg", "txt", "en", "de", "fr", "cs"];
+const COMPRESSIBLE: [&str; 12] =
+    ["html", "js", "css", "json", "wasm", "safetensors", "svg", "txt", "en", "de", "fr", "cs"];
 /// Below this a compressed copy saves less than a packet.
 const MIN_SIZE: u64 = 1024;
 

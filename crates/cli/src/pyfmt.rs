@@ -16,7 +16,11 @@ pub fn repr(x: f64) -> String {
     let exp: i32 = exp.parse().unwrap();
     if (-4..16).contains(&exp) {
         let s = positional(mantissa, exp);
-        if s.contains('.') { s } else { format!("{s}.0") }
+        if s.contains('.') {
+            s
+        } else {
+            format!("{s}.0")
+        }
     } else {
         format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
     }
@@ -39,8 +43,16 @@ fn shortest(x: f64) -> String {
     }
     let sign = if x < 0.0 { "-" } else { "" };
     let lower: String = digits[..n].iter().map(|&d| d as char).collect();
-    let candidate = if n > 1 { format!("{sign}{}.{}e{exact_exp}", &lower[..1], &lower[1..]) } else { format!("{sign}{lower}e{exact_exp}") };
-    if candidate.parse::<f64>() == Ok(x) { candidate } else { rust }
+    let candidate = if n > 1 {
+        format!("{sign}{}.{}e{exact_exp}", &lower[..1], &lower[1..])
+    } else {
+        format!("{sign}{lower}e{exact_exp}")
+    };
+    if candidate.parse::<f64>() == Ok(x) {
+        candidate
+    } else {
+        rust
+    }
 }
 
 /// `d.ddd` × 10^exp written without an exponent, as Python's repr does for -4 <= exp < 16.
@@ -137,11 +149,26 @@ mod tests {
     use super::*;
     #[test]
     fn repr_matches_python() {
-        for (x, want) in [(0.25, "0.25"), (1e-7, "1e-07"), (1e-6, "1e-06"), (100.0, "100.0"), (1e16, "1e+16"), (54.65, "54.65"), (0.0001, "0.0001"), (123456789012345678.0, "1.2345678901234568e+17")] {
+        for (x, want) in [
+            (0.25, "0.25"),
+            (1e-7, "1e-07"),
+            (1e-6, "1e-06"),
+            (100.0, "100.0"),
+            (1e16, "1e+16"),
+            (54.65, "54.65"),
+            (0.0001, "0.0001"),
+            (123456789012345678.0, "1.2345678901234568e+17"),
+        ] {
             assert_eq!(repr(x), want);
         }
         // Exact ties between two shortest digit strings; Python's answers (repr in CPython 3.11).
-        for (x, want) in [(0.80170440673828125, "0.8017044067382812"), (-0.80170440673828125, "-0.8017044067382812"), (5e-324, "5e-324"), (-1.5, "-1.5"), (0.3, "0.3")] {
+        for (x, want) in [
+            (0.80170440673828125, "0.8017044067382812"),
+            (-0.80170440673828125, "-0.8017044067382812"),
+            (5e-324, "5e-324"),
+            (-1.5, "-1.5"),
+            (0.3, "0.3"),
+        ] {
             assert_eq!(repr(x), want);
         }
         assert_eq!(rounded(54.600075123, 1), "54.6");

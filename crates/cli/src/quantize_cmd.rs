@@ -26,14 +26,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
             other => return Err(format!("unknown argument {other}\n{USAGE}")),
         }
     }
-    let (model, out) = (model.ok_or(format!("--model is required\n{USAGE}"))?, out.ok_or(format!("--out is required\n{USAGE}"))?);
+    let (model, out) =
+        (model.ok_or(format!("--model is required\n{USAGE}"))?, out.ok_or(format!("--out is required\n{USAGE}"))?);
     let (src, dst) = (Path::new(&model), Path::new(&out));
     if src.canonicalize().ok() == dst.canonicalize().ok() {
         return Err("--out must be another directory than --model".into());
     }
     // Loading the whole model first checks the files belong together.
     Model::from_dir(src)?;
-    let read = |name: &str| std::fs::read(src.join(name)).map_err(|e| format!("cannot read {}: {e}", src.join(name).display()));
+    let read = |name: &str| {
+        std::fs::read(src.join(name)).map_err(|e| format!("cannot read {}: {e}", src.join(name).display()))
+    };
     let weights = read("model.safetensors")?;
     let checked = CheckedWeights::parse(&weights)?;
     let mut tensors = Vec::new();
@@ -43,7 +46,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let bytes = to_safetensors(&tensors, format)?;
     std::fs::create_dir_all(dst).map_err(|e| format!("cannot create {out}: {e}"))?;
-    let write = |name: &str, data: &[u8]| std::fs::write(dst.join(name), data).map_err(|e| format!("cannot write {}: {e}", dst.join(name).display()));
+    let write = |name: &str, data: &[u8]| {
+        std::fs::write(dst.join(name), data).map_err(|e| format!("cannot write {}: {e}", dst.join(name).display()))
+    };
     write("model.safetensors", &bytes)?;
     write("config.json", &read("config.json")?)?;
     write("tokenizer.json", &read("tokenizer.json")?)?;

@@ -135,7 +135,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--port" => port = it.next().and_then(|p| p.parse().ok()).ok_or("--port needs a number from 0 to 65535")?,
-            flag if flag.starts_with('-') => return Err(format!("unknown option {flag} (usage: wgslate serve [DIR] [--port N])")),
+            flag if flag.starts_with('-') => {
+                return Err(format!("unknown option {flag} (usage: wgslate serve [DIR] [--port N])"))
+            }
             d if dir.is_none() => dir = Some(d),
             extra => return Err(format!("unexpected argument {extra} (usage: wgslate serve [DIR] [--port N])")),
         }
@@ -149,7 +151,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if written > 0 {
         println!("wrote {written} compressed copies (.br, .gz) in {dir}");
     }
-    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    let listener =
+        TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);
     println!("serving {dir} on http://127.0.0.1:{port}");
     std::io::stdout().flush().map_err(|e| e.to_string())?;

@@ -32,7 +32,8 @@ pub fn fancy_grid(headers: &[String], rows: &[Vec<String>]) -> String {
         format!("{l}{}{r}", parts.join(m))
     };
     let line = |cells: Vec<String>| -> String {
-        let parts: Vec<String> = cells.iter().enumerate().map(|(c, s)| format!(" {} ", align(s, widths[c], c == 0))).collect();
+        let parts: Vec<String> =
+            cells.iter().enumerate().map(|(c, s)| format!(" {} ", align(s, widths[c], c == 0))).collect();
         format!("│{}│", parts.join("│"))
     };
     let mut out = vec![rule("╒", "╤", "╕", "═"), line(headers.to_vec()), rule("╞", "╪", "╡", "═")];
@@ -74,12 +75,16 @@ fn latex_escape(s: &str) -> String {
 pub fn latex_booktabs(headers: &[String], rows: &[Vec<String>]) -> String {
     let widths = column_widths(headers, rows);
     let line = |cells: &[String]| -> String {
-        let parts: Vec<String> =
-            cells.iter().enumerate().map(|(c, s)| latex_escape(&format!(" {} ", align(s, widths[c], c == 0)))).collect();
+        let parts: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(c, s)| latex_escape(&format!(" {} ", align(s, widths[c], c == 0))))
+            .collect();
         format!("{}\\\\", parts.join("&")).trim_end().to_string()
     };
     let spec: String = (0..headers.len()).map(|c| if c == 0 { 'r' } else { 'c' }).collect();
-    let mut out = vec![format!("\\begin{{tabular}}{{{spec}}}"), "\\toprule".to_string(), line(headers), "\\midrule".to_string()];
+    let mut out =
+        vec![format!("\\begin{{tabular}}{{{spec}}}"), "\\toprule".to_string(), line(headers), "\\midrule".to_string()];
     out.extend(rows.iter().map(|r| line(r)));
     out.push("\\bottomrule\n\\end{tabular}".to_string());
     out.join("\n")

@@ -3,12 +3,12 @@
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use wgslate_metrics::signature::{self, Resampling};
-use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_decode::{Blocking, Ensemble, Search, StepModel};
 use wgslate_engine::gru::GpuGru;
 use wgslate_engine::transformer::GpuTransformer;
 use wgslate_engine::Gpu;
+use wgslate_metrics::signature::{self, Resampling};
+use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate, translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
@@ -16,7 +16,8 @@ use wgslate_model::{Model, ModelConfig};
 
 use crate::decode_args;
 
-pub const TRANSLATE_USAGE: &str = "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
+pub const TRANSLATE_USAGE: &str =
+    "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]
   several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer; CPU)";
 
@@ -30,7 +31,8 @@ struct Common {
 }
 
 fn parse_common(rest: &[String]) -> Result<Common, String> {
-    let mut c = Common { models: Vec::new(), backend: "auto".into(), input: None, src: None, reference: None, batch: 32 };
+    let mut c =
+        Common { models: Vec::new(), backend: "auto".into(), input: None, src: None, reference: None, batch: 32 };
     let mut i = 0;
     while i < rest.len() {
         let v = rest.get(i + 1).cloned().ok_or_else(|| format!("{} needs a value\n{TRANSLATE_USAGE}", rest[i]));
@@ -41,7 +43,9 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
             "--src" => c.src = Some(v?),
             "--ref" => c.reference = Some(v?),
             "--batch" => c.batch = v?.parse().map_err(|_| "--batch must be a number")?,
-            other => return Err(format!("unknown argument '{other}'\n{TRANSLATE_USAGE}\n{}", decode_args::DECODE_USAGE)),
+            other => {
+                return Err(format!("unknown argument '{other}'\n{TRANSLATE_USAGE}\n{}", decode_args::DECODE_USAGE))
+            }
         }
         i += 2;
     }
@@ -59,28 +63,50 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
 
 /// Loads every --model; an ensemble's members must share one tokenizer.json.
 fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
-    let tokenizer = |d: &str| std::fs::read(std::path::Path::new(d).join("tokenizer.json")).map_err(|e| format!("cannot read {d}/tokenizer.json: {e}"));
+    let tokenizer = |d: &str| {
+        std::fs::read(std::path::Path::new(d).join("tokenizer.json"))
+            .map_err(|e| format!("cannot read {d}/tokenizer.json: {e}"))
+    };
     let first = tokenizer(&dirs[0])?;
     for d in &dirs[1..] {
         if tokenizer(d)? != first {
-            return Err(format!("{d} has another tokenizer.json than {}: an ensemble's models must share one", dirs[0]));
+            return Err(format!(
+                "{d} has another tokenizer.json than {}: an ensemble's models must share one",
+                dirs[0]
+            ));
         }
     }
     dirs.iter().map(|d| Model::from_dir(std::path::Path::new(d))).collect()
 }
 
 /// Translates on the CPU with several models as one ensemble.
-fn translate_ensemble(models: &[Model], lines: &[String], search: &Search, batch: usize) -> Result<(Vec<Translation>, String), String> {
-    let members = models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel + '_>).collect();
+fn translate_ensemble(
+    models: &[Model],
+    lines: &[String],
+    search: &Search,
+    batch: usize,
+) -> Result<(Vec<Translation>, String), String> {
+    let members =
+        models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel + '_>).collect();
     let mut ensemble = Ensemble::new(members)?;
-    Ok((translate_with(&mut ensemble, &models[0], lines, search, batch, false)?, format!("cpu (ensemble of {})", models.len())))
+    Ok((
+        translate_with(&mut ensemble, &models[0], lines, search, batch, false)?,
+        format!("cpu (ensemble of {})", models.len()),
+    ))
 }
 
 /// Translates on the backend asked for: `gpu` (the WGSL engine), `cpu` (the candle reference), or
 /// `auto` (the WGSL engine on a hardware adapter; the CPU reference when there is none or the only
 /// one is a CPU emulation such as lavapipe, where it is 10–30× slower than candle).
 /// Returns the translations and the backend actually used.
-pub fn translate_on(backend: &str, dir: &str, model: &Model, lines: &[String], search: &Search, batch: usize) -> Result<(Vec<Translation>, String), String> {
+pub fn translate_on(
+    backend: &str,
+    dir: &str,
+    model: &Model,
+    lines: &[String],
+    search: &Search,
+    batch: usize,
+) -> Result<(Vec<Translation>, String), String> {
     if backend == "cpu" {
         return Ok((translate(model, lines, search, batch, false)?, "cpu".into()));
     }
@@ -96,10 +122,25 @@ pub fn translate_on(backend: &str, dir: &str, model: &Model, lines: &[String], s
         let out = translate(model, lines, search, batch, false)?;
         return Ok((out, format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name)));
     }
-    let weights = CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
+    let weights =
+        CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
     let out = match model.config {
-        ModelConfig::Transformer(_) => translate_with(&mut Blocking(GpuTransformer::new(&gpu, &model.config, &weights)?), model, lines, search, batch, false)?,
-        ModelConfig::Gru(_) => translate_with(&mut Blocking(GpuGru::new(&gpu, &model.config, &weights)?), model, lines, search, batch, false)?,
+        ModelConfig::Transformer(_) => translate_with(
+            &mut Blocking(GpuTransformer::new(&gpu, &model.config, &weights)?),
+            model,
+            lines,
+            search,
+            batch,
+            false,
+        )?,
+        ModelConfig::Gru(_) => translate_with(
+            &mut Blocking(GpuGru::new(&gpu, &model.config, &weights)?),
+            model,
+            lines,
+            search,
+            batch,
+            false,
+        )?,
     };
     Ok((out, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
 }
@@ -116,7 +157,11 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     let models = load_models(&c.models)?;
     let lines = match &c.input {
         Some(p) => read_lines(p)?,
-        None => std::io::stdin().lock().lines().collect::<Result<Vec<_>, _>>().map_err(|e| format!("reading standard input: {e}"))?,
+        None => std::io::stdin()
+            .lock()
+            .lines()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("reading standard input: {e}"))?,
     };
     let (out, _) = match &models[..] {
         [model] => translate_on(&c.backend, &c.models[0], model, &lines, &search, c.batch)?,
@@ -152,10 +197,23 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let opts = BleuOptions::default();
     let bleu = Bleu::new(opts.clone()).corpus_score(&hyps, &refs_view);
     let chrf = Chrf::new(ChrfOptions::default());
-    println!("BLEU|{} = {:.2} {}", signature::bleu(&opts, Some(1), &Resampling::default()), bleu.score, bleu.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/"));
-    println!("chrF2|{} = {:.2}", signature::chrf(&chrf.options, Some(1), &Resampling::default()), chrf.corpus_score(&hyps, &refs_view));
+    println!(
+        "BLEU|{} = {:.2} {}",
+        signature::bleu(&opts, Some(1), &Resampling::default()),
+        bleu.score,
+        bleu.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/")
+    );
+    println!(
+        "chrF2|{} = {:.2}",
+        signature::chrf(&chrf.options, Some(1), &Resampling::default()),
+        chrf.corpus_score(&hyps, &refs_view)
+    );
     let (n, format) = (sources.len(), model.weight_format);
-    println!("{n} sentences in {seconds:.1} s: {:.2} sentences/s (backend {backend}, {:?}, weights {format})", n as f64 / seconds, search_name(&search));
+    println!(
+        "{n} sentences in {seconds:.1} s: {:.2} sentences/s (backend {backend}, {:?}, weights {format})",
+        n as f64 / seconds,
+        search_name(&search)
+    );
     Ok(())
 }
 
@@ -163,6 +221,8 @@ fn search_name(s: &wgslate_decode::Search) -> String {
     match s {
         wgslate_decode::Search::Greedy(_) => "greedy".into(),
         wgslate_decode::Search::Beam(b) => format!("beam {} {:?}", b.beam, b.scoring),
-        wgslate_decode::Search::Sample(c) => format!("sampling T={} top-k={} top-p={} seed={}", c.temperature, c.top_k, c.top_p, c.seed),
+        wgslate_decode::Search::Sample(c) => {
+            format!("sampling T={} top-k={} top-p={} seed={}", c.temperature, c.top_k, c.top_p, c.seed)
+        }
     }
 }

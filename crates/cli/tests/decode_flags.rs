@@ -15,7 +15,11 @@ fn out_of_range_decoding_flags_are_refused_with_one_line() {
         (["--seed", "2.5"], "seed must be a whole number"),
     ];
     for (flags, needle) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_wgslate")).args(["translate", "--model", "no-such-model"]).args(flags).output().unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+            .args(["translate", "--model", "no-such-model"])
+            .args(flags)
+            .output()
+            .unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(2), "{flags:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{flags:?}: {err}");

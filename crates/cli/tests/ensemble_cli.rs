@@ -43,7 +43,11 @@ fn mismatched_members_and_gpu_ensembles_are_refused() {
     for f in ["config.json", "model.safetensors"] {
         std::fs::copy(format!("{t}/{f}"), other.join(f)).unwrap();
     }
-    std::fs::write(other.join("tokenizer.json"), std::fs::read_to_string(format!("{t}/tokenizer.json")).unwrap() + "\n").unwrap();
+    std::fs::write(
+        other.join("tokenizer.json"),
+        std::fs::read_to_string(format!("{t}/tokenizer.json")).unwrap() + "\n",
+    )
+    .unwrap();
     let (ok, _, err) = translate(&["--model", &t, "--model", other.to_str().unwrap()]);
     assert!(!ok && err.contains("has another tokenizer.json") && err.contains("must share one"), "{err}");
     let (ok, _, err) = translate(&["--model", &t, "--model", &t, "--backend", "gpu"]);

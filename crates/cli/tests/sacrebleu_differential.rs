@@ -19,7 +19,10 @@ fn sacrebleu_python() -> PathBuf {
     let python = venv.join("bin/python");
     let ready = || run(Command::new(&python).args(["-c", "import sacrebleu; assert sacrebleu.__version__ == '2.6.0'"]));
     if !ready() {
-        assert!(run(Command::new("python3").args(["-m", "venv"]).arg(&venv)), "python3 -m venv failed: install python3-venv");
+        assert!(
+            run(Command::new("python3").args(["-m", "venv"]).arg(&venv)),
+            "python3 -m venv failed: install python3-venv"
+        );
         let pip = [venv.join("bin/pip").to_str().unwrap(), "install", "-q", "sacrebleu==2.6.0"].map(String::from);
         assert!(run(Command::new(&pip[0]).args(&pip[1..])), "pip install sacrebleu==2.6.0 failed");
         assert!(ready(), "sacreBLEU 2.6.0 is not importable from {}", venv.display());

@@ -20,7 +20,14 @@ pub struct BeamConfig {
 
 impl Default for BeamConfig {
     fn default() -> Self {
-        Self { beam: 4, limits: LengthLimits::default(), scoring: Scoring::default(), nbest: 1, no_repeat_ngram: 0, want_attention: false }
+        Self {
+            beam: 4,
+            limits: LengthLimits::default(),
+            scoring: Scoring::default(),
+            nbest: 1,
+            no_repeat_ngram: 0,
+            want_attention: false,
+        }
     }
 }
 
@@ -72,17 +79,27 @@ impl Sentence {
         let mut scores: Vec<f32> = self.finished.iter().map(|h| h.score).collect();
         scores.sort_by(|a, b| b.total_cmp(a));
         let kth = scores[beam - 1];
-        self.live.iter().all(|h| scoring.upper_bound(h.log_prob, h.token_log_probs.len() + 1, self.max_len, self.source_len) <= kth)
+        self.live
+            .iter()
+            .all(|h| scoring.upper_bound(h.log_prob, h.token_log_probs.len() + 1, self.max_len, self.source_len) <= kth)
     }
 }
 
 /// Beam search on a synchronous model.
-pub fn beam_search<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
+pub fn beam_search<M: StepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    cfg: &BeamConfig,
+) -> Result<Vec<Vec<Hypothesis>>, String> {
     block_on(beam_search_async(model, sources, cfg))
 }
 
 /// Beam search for each source; returns up to `nbest` hypotheses per source, best first.
-pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &BeamConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
+pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    cfg: &BeamConfig,
+) -> Result<Vec<Vec<Hypothesis>>, String> {
     if cfg.beam == 0 {
         return Err("beam width must be at least 1".into());
     }
@@ -138,7 +155,12 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(model: &mut M, source
             let mut cands: Vec<(f32, usize, u32, f32)> = Vec::new();
             for (r, &(rs, h)) in rows.iter().enumerate() {
                 if rs == s {
-                    cands.extend(candidates[r].iter().filter(|c| c.1.is_finite()).map(|&(t, lp)| (sent.live[h].log_prob + lp, r, t, lp)));
+                    cands.extend(
+                        candidates[r]
+                            .iter()
+                            .filter(|c| c.1.is_finite())
+                            .map(|&(t, lp)| (sent.live[h].log_prob + lp, r, t, lp)),
+                    );
                 }
             }
             cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
@@ -148,7 +170,12 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(model: &mut M, source
                     break;
                 }
                 let parent = &sent.live[rows[r].1];
-                let mut h = Live { tokens: parent.tokens.clone(), token_log_probs: parent.token_log_probs.clone(), log_prob: cum, attention: parent.attention.clone() };
+                let mut h = Live {
+                    tokens: parent.tokens.clone(),
+                    token_log_probs: parent.token_log_probs.clone(),
+                    log_prob: cum,
+                    attention: parent.attention.clone(),
+                };
                 h.token_log_probs.push(lp);
                 if let Some(a) = &attention {
                     h.attention.push(a[r].clone());
@@ -195,7 +222,13 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(model: &mut M, source
                 // No candidate was ever finite (a broken model or weights): one empty output, ranked
                 // last, so that every sentence still has a best hypothesis.
                 let attention = cfg.want_attention.then(Vec::new);
-                f.push(Hypothesis { tokens: vec![], token_log_probs: vec![], log_prob: f32::NEG_INFINITY, score: f32::NEG_INFINITY, attention });
+                f.push(Hypothesis {
+                    tokens: vec![],
+                    token_log_probs: vec![],
+                    log_prob: f32::NEG_INFINITY,
+                    score: f32::NEG_INFINITY,
+                    attention,
+                });
             }
             f
         })

@@ -47,10 +47,15 @@ impl StepModel for Ensemble<'_> {
         self.members.iter_mut().try_for_each(|m| m.start(sources))
     }
     fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
-        let outputs: Vec<StepOutput> = self.members.iter_mut().map(|m| m.step(tokens, want_attention)).collect::<Result<_, _>>()?;
+        let outputs: Vec<StepOutput> =
+            self.members.iter_mut().map(|m| m.step(tokens, want_attention)).collect::<Result<_, _>>()?;
         let n = outputs[0].log_probs.len();
         if let Some(i) = outputs.iter().position(|o| o.log_probs.len() != n) {
-            return Err(format!("ensemble member {} returned {} log-probabilities, the first {n}", i + 1, outputs[i].log_probs.len()));
+            return Err(format!(
+                "ensemble member {} returned {} log-probabilities, the first {n}",
+                i + 1,
+                outputs[i].log_probs.len()
+            ));
         }
         let mut column = vec![0f32; outputs.len()];
         let log_probs = (0..n)
@@ -64,7 +69,12 @@ impl StepModel for Ensemble<'_> {
                 (0..all[0].len())
                     .map(|row| {
                         let len = all[0][row].len();
-                        (0..len).map(|k| all.iter().map(|a| a[row].get(k).copied().unwrap_or(0.0)).sum::<f32>() / all.len() as f32).collect()
+                        (0..len)
+                            .map(|k| {
+                                all.iter().map(|a| a[row].get(k).copied().unwrap_or(0.0)).sum::<f32>()
+                                    / all.len() as f32
+                            })
+                            .collect()
                     })
                     .collect(),
             ),

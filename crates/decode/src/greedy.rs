@@ -1,18 +1,33 @@
 use crate::{block_on, AsyncStepModel, Hypothesis, LengthLimits, StepModel};
 
 /// Greedy decoding of a batch of sources on a synchronous model.
-pub fn greedy<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], limits: LengthLimits, want_attention: bool) -> Result<Vec<Hypothesis>, String> {
+pub fn greedy<M: StepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    limits: LengthLimits,
+    want_attention: bool,
+) -> Result<Vec<Hypothesis>, String> {
     block_on(greedy_async(model, sources, limits, want_attention))
 }
 
-
 /// Greedy decoding of a batch of sources; finished rows leave the batch.
-pub async fn greedy_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], limits: LengthLimits, want_attention: bool) -> Result<Vec<Hypothesis>, String> {
+pub async fn greedy_async<M: AsyncStepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    limits: LengthLimits,
+    want_attention: bool,
+) -> Result<Vec<Hypothesis>, String> {
     model.start(sources).await?;
     let eos = model.eos();
     let mut out: Vec<Hypothesis> = sources
         .iter()
-        .map(|_| Hypothesis { tokens: vec![], token_log_probs: vec![], log_prob: 0.0, score: 0.0, attention: want_attention.then(Vec::new) })
+        .map(|_| Hypothesis {
+            tokens: vec![],
+            token_log_probs: vec![],
+            log_prob: 0.0,
+            score: 0.0,
+            attention: want_attention.then(Vec::new),
+        })
         .collect();
     let max_lens: Vec<usize> = sources.iter().map(|s| limits.max_len(s.len(), model.max_output_len())).collect();
     // live[i] = the sentence row i decodes
@@ -32,7 +47,13 @@ pub async fn greedy_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[
             None => {
                 let k = if step < limits.min_len { 2 } else { 1 };
                 let res = model.step_top_k(&inputs, k, want_attention).await?;
-                let chosen = res.candidates.iter().map(|cands| vec![*cands.iter().find(|(t, _)| step >= limits.min_len || *t != eos).unwrap_or(&cands[0])]).collect();
+                let chosen = res
+                    .candidates
+                    .iter()
+                    .map(|cands| {
+                        vec![*cands.iter().find(|(t, _)| step >= limits.min_len || *t != eos).unwrap_or(&cands[0])]
+                    })
+                    .collect();
                 (chosen, res.attention)
             }
         };

@@ -14,8 +14,8 @@ mod search;
 pub mod settings;
 mod step;
 
-pub use ensemble::Ensemble;
 pub use beam::{banned_by_ngram, beam_search, beam_search_async, BeamConfig};
+pub use ensemble::Ensemble;
 pub use greedy::{greedy, greedy_async};
 pub use hypothesis::{Hypothesis, LengthLimits};
 pub use penalties::{LengthPenalty, Scoring};

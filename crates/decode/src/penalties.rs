@@ -65,14 +65,19 @@ impl Scoring {
 
     /// The final score of a hypothesis of `len` tokens (EOS included when emitted).
     pub fn score(&self, log_prob: f32, len: usize, source_len: usize, attention: &[Vec<f32>]) -> f32 {
-        log_prob / self.length_penalty.divisor(len) + coverage_penalty(self.coverage, attention, source_len) + self.end_penalty * len as f32 / source_len.max(1) as f32
+        log_prob / self.length_penalty.divisor(len)
+            + coverage_penalty(self.coverage, attention, source_len)
+            + self.end_penalty * len as f32 / source_len.max(1) as f32
     }
 
     /// An upper bound on the final score of a live hypothesis with cumulative `log_prob` that may
     /// grow to at most `max_len` tokens: log-probs only fall, the coverage term is at most 0.
     pub fn upper_bound(&self, log_prob: f32, len: usize, max_len: usize, source_len: usize) -> f32 {
-        let best_lp = (len.max(1)..=max_len.max(1)).map(|l| log_prob / self.length_penalty.divisor(l)).fold(f32::NEG_INFINITY, f32::max);
-        let end = self.end_penalty * if self.end_penalty > 0.0 { max_len } else { len } as f32 / source_len.max(1) as f32;
+        let best_lp = (len.max(1)..=max_len.max(1))
+            .map(|l| log_prob / self.length_penalty.divisor(l))
+            .fold(f32::NEG_INFINITY, f32::max);
+        let end =
+            self.end_penalty * if self.end_penalty > 0.0 { max_len } else { len } as f32 / source_len.max(1) as f32;
         best_lp + end
     }
 }

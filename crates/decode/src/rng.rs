@@ -10,7 +10,8 @@ impl SplitMix64 {
     /// place in a batch, so the page (batches of 4) and the CLI (32) draw the same samples.
     pub fn for_item(seed: u64, source: &[u32], sample: usize) -> Self {
         // FNV-1a over the ids.
-        let sentence = source.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &t| (h ^ t as u64).wrapping_mul(0x0000_0100_0000_01B3));
+        let sentence =
+            source.iter().fold(0xCBF2_9CE4_8422_2325u64, |h, &t| (h ^ t as u64).wrapping_mul(0x0000_0100_0000_01B3));
         let mut s = Self(seed ^ 0x9E37_79B9_7F4A_7C15);
         let a = s.next_u64() ^ sentence.wrapping_mul(0xD1B5_4A32_D192_ED03);
         let mut s = Self(a);

@@ -19,7 +19,15 @@ pub struct SamplingConfig {
 
 impl Default for SamplingConfig {
     fn default() -> Self {
-        Self { temperature: 1.0, top_k: 0, top_p: 1.0, seed: 0, samples: 1, limits: LengthLimits::default(), want_attention: false }
+        Self {
+            temperature: 1.0,
+            top_k: 0,
+            top_p: 1.0,
+            seed: 0,
+            samples: 1,
+            limits: LengthLimits::default(),
+            want_attention: false,
+        }
     }
 }
 
@@ -62,12 +70,20 @@ fn draw(dist: &[(u32, f64)], rng: &mut SplitMix64) -> u32 {
 }
 
 /// Sampling on a synchronous model.
-pub fn sample<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &SamplingConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
+pub fn sample<M: StepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    cfg: &SamplingConfig,
+) -> Result<Vec<Vec<Hypothesis>>, String> {
     block_on(sample_async(model, sources, cfg))
 }
 
 /// `samples` independent samples per source: result[source][sample].
-pub async fn sample_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], cfg: &SamplingConfig) -> Result<Vec<Vec<Hypothesis>>, String> {
+pub async fn sample_async<M: AsyncStepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    cfg: &SamplingConfig,
+) -> Result<Vec<Vec<Hypothesis>>, String> {
     if cfg.samples == 0 {
         return Err("ask for at least one sample".into());
     }
@@ -78,9 +94,20 @@ pub async fn sample_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[
     model.select_rows(&(0..sources.len() * n).map(|r| r / n).collect::<Vec<_>>()).await?;
     let mut out: Vec<Vec<Hypothesis>> = sources
         .iter()
-        .map(|_| (0..n).map(|_| Hypothesis { tokens: vec![], token_log_probs: vec![], log_prob: 0.0, score: 0.0, attention: cfg.want_attention.then(Vec::new) }).collect())
+        .map(|_| {
+            (0..n)
+                .map(|_| Hypothesis {
+                    tokens: vec![],
+                    token_log_probs: vec![],
+                    log_prob: 0.0,
+                    score: 0.0,
+                    attention: cfg.want_attention.then(Vec::new),
+                })
+                .collect()
+        })
         .collect();
-    let mut rngs: Vec<SplitMix64> = (0..sources.len() * n).map(|r| SplitMix64::for_item(cfg.seed, &sources[r / n], r % n)).collect();
+    let mut rngs: Vec<SplitMix64> =
+        (0..sources.len() * n).map(|r| SplitMix64::for_item(cfg.seed, &sources[r / n], r % n)).collect();
     let max_lens: Vec<usize> = sources.iter().map(|s| cfg.limits.max_len(s.len(), model.max_output_len())).collect();
     let mut live: Vec<usize> = (0..sources.len() * n).collect();
     let mut inputs = vec![bos; live.len()];

@@ -1,4 +1,7 @@
-use crate::{beam_search_async, block_on, greedy_async, sample_async, AsyncStepModel, BeamConfig, Hypothesis, LengthLimits, SamplingConfig, StepModel};
+use crate::{
+    beam_search_async, block_on, greedy_async, sample_async, AsyncStepModel, BeamConfig, Hypothesis, LengthLimits,
+    SamplingConfig, StepModel,
+};
 
 /// Which search to run: what the CLI flags and the page's settings describe.
 #[derive(Debug, Clone)]
@@ -16,14 +19,40 @@ impl Default for Search {
 
 /// Runs the search for a batch of sources: per source, its hypotheses (1 for greedy, the n-best
 /// for beam search, the samples for sampling).
-pub fn run_search<M: StepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], search: &Search, want_attention: bool) -> Result<Vec<Vec<Hypothesis>>, String> {
+pub fn run_search<M: StepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    search: &Search,
+    want_attention: bool,
+) -> Result<Vec<Vec<Hypothesis>>, String> {
     block_on(run_search_async(model, sources, search, want_attention))
 }
 
-pub async fn run_search_async<M: AsyncStepModel + ?Sized>(model: &mut M, sources: &[Vec<u32>], search: &Search, want_attention: bool) -> Result<Vec<Vec<Hypothesis>>, String> {
+pub async fn run_search_async<M: AsyncStepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    search: &Search,
+    want_attention: bool,
+) -> Result<Vec<Vec<Hypothesis>>, String> {
     match search {
-        Search::Greedy(limits) => Ok(greedy_async(model, sources, *limits, want_attention).await?.into_iter().map(|h| vec![h]).collect()),
-        Search::Beam(cfg) => beam_search_async(model, sources, &BeamConfig { want_attention: want_attention || cfg.want_attention, ..cfg.clone() }).await,
-        Search::Sample(cfg) => sample_async(model, sources, &SamplingConfig { want_attention: want_attention || cfg.want_attention, ..cfg.clone() }).await,
+        Search::Greedy(limits) => {
+            Ok(greedy_async(model, sources, *limits, want_attention).await?.into_iter().map(|h| vec![h]).collect())
+        }
+        Search::Beam(cfg) => {
+            beam_search_async(
+                model,
+                sources,
+                &BeamConfig { want_attention: want_attention || cfg.want_attention, ..cfg.clone() },
+            )
+            .await
+        }
+        Search::Sample(cfg) => {
+            sample_async(
+                model,
+                sources,
+                &SamplingConfig { want_attention: want_attention || cfg.want_attention, ..cfg.clone() },
+            )
+            .await
+        }
     }
 }

@@ -93,7 +93,9 @@ impl Settings {
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
         match key {
             "model" => {
-                let ok = value.split_once('/').is_some_and(|(pair, arch)| !pair.is_empty() && !arch.is_empty() && !value.contains(['\\', '?', '#']) && !value.contains(".."));
+                let ok = value.split_once('/').is_some_and(|(pair, arch)| {
+                    !pair.is_empty() && !arch.is_empty() && !value.contains(['\\', '?', '#']) && !value.contains("..")
+                });
                 if !ok {
                     return Err(format!("model must look like en-de/transformer, not '{value}'"));
                 }
@@ -183,11 +185,30 @@ impl Settings {
 
     /// Beam search of the given width with these settings' scoring; the n-best is the whole beam.
     pub fn beam_search(&self, beam: usize) -> BeamConfig {
-        let scoring = Scoring { length_penalty: LengthPenalty::from_alpha(self.lenpen, &self.lenpen_kind), coverage: self.coverage, end_penalty: self.end_penalty };
-        BeamConfig { beam: beam.max(1), limits: self.limits(), scoring, nbest: beam.max(1), no_repeat_ngram: 0, want_attention: false }
+        let scoring = Scoring {
+            length_penalty: LengthPenalty::from_alpha(self.lenpen, &self.lenpen_kind),
+            coverage: self.coverage,
+            end_penalty: self.end_penalty,
+        };
+        BeamConfig {
+            beam: beam.max(1),
+            limits: self.limits(),
+            scoring,
+            nbest: beam.max(1),
+            no_repeat_ngram: 0,
+            want_attention: false,
+        }
     }
 
     pub fn sampling(&self) -> SamplingConfig {
-        SamplingConfig { temperature: self.temperature, top_k: self.top_k, top_p: self.top_p, seed: self.seed, samples: 1, limits: self.limits(), want_attention: false }
+        SamplingConfig {
+            temperature: self.temperature,
+            top_k: self.top_k,
+            top_p: self.top_p,
+            seed: self.seed,
+            samples: 1,
+            limits: self.limits(),
+            want_attention: false,
+        }
     }
 }

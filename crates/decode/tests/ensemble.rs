@@ -17,7 +17,11 @@ fn distribution(seed: u64, source: u32, t: usize) -> Vec<f32> {
     let logits: Vec<f64> = (0..V)
         .map(|i| {
             x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407 + i as u64);
-            if i == 1 { f64::NEG_INFINITY } else { ((x >> 40) as f64 / (1u64 << 24) as f64) * 6.0 - 3.0 }
+            if i == 1 {
+                f64::NEG_INFINITY
+            } else {
+                ((x >> 40) as f64 / (1u64 << 24) as f64) * 6.0 - 3.0
+            }
         })
         .collect();
     let lse = logits.iter().map(|l| l.exp()).sum::<f64>().ln();
@@ -44,7 +48,14 @@ impl StepModel for Member {
     fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
         assert_eq!(tokens.len(), self.rows.len());
         let log_probs = self.rows.iter().flat_map(|&(s, t)| distribution(self.seed, s, t)).collect();
-        let attention = want_attention.then(|| self.rows.iter().map(|&(_, t)| vec![0.25 * (self.seed % 3) as f32, 1.0 - 0.25 * (self.seed % 3) as f32 + t as f32 * 0.0]).collect());
+        let attention = want_attention.then(|| {
+            self.rows
+                .iter()
+                .map(|&(_, t)| {
+                    vec![0.25 * (self.seed % 3) as f32, 1.0 - 0.25 * (self.seed % 3) as f32 + t as f32 * 0.0]
+                })
+                .collect()
+        });
         self.rows.iter_mut().for_each(|r| r.1 += 1);
         Ok(StepOutput { log_probs, attention })
     }
@@ -68,7 +79,12 @@ fn a_step_is_the_log_of_the_members_mean_probability() {
         let members: Vec<Vec<f32>> = (1..=3).map(|s| distribution(s, source, 0)).collect();
         for j in 0..V {
             let mean: f64 = members.iter().map(|m| (m[j] as f64).exp()).sum::<f64>() / 3.0;
-            assert!((got[j] as f64 - mean.ln()).abs() < 1e-5 || (mean == 0.0 && got[j] == f32::NEG_INFINITY), "row {row} token {j}: {} vs {}", got[j], mean.ln());
+            assert!(
+                (got[j] as f64 - mean.ln()).abs() < 1e-5 || (mean == 0.0 && got[j] == f32::NEG_INFINITY),
+                "row {row} token {j}: {} vs {}",
+                got[j],
+                mean.ln()
+            );
         }
         let total: f64 = got.iter().map(|&l| (l as f64).exp()).sum();
         assert!((total - 1.0).abs() < 1e-5, "a distribution: sums to {total}");
@@ -87,7 +103,11 @@ fn one_member_or_identical_members_change_nothing() {
             let mut e = Ensemble::new((0..n).map(|_| member(7)).collect()).unwrap();
             let got = run_search(&mut e, &sources, &search, false).unwrap();
             for (w, g) in want.iter().zip(&got) {
-                assert_eq!(w.iter().map(|h| &h.tokens).collect::<Vec<_>>(), g.iter().map(|h| &h.tokens).collect::<Vec<_>>(), "{n} members, {search:?}");
+                assert_eq!(
+                    w.iter().map(|h| &h.tokens).collect::<Vec<_>>(),
+                    g.iter().map(|h| &h.tokens).collect::<Vec<_>>(),
+                    "{n} members, {search:?}"
+                );
                 assert!(w.iter().zip(g).all(|(a, b)| (a.score - b.score).abs() < 1e-5));
             }
         }

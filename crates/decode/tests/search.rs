@@ -72,7 +72,12 @@ impl StepModel for Toy {
                 assert!(row.1.is_empty(), "BOS only starts a row");
             }
         }
-        let lp = self.rows.iter().flat_map(|(s, p)| log_probs(&self.sources[*s], p)).map(|v| if self.broken { f32::NAN } else { v }).collect();
+        let lp = self
+            .rows
+            .iter()
+            .flat_map(|(s, p)| log_probs(&self.sources[*s], p))
+            .map(|v| if self.broken { f32::NAN } else { v })
+            .collect();
         let att = want_attention.then(|| self.rows.iter().map(|(s, p)| attention(&self.sources[*s], p)).collect());
         Ok(StepOutput { log_probs: lp, attention: att })
     }
@@ -127,12 +132,20 @@ fn limits(max_len: usize) -> LengthLimits {
 fn wide_beam_equals_brute_force_under_every_penalty() {
     let sources = vec![vec![7, 8, 9], vec![10, 11]];
     let max_len = 4;
-    let penalties = [LengthPenalty::None, LengthPenalty::Average(1.0), LengthPenalty::Gnmt(0.6), LengthPenalty::Gnmt(2.0)];
+    let penalties =
+        [LengthPenalty::None, LengthPenalty::Average(1.0), LengthPenalty::Gnmt(0.6), LengthPenalty::Gnmt(2.0)];
     let extras = [(0.0, 0.0), (0.2, 0.0), (0.0, 0.5), (0.3, -0.4)];
     for lp in penalties {
         for (coverage, end_penalty) in extras {
             let scoring = Scoring { length_penalty: lp, coverage, end_penalty };
-            let cfg = BeamConfig { beam: 200, limits: limits(max_len), scoring, nbest: 3, no_repeat_ngram: 0, want_attention: false };
+            let cfg = BeamConfig {
+                beam: 200,
+                limits: limits(max_len),
+                scoring,
+                nbest: 3,
+                no_repeat_ngram: 0,
+                want_attention: false,
+            };
             let out = beam_search(&mut toy(50), &sources, &cfg).unwrap();
             for (s, src) in sources.iter().enumerate() {
                 let (tokens, score) = brute_force(src, max_len, &scoring);
@@ -194,7 +207,12 @@ fn penalty_formulas_match_hand_values() {
 fn no_repeat_ngram_and_min_length_are_respected() {
     assert_eq!(banned_by_ngram(&[3, 4, 3], 2), vec![4]);
     assert_eq!(banned_by_ngram(&[3, 4, 5], 3), Vec::<u32>::new());
-    let cfg = BeamConfig { beam: 3, no_repeat_ngram: 2, limits: LengthLimits { a: 0.0, b: 12, min_len: 5 }, ..Default::default() };
+    let cfg = BeamConfig {
+        beam: 3,
+        no_repeat_ngram: 2,
+        limits: LengthLimits { a: 0.0, b: 12, min_len: 5 },
+        ..Default::default()
+    };
     for src in [vec![1u32, 2], vec![5, 6, 7], vec![9]] {
         let out = beam_search(&mut toy(50), &[src], &cfg).unwrap();
         let t = &out[0][0].tokens;
@@ -219,15 +237,20 @@ fn samples_follow_the_model_distribution() {
         let first = h.tokens.first().copied().unwrap_or(EOS);
         counts[first as usize] += 1;
     }
-    let chi2: f64 = (2..6).map(|t| {
-        let e = n as f64 * (p[t] as f64).exp();
-        (counts[t] as f64 - e).powi(2) / e
-    }).sum();
+    let chi2: f64 = (2..6)
+        .map(|t| {
+            let e = n as f64 * (p[t] as f64).exp();
+            (counts[t] as f64 - e).powi(2) / e
+        })
+        .sum();
     // 3 degrees of freedom: P(χ² > 16.27) = 0.001
     assert!(chi2 < 16.27, "chi-square {chi2} for counts {counts:?}");
     // Deterministic for a seed, different for another.
     let again = sample(&mut toy(50), std::slice::from_ref(&source), &cfg).unwrap();
-    assert_eq!(out[0].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>(), again[0].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>());
+    assert_eq!(
+        out[0].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>(),
+        again[0].iter().map(|h| h.tokens.clone()).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -245,7 +268,14 @@ fn top_k_and_top_p_never_emit_excluded_tokens() {
     // counted here from the log-probabilities themselves (finite ones are the whole distribution).
     let probs: Vec<f64> = order.iter().map(|&t| (lp[t as usize] as f64).exp()).collect();
     let mass: f64 = probs.iter().sum();
-    let want = 1 + probs.iter().scan(0.0, |cum, p| { *cum += p / mass; Some(*cum) }).position(|c| c >= 0.5).unwrap();
+    let want = 1 + probs
+        .iter()
+        .scan(0.0, |cum, p| {
+            *cum += p / mass;
+            Some(*cum)
+        })
+        .position(|c| c >= 0.5)
+        .unwrap();
     assert_eq!(d.iter().map(|x| x.0).collect::<Vec<_>>(), order[..want].to_vec());
     assert!(want < 4, "the toy distribution is peaked enough for the nucleus to exclude a token");
     for seed in 0..50 {

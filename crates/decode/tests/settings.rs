@@ -16,7 +16,21 @@ fn out_of_range_url_values_are_refused_with_a_message_each() {
     assert_eq!(text, "Hallo");
     assert_eq!(problems.len(), 6, "{problems:?}");
     assert!(problems[0].contains("coverage β must be between 0 and 5"), "{}", problems[0]);
-    for bad in ["cov=NaN", "t=inf", "t=-inf", "beam=0", "beam=17", "beam=2.5", "seed=-3", "lpk=x", "sample=yes", "model=../../etc", "model=xx", "backend=webgl", "backend="] {
+    for bad in [
+        "cov=NaN",
+        "t=inf",
+        "t=-inf",
+        "beam=0",
+        "beam=17",
+        "beam=2.5",
+        "seed=-3",
+        "lpk=x",
+        "sample=yes",
+        "model=../../etc",
+        "model=xx",
+        "backend=webgl",
+        "backend=",
+    ] {
         let (s, _, problems) = parse(bad);
         assert_eq!((s, problems.len()), (Settings::default(), 1), "{bad}");
     }

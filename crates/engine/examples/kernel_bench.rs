@@ -38,11 +38,25 @@ fn main() -> Result<(), String> {
     println!("adapter {:?}, f16 weights {}", gpu.report, k.params.f16_weights);
     let probe = gpu.output("probe", 16);
     let vals = |n: usize| (0..n).map(|i| ((i * 7919 % 1000) as f32 - 500.0) / 1000.0).collect::<Vec<f32>>();
-    let weights = |n: usize| if k.params.f16_weights { gpu.storage_f16("w", &vals(n)) } else { gpu.storage("w", &vals(n)) };
+    let weights =
+        |n: usize| if k.params.f16_weights { gpu.storage_f16("w", &vals(n)) } else { gpu.storage("w", &vals(n)) };
     let empty = |_: &mut Recorder| {};
     println!("empty submission + readback: {:.3} ms", time(&gpu, &probe, empty));
-    for (m, n, kk) in [(1usize, 256usize, 256usize), (1, 1024, 256), (1, 256, 1024), (1, 8000, 256), (4, 8000, 256), (40, 8000, 256), (40, 1024, 256)] {
-        let (x, w, b, y) = (gpu.storage("x", &vals(m * kk)), weights(n * kk), gpu.storage("b", &vals(n)), gpu.output("y", (m * n * 4) as u64));
+    for (m, n, kk) in [
+        (1usize, 256usize, 256usize),
+        (1, 1024, 256),
+        (1, 256, 1024),
+        (1, 8000, 256),
+        (4, 8000, 256),
+        (40, 8000, 256),
+        (40, 1024, 256),
+    ] {
+        let (x, w, b, y) = (
+            gpu.storage("x", &vals(m * kk)),
+            weights(n * kk),
+            gpu.storage("b", &vals(n)),
+            gpu.output("y", (m * n * 4) as u64),
+        );
         let ms = time(&gpu, &probe, |rec| k.matmul(rec, &x, &w, &b, &y, m as u32, n as u32, kk as u32, Act::None));
         println!("matmul {m}×{kk} · ({n}×{kk})ᵀ: {ms:.3} ms ({:.2} GFLOP/s)", 2.0 * (m * n * kk) as f64 / ms / 1e6);
     }
@@ -57,7 +71,12 @@ fn main() -> Result<(), String> {
         }
     }
     for rows in [1usize, 40] {
-        let (x, g, b, y) = (gpu.storage("x", &vals(rows * 256)), gpu.storage("g", &vals(256)), gpu.storage("b", &vals(256)), gpu.output("y", (rows * 256 * 4) as u64));
+        let (x, g, b, y) = (
+            gpu.storage("x", &vals(rows * 256)),
+            gpu.storage("g", &vals(256)),
+            gpu.storage("b", &vals(256)),
+            gpu.output("y", (rows * 256 * 4) as u64),
+        );
         let ms = time(&gpu, &probe, |rec| k.layer_norm(rec, &x, &g, &b, &y, rows as u32, 256));
         println!("layer norm {rows}×256: {ms:.3} ms");
     }

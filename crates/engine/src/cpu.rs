@@ -68,7 +68,15 @@ pub fn gru_cell(xp: &[f32], hp: &[f32], h: &[f32], hidden: usize, keep: &[bool])
 
 /// Additive (v given) or dot-product attention of each row over s positions: (probs, context).
 #[allow(clippy::too_many_arguments)]
-pub fn gru_attention(q: &[f32], keys: &[f32], v: Option<&[f32]>, memory: &[f32], key_dim: usize, mem_dim: usize, len: usize) -> (Vec<f32>, Vec<f32>) {
+pub fn gru_attention(
+    q: &[f32],
+    keys: &[f32],
+    v: Option<&[f32]>,
+    memory: &[f32],
+    key_dim: usize,
+    mem_dim: usize,
+    len: usize,
+) -> (Vec<f32>, Vec<f32>) {
     let e: Vec<f32> = (0..len)
         .map(|j| {
             let k = &keys[j * key_dim..(j + 1) * key_dim];
@@ -90,8 +98,16 @@ pub fn add(x: &[f32], a: &[f32]) -> Vec<f32> {
 
 /// Scaled dot-product attention per (query row, head), as attention.wgsl lays it out: returns the
 /// outputs (rows × heads·dk) and the probabilities ((rows · heads) × kv_len, zero past each row's n).
-pub fn attention(q: &[f32], k: &[f32], v: &[f32], map: &[u32], lengths: &[u32], l: &crate::AttentionLayout) -> (Vec<f32>, Vec<f32>) {
-    let (rows, heads, dk, kv_len, stride) = (l.rows as usize, l.heads as usize, l.dk as usize, l.kv_len as usize, l.kv_stride as usize);
+pub fn attention(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    map: &[u32],
+    lengths: &[u32],
+    l: &crate::AttentionLayout,
+) -> (Vec<f32>, Vec<f32>) {
+    let (rows, heads, dk, kv_len, stride) =
+        (l.rows as usize, l.heads as usize, l.dk as usize, l.kv_len as usize, l.kv_stride as usize);
     let mut out = vec![0f32; rows * heads * dk];
     let mut probs = vec![0f32; rows * heads * kv_len];
     let scale = 1.0 / (dk as f32).sqrt();
@@ -102,7 +118,9 @@ pub fn attention(q: &[f32], k: &[f32], v: &[f32], map: &[u32], lengths: &[u32], 
         for h in 0..heads {
             let qr = &q[r * l.q_stride as usize + h * dk..][..dk];
             let at = |j: usize, off: u32| (m * kv_len + j) * stride + off as usize + h * dk;
-            let scores: Vec<f32> = (0..n).map(|j| scale * qr.iter().zip(&k[at(j, l.k_off)..][..dk]).map(|(a, b)| a * b).sum::<f32>()).collect();
+            let scores: Vec<f32> = (0..n)
+                .map(|j| scale * qr.iter().zip(&k[at(j, l.k_off)..][..dk]).map(|(a, b)| a * b).sum::<f32>())
+                .collect();
             let p = softmax(&scores, n.max(1), false);
             probs[(r * heads + h) * kv_len..][..n].copy_from_slice(&p[..n]);
             for i in 0..dk {
@@ -114,7 +132,14 @@ pub fn attention(q: &[f32], k: &[f32], v: &[f32], map: &[u32], lengths: &[u32], 
 }
 
 /// The K/V caches (rows × max_len × d each) after writing position t from kv (rows × 2d, K then V).
-pub fn kv_append(kv: &[f32], k_cache: &[f32], v_cache: &[f32], d: usize, max_len: usize, t: usize) -> (Vec<f32>, Vec<f32>) {
+pub fn kv_append(
+    kv: &[f32],
+    k_cache: &[f32],
+    v_cache: &[f32],
+    d: usize,
+    max_len: usize,
+    t: usize,
+) -> (Vec<f32>, Vec<f32>) {
     let (mut k, mut v) = (k_cache.to_vec(), v_cache.to_vec());
     for (r, row) in kv.chunks(2 * d).enumerate() {
         k[(r * max_len + t) * d..][..d].copy_from_slice(&row[..d]);

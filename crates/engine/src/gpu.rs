@@ -29,14 +29,22 @@ impl Gpu {
     pub async fn new() -> Result<Self, String> {
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
         let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions { power_preference: wgpu::PowerPreference::HighPerformance, ..Default::default() })
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
             .await
             .map_err(|e| format!("no GPU adapter: {e}"))?;
         let info = adapter.get_info();
         // shader-f16 lets weights stay f16 on the device (half the memory and bandwidth).
         let required_features = adapter.features() & wgpu::Features::SHADER_F16;
         let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor { label: Some("wgslate"), required_features, required_limits: adapter.limits(), ..Default::default() })
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("wgslate"),
+                required_features,
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
             .await
             .map_err(|e| format!("the GPU adapter {} refused a device: {e}", info.name))?;
         let fault: Arc<Mutex<Option<String>>> = Default::default();
@@ -48,7 +56,16 @@ impl Gpu {
         device.set_device_lost_callback(move |reason, message| {
             f.lock().unwrap().get_or_insert_with(|| format!("the GPU device was lost ({reason:?}) {message}"));
         });
-        Ok(Self { device, queue, report: AdapterReport { name: info.name, backend: format!("{:?}", info.backend), device_type: info.device_type }, fault })
+        Ok(Self {
+            device,
+            queue,
+            report: AdapterReport {
+                name: info.name,
+                backend: format!("{:?}", info.backend),
+                device_type: info.device_type,
+            },
+            fault,
+        })
     }
 
     /// Err with the reason once the device reported an error or was lost.
@@ -108,7 +125,11 @@ impl Gpu {
     }
 
     pub fn uniform(&self, label: &str, words: &[u32]) -> wgpu::Buffer {
-        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor { label: Some(label), contents: bytemuck::cast_slice(words), usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST })
+        self.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::cast_slice(words),
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        })
     }
 
     /// Copies a buffer back to the host (waits for the GPU).
@@ -118,11 +139,21 @@ impl Gpu {
 
     /// Copies the first `bytes` of a buffer back through `staging`, which is created (or grown)
     /// only when it is missing or too small, so steady decoding maps the same buffer every step.
-    pub async fn read_prefix(&self, staging: &mut Option<wgpu::Buffer>, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>, String> {
+    pub async fn read_prefix(
+        &self,
+        staging: &mut Option<wgpu::Buffer>,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<Vec<u8>, String> {
         self.check()?;
         let size = bytes.min(buffer.size()).next_multiple_of(4);
         if staging.as_ref().is_none_or(|s| s.size() < size) {
-            *staging = Some(self.device.create_buffer(&wgpu::BufferDescriptor { label: Some("readback"), size, usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST, mapped_at_creation: false }));
+            *staging = Some(self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
         }
         let staging = staging.as_ref().unwrap();
         let mut enc = self.device.create_command_encoder(&Default::default());
@@ -133,7 +164,11 @@ impl Gpu {
         #[cfg(not(target_arch = "wasm32"))]
         self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("GPU poll failed: {e}"))?;
         rx.await.map_err(|e| format!("reading back from the GPU failed: {e}"))?;
-        let bytes = staging.slice(..size).get_mapped_range().map_err(|e| format!("mapping the readback buffer failed: {e:?}"))?.to_vec();
+        let bytes = staging
+            .slice(..size)
+            .get_mapped_range()
+            .map_err(|e| format!("mapping the readback buffer failed: {e:?}"))?
+            .to_vec();
         staging.unmap();
         self.check()?;
         Ok(bytes)
@@ -144,14 +179,24 @@ impl Gpu {
     }
 
     /// The first `n` (index, value) pairs topk.wgsl wrote, through a reused staging buffer.
-    pub async fn read_candidates(&self, staging: &mut Option<wgpu::Buffer>, buffer: &wgpu::Buffer, n: usize) -> Result<Vec<(u32, f32)>, String> {
+    pub async fn read_candidates(
+        &self,
+        staging: &mut Option<wgpu::Buffer>,
+        buffer: &wgpu::Buffer,
+        n: usize,
+    ) -> Result<Vec<(u32, f32)>, String> {
         let bytes = self.read_prefix(staging, buffer, (n * 8) as u64).await?;
         let words: &[u32] = bytemuck::cast_slice(&bytes);
         Ok((0..n).map(|i| (words[2 * i], f32::from_bits(words[2 * i + 1]))).collect())
     }
 
     /// The first `n` floats of a buffer, through a reused staging buffer.
-    pub async fn read_f32_prefix(&self, staging: &mut Option<wgpu::Buffer>, buffer: &wgpu::Buffer, n: usize) -> Result<Vec<f32>, String> {
+    pub async fn read_f32_prefix(
+        &self,
+        staging: &mut Option<wgpu::Buffer>,
+        buffer: &wgpu::Buffer,
+        n: usize,
+    ) -> Result<Vec<f32>, String> {
         let bytes = self.read_prefix(staging, buffer, (n * 4) as u64).await?;
         Ok(bytemuck::cast_slice(&bytes)[..n].to_vec())
     }

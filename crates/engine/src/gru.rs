@@ -73,19 +73,37 @@ impl GpuGru {
         Self::with_params(gpu, config, weights, KernelParams::for_gpu(gpu))
     }
 
-    pub fn with_params(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights, params: KernelParams) -> Result<Self, String> {
+    pub fn with_params(
+        gpu: &Gpu,
+        config: &ModelConfig,
+        weights: &CheckedWeights,
+        params: KernelParams,
+    ) -> Result<Self, String> {
         let ModelConfig::Gru(cfg) = config else { return Err("GpuGru needs a GRU config".into()) };
         crate::kernels::sequence_length_ok(config.max_len())?;
         // Every product's inner width is one of these or a sum of them.
-        crate::kernels::vector_width_ok(&[("emb_dim", cfg.emb_dim), ("encoder_hidden", cfg.encoder_hidden), ("decoder_hidden", cfg.decoder_hidden)])?;
-        let mut names: Vec<String> = vec!["embed.weight".into(), "init.weight".into(), "init.bias".into(), "output.weight".into(), "output.bias".into()];
+        crate::kernels::vector_width_ok(&[
+            ("emb_dim", cfg.emb_dim),
+            ("encoder_hidden", cfg.encoder_hidden),
+            ("decoder_hidden", cfg.decoder_hidden),
+        ])?;
+        let mut names: Vec<String> = vec![
+            "embed.weight".into(),
+            "init.weight".into(),
+            "init.bias".into(),
+            "output.weight".into(),
+            "output.bias".into(),
+        ];
         for p in ["encoder.forward", "encoder.backward", "decoder"] {
             for n in ["w_ih", "w_hh", "b_ih", "b_hh"] {
                 names.push(format!("{p}.{n}"));
             }
         }
         match cfg.score {
-            AttentionScore::Additive => names.extend(["attention.query.weight", "attention.key.weight", "attention.key.bias", "attention.v"].map(String::from)),
+            AttentionScore::Additive => names.extend(
+                ["attention.query.weight", "attention.key.weight", "attention.key.bias", "attention.v"]
+                    .map(String::from),
+            ),
             AttentionScore::General => names.push("attention.key.weight".into()),
             AttentionScore::Dot => {}
         }
@@ -160,12 +178,33 @@ impl GpuGru {
         k.embed(rec, tokens, self.wt("embed.weight"), &self.zeros, &x.emb, r, e, 0, 0, 1.0);
         let (q, mode, v) = match c.score {
             AttentionScore::Additive => {
-                k.matmul(rec, h_in, self.wt("attention.query.weight"), &self.zeros, &x.q, r, c.attention_dim as u32, hd, Act::None);
+                k.matmul(
+                    rec,
+                    h_in,
+                    self.wt("attention.query.weight"),
+                    &self.zeros,
+                    &x.q,
+                    r,
+                    c.attention_dim as u32,
+                    hd,
+                    Act::None,
+                );
                 (&x.q, 0, self.wt("attention.v"))
             }
             _ => (h_in, 1, &self.dummy),
         };
-        k.gru_attention(rec, q, &b.keys, v, &b.memory, &x.row_source, &b.lens, &x.ctx, &x.probs, [r, b.s_max as u32, self.key_dim() as u32, 2 * he, mode, capture as u32]);
+        k.gru_attention(
+            rec,
+            q,
+            &b.keys,
+            v,
+            &b.memory,
+            &x.row_source,
+            &b.lens,
+            &x.ctx,
+            &x.probs,
+            [r, b.s_max as u32, self.key_dim() as u32, 2 * he, mode, capture as u32],
+        );
         let iw = e + 2 * he;
         k.copy_cols(rec, &x.emb, &x.input, [r, e, e, 0, iw, 0]);
         k.copy_cols(rec, &x.ctx, &x.input, [r, 2 * he, 2 * he, 0, iw, e]);
@@ -192,7 +231,15 @@ impl GpuGru {
         let mut sites = std::mem::take(&mut self.step_sites);
         let mut rec = Recorder::new(&self.gpu, &mut sites);
         for s in 0..steps {
-            let input = if s == 0 { TokenSource::ids(&b.buf.tokens) } else { TokenSource { buffer: &b.buf.cands, stride: 2 * k as u32, offset: 2 * ((s - 1) as u32 * rows * k as u32) } };
+            let input = if s == 0 {
+                TokenSource::ids(&b.buf.tokens)
+            } else {
+                TokenSource {
+                    buffer: &b.buf.cands,
+                    stride: 2 * k as u32,
+                    offset: 2 * ((s - 1) as u32 * rows * k as u32),
+                }
+            };
             self.record_step(&mut rec, b, input, (b.set + s) % 2, capture);
             if k > 0 {
                 self.k.top_k(&mut rec, &b.buf.logits, &b.buf.cands, rows, v, k as u32, s as u32 * rows * k as u32);
@@ -217,7 +264,11 @@ impl GpuGru {
         }
         let b = self.batch.as_ref().unwrap();
         let p = self.gpu.read_f32_prefix(&mut self.staging, &b.buf.probs, b.rows * b.s_max).await?;
-        Ok(Some((0..b.rows).map(|r| p[r * b.s_max..r * b.s_max + b.source_lens[b.row_source[r] as usize]].to_vec()).collect()))
+        Ok(Some(
+            (0..b.rows)
+                .map(|r| p[r * b.s_max..r * b.s_max + b.source_lens[b.row_source[r] as usize]].to_vec())
+                .collect(),
+        ))
     }
 }
 
@@ -274,34 +325,104 @@ impl AsyncStepModel for GpuGru {
         let k = &self.k;
         k.embed(&mut rec, TokenSource::ids(&tokens), self.wt("embed.weight"), &self.zeros, &emb, n, e, 0, 0, 1.0);
         for (dir, name) in ["encoder.forward", "encoder.backward"].iter().enumerate() {
-            k.matmul(&mut rec, &emb, self.wt(&format!("{name}.w_ih")), self.wt(&format!("{name}.b_ih")), &xp, n, 3 * he, e, Act::None);
+            k.matmul(
+                &mut rec,
+                &emb,
+                self.wt(&format!("{name}.w_ih")),
+                self.wt(&format!("{name}.b_ih")),
+                &xp,
+                n,
+                3 * he,
+                e,
+                Act::None,
+            );
             rec.encoder().clear_buffer(&h, 0, None);
             for step in 0..s_max {
                 let t = if dir == 0 { step } else { s_max - 1 - step };
-                k.matmul(&mut rec, &h, self.wt(&format!("{name}.w_hh")), self.wt(&format!("{name}.b_hh")), &hp, bsz as u32, 3 * he, he, Act::None);
-                k.gru_cell(&mut rec, &xp, &hp, &h, &lens_buf, &h2, &memory, [bsz as u32, he, s_max as u32, t as u32, 1, 2 * he, dir as u32 * he, s_max as u32]);
+                k.matmul(
+                    &mut rec,
+                    &h,
+                    self.wt(&format!("{name}.w_hh")),
+                    self.wt(&format!("{name}.b_hh")),
+                    &hp,
+                    bsz as u32,
+                    3 * he,
+                    he,
+                    Act::None,
+                );
+                k.gru_cell(
+                    &mut rec,
+                    &xp,
+                    &hp,
+                    &h,
+                    &lens_buf,
+                    &h2,
+                    &memory,
+                    [bsz as u32, he, s_max as u32, t as u32, 1, 2 * he, dir as u32 * he, s_max as u32],
+                );
                 std::mem::swap(&mut h, &mut h2);
             }
         }
         k.masked_mean(&mut rec, &memory, &lens_buf, &mean, bsz as u32, s_max as u32, 2 * he);
-        k.matmul(&mut rec, &mean, self.wt("init.weight"), self.wt("init.bias"), &buf.hidden[0], bsz as u32, hd, 2 * he, Act::Tanh);
+        k.matmul(
+            &mut rec,
+            &mean,
+            self.wt("init.weight"),
+            self.wt("init.bias"),
+            &buf.hidden[0],
+            bsz as u32,
+            hd,
+            2 * he,
+            Act::Tanh,
+        );
         match c.score {
-            AttentionScore::Additive => k.matmul(&mut rec, &memory, self.wt("attention.key.weight"), self.wt("attention.key.bias"), &keys, n, c.attention_dim as u32, 2 * he, Act::None),
-            AttentionScore::General => k.matmul(&mut rec, &memory, self.wt("attention.key.weight"), &self.zeros, &keys, n, hd, 2 * he, Act::None),
+            AttentionScore::Additive => k.matmul(
+                &mut rec,
+                &memory,
+                self.wt("attention.key.weight"),
+                self.wt("attention.key.bias"),
+                &keys,
+                n,
+                c.attention_dim as u32,
+                2 * he,
+                Act::None,
+            ),
+            AttentionScore::General => k.matmul(
+                &mut rec,
+                &memory,
+                self.wt("attention.key.weight"),
+                &self.zeros,
+                &keys,
+                n,
+                hd,
+                2 * he,
+                Act::None,
+            ),
             AttentionScore::Dot => {}
         }
         rec.submit();
         self.encoder_sites = sites;
         let row_source: Vec<u32> = (0..bsz as u32).collect();
         self.gpu.queue.write_buffer(&buf.row_source, 0, bytemuck::cast_slice(&row_source));
-        self.batch = Some(Batch { s_max, source_lens: sources.iter().map(Vec::len).collect(), lens: lens_buf, memory, keys, rows: bsz, row_source, set: 0, buf });
+        self.batch = Some(Batch {
+            s_max,
+            source_lens: sources.iter().map(Vec::len).collect(),
+            lens: lens_buf,
+            memory,
+            keys,
+            rows: bsz,
+            row_source,
+            set: 0,
+            buf,
+        });
         Ok(())
     }
 
     async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
         self.run_steps(tokens, 1, 0, want_attention)?;
         let b = self.batch.as_ref().unwrap();
-        let log_probs = self.gpu.read_f32_prefix(&mut self.staging, &b.buf.logits, b.rows * self.cfg.vocab_size).await?;
+        let log_probs =
+            self.gpu.read_f32_prefix(&mut self.staging, &b.buf.logits, b.rows * self.cfg.vocab_size).await?;
         Ok(StepOutput { log_probs, attention: self.attention_rows(want_attention).await? })
     }
 
@@ -309,11 +430,21 @@ impl AsyncStepModel for GpuGru {
     async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
         if k == 0 || k > MAX_TOP_K {
             let out = self.step(tokens, want_attention).await?;
-            return Ok(TopKOutput { candidates: out.log_probs.chunks(self.cfg.vocab_size).map(|row| wgslate_decode::top_k(row, k)).collect(), attention: out.attention });
+            return Ok(TopKOutput {
+                candidates: out
+                    .log_probs
+                    .chunks(self.cfg.vocab_size)
+                    .map(|row| wgslate_decode::top_k(row, k))
+                    .collect(),
+                attention: out.attention,
+            });
         }
         self.run_steps(tokens, 1, k, want_attention)?;
         let cands = self.read_candidates(1, k).await?;
-        Ok(TopKOutput { candidates: cands.chunks(k).map(<[_]>::to_vec).collect(), attention: self.attention_rows(want_attention).await? })
+        Ok(TopKOutput {
+            candidates: cands.chunks(k).map(<[_]>::to_vec).collect(),
+            attention: self.attention_rows(want_attention).await?,
+        })
     }
 
     async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {

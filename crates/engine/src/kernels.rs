@@ -51,7 +51,15 @@ pub struct KernelParams {
 
 impl Default for KernelParams {
     fn default() -> Self {
-        Self { matmul_tile: 16, matvec_max_rows: 8, matvec_lanes: 8, matvec_cols: 32, row_workgroup: 64, layer_norm_eps: 1e-5, f16_weights: false }
+        Self {
+            matmul_tile: 16,
+            matvec_max_rows: 8,
+            matvec_lanes: 8,
+            matvec_cols: 32,
+            row_workgroup: 64,
+            layer_norm_eps: 1e-5,
+            f16_weights: false,
+        }
     }
 }
 
@@ -60,7 +68,8 @@ impl KernelParams {
     /// SwiftShader) every product runs matvec.wgsl: there the tiled kernel's workgroup-memory
     /// staging is slower at every size measured (`kernel_bench`, lavapipe: 40×256·8000, 900 ms vs 415 ms).
     pub fn for_gpu(gpu: &Gpu) -> Self {
-        let matvec_max_rows = if gpu.report.device_type == wgpu::DeviceType::Cpu { u32::MAX } else { Self::default().matvec_max_rows };
+        let matvec_max_rows =
+            if gpu.report.device_type == wgpu::DeviceType::Cpu { u32::MAX } else { Self::default().matvec_max_rows };
         Self { f16_weights: gpu.has_f16(), matvec_max_rows, ..Self::default() }
     }
 }
@@ -119,13 +128,18 @@ impl<'a> TokenSource<'a> {
 /// must be a multiple of 4; `widths` names them for the message.
 pub fn vector_width_ok(widths: &[(&str, usize)]) -> Result<(), String> {
     match widths.iter().find(|(_, w)| w % 4 != 0) {
-        Some((name, w)) => Err(format!("the GPU engine needs {name} to be a multiple of 4 (it is {w}); use the CPU backend for this model")),
+        Some((name, w)) => Err(format!(
+            "the GPU engine needs {name} to be a multiple of 4 (it is {w}); use the CPU backend for this model"
+        )),
         None => Ok(()),
     }
 }
 
 fn pipeline(gpu: &Gpu, name: &str, source: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
-    let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(name), source: wgpu::ShaderSource::Wgsl(source.into()) });
+    let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(name),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
     gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(name),
         layout: None,
@@ -163,10 +177,28 @@ impl Kernels {
         let p = |name: &str, parts: &[&str]| pipeline(gpu, name, &parts.concat(), "main", &wg);
         Ok(Self {
             params,
-            matmul: pipeline(gpu, "matmul", &[weight_type, product, shader!("matmul")].concat(), "main", &[("TILE", params.matmul_tile as f64)]),
-            matvec: pipeline(gpu, "matvec", &[weight_type, product, shader!("matvec")].concat(), "main", &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)]),
+            matmul: pipeline(
+                gpu,
+                "matmul",
+                &[weight_type, product, shader!("matmul")].concat(),
+                "main",
+                &[("TILE", params.matmul_tile as f64)],
+            ),
+            matvec: pipeline(
+                gpu,
+                "matvec",
+                &[weight_type, product, shader!("matvec")].concat(),
+                "main",
+                &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)],
+            ),
             softmax: p("softmax", &[reduce, shader!("softmax")]),
-            layernorm: pipeline(gpu, "layernorm", &[reduce, shader!("layernorm")].concat(), "main", &[wg[0], ("EPS", params.layer_norm_eps as f64)]),
+            layernorm: pipeline(
+                gpu,
+                "layernorm",
+                &[reduce, shader!("layernorm")].concat(),
+                "main",
+                &[wg[0], ("EPS", params.layer_norm_eps as f64)],
+            ),
             topk: p("topk", &[shader!("topk")]),
             embed: p("embed", &[weight_type, shader!("embed")]),
             add: p("add", &[shader!("add")]),
@@ -187,11 +219,27 @@ impl Kernels {
     /// y (m×n) = act(x (m×k) · wᵀ + b) with w stored (n×k); k must be a multiple of 4 (the kernels
     /// load vec4; models are checked with [`vector_width_ok`] when they are built).
     #[allow(clippy::too_many_arguments)]
-    pub fn matmul(&self, rec: &mut Recorder, x: &wgpu::Buffer, w: &wgpu::Buffer, b: &wgpu::Buffer, y: &wgpu::Buffer, m: u32, n: u32, k: u32, act: Act) {
+    pub fn matmul(
+        &self,
+        rec: &mut Recorder,
+        x: &wgpu::Buffer,
+        w: &wgpu::Buffer,
+        b: &wgpu::Buffer,
+        y: &wgpu::Buffer,
+        m: u32,
+        n: u32,
+        k: u32,
+        act: Act,
+    ) {
         assert!(k.is_multiple_of(4), "matmul reads vec4 along k; k = {k}");
         let dims = [m, n, k, act as u32];
         if m <= self.params.matvec_max_rows {
-            rec.dispatch(&self.matvec, &[x, w, b, y], &dims, [n.div_ceil(self.params.matvec_cols), m.div_ceil(MATVEC_ROWS)]);
+            rec.dispatch(
+                &self.matvec,
+                &[x, w, b, y],
+                &dims,
+                [n.div_ceil(self.params.matvec_cols), m.div_ceil(MATVEC_ROWS)],
+            );
         } else {
             let t = self.params.matmul_tile;
             rec.dispatch(&self.matmul, &[x, w, b, y], &dims, [n.div_ceil(t), m.div_ceil(t)]);
@@ -205,21 +253,51 @@ impl Kernels {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub fn layer_norm(&self, rec: &mut Recorder, x: &wgpu::Buffer, gamma: &wgpu::Buffer, beta: &wgpu::Buffer, y: &wgpu::Buffer, rows: u32, cols: u32) {
+    pub fn layer_norm(
+        &self,
+        rec: &mut Recorder,
+        x: &wgpu::Buffer,
+        gamma: &wgpu::Buffer,
+        beta: &wgpu::Buffer,
+        y: &wgpu::Buffer,
+        rows: u32,
+        cols: u32,
+    ) {
         rec.dispatch(&self.layernorm, &[x, gamma, beta, y], &[rows, cols, 0, 0], [rows, 1]);
     }
 
     /// Per row the k best (index, value) pairs, best first, into `out` (8 bytes each) from pair
     /// `out_offset` on: row r's j-th candidate is pair out_offset + r·k + j.
     #[allow(clippy::too_many_arguments)]
-    pub fn top_k(&self, rec: &mut Recorder, x: &wgpu::Buffer, out: &wgpu::Buffer, rows: u32, cols: u32, k: u32, out_offset: u32) {
+    pub fn top_k(
+        &self,
+        rec: &mut Recorder,
+        x: &wgpu::Buffer,
+        out: &wgpu::Buffer,
+        rows: u32,
+        cols: u32,
+        k: u32,
+        out_offset: u32,
+    ) {
         assert!(k >= 1 && k as usize <= MAX_TOP_K, "top-k takes 1 ≤ k ≤ {MAX_TOP_K}");
         rec.dispatch(&self.topk, &[x, out], &[rows, cols, k, out_offset], [rows, 1]);
     }
 
     /// x (rows×d) = table[token]·scale + positions[pos]; pos = r % period, or `position` when period is 0.
     #[allow(clippy::too_many_arguments)]
-    pub fn embed(&self, rec: &mut Recorder, tokens: TokenSource, table: &wgpu::Buffer, positions: &wgpu::Buffer, x: &wgpu::Buffer, rows: u32, d: u32, period: u32, position: u32, scale: f32) {
+    pub fn embed(
+        &self,
+        rec: &mut Recorder,
+        tokens: TokenSource,
+        table: &wgpu::Buffer,
+        positions: &wgpu::Buffer,
+        x: &wgpu::Buffer,
+        rows: u32,
+        d: u32,
+        period: u32,
+        position: u32,
+        scale: f32,
+    ) {
         let dims = [rows, d, period, position, scale.to_bits(), tokens.stride, tokens.offset, 0];
         rec.dispatch(&self.embed, &[tokens.buffer, table, positions, x], &dims, [self.groups(rows * d), 1]);
     }
@@ -231,40 +309,120 @@ impl Kernels {
 
     /// Fused scaled dot-product attention; `probs` receives the weights when `capture`.
     #[allow(clippy::too_many_arguments)]
-    pub fn attention(&self, rec: &mut Recorder, q: &wgpu::Buffer, k: &wgpu::Buffer, v: &wgpu::Buffer, map: &wgpu::Buffer, lengths: &wgpu::Buffer, out: &wgpu::Buffer, probs: &wgpu::Buffer, l: AttentionLayout, capture: bool) {
+    pub fn attention(
+        &self,
+        rec: &mut Recorder,
+        q: &wgpu::Buffer,
+        k: &wgpu::Buffer,
+        v: &wgpu::Buffer,
+        map: &wgpu::Buffer,
+        lengths: &wgpu::Buffer,
+        out: &wgpu::Buffer,
+        probs: &wgpu::Buffer,
+        l: AttentionLayout,
+        capture: bool,
+    ) {
         let scale = 1.0 / (l.dk as f32).sqrt();
-        let dims = [l.rows, l.heads, l.dk, l.kv_len, l.kv_stride, l.k_off, l.v_off, l.fixed_len, capture as u32, l.q_stride, scale.to_bits(), 0];
+        let dims = [
+            l.rows,
+            l.heads,
+            l.dk,
+            l.kv_len,
+            l.kv_stride,
+            l.k_off,
+            l.v_off,
+            l.fixed_len,
+            capture as u32,
+            l.q_stride,
+            scale.to_bits(),
+            0,
+        ];
         rec.dispatch(&self.attention, &[q, k, v, map, lengths, out, probs], &dims, [l.rows, l.heads]);
     }
 
     /// K/V cache rows r < rows get position t from the fused K|V projection `kv` (rows × 2d).
     #[allow(clippy::too_many_arguments)]
-    pub fn kv_append(&self, rec: &mut Recorder, kv: &wgpu::Buffer, k_cache: &wgpu::Buffer, v_cache: &wgpu::Buffer, rows: u32, d: u32, max_len: u32, t: u32) {
+    pub fn kv_append(
+        &self,
+        rec: &mut Recorder,
+        kv: &wgpu::Buffer,
+        k_cache: &wgpu::Buffer,
+        v_cache: &wgpu::Buffer,
+        rows: u32,
+        d: u32,
+        max_len: u32,
+        t: u32,
+    ) {
         rec.dispatch(&self.kv_append, &[kv, k_cache, v_cache], &[rows, d, max_len, t], [self.groups(rows * d), 1]);
     }
 
     /// dst[r, :len] = src[index[r], :len] for rows of `width` floats.
     #[allow(clippy::too_many_arguments)]
-    pub fn gather_rows(&self, rec: &mut Recorder, src: &wgpu::Buffer, index: &wgpu::Buffer, dst: &wgpu::Buffer, rows: u32, width: u32, len: u32) {
+    pub fn gather_rows(
+        &self,
+        rec: &mut Recorder,
+        src: &wgpu::Buffer,
+        index: &wgpu::Buffer,
+        dst: &wgpu::Buffer,
+        rows: u32,
+        width: u32,
+        len: u32,
+    ) {
         rec.dispatch(&self.gather, &[src, index, dst], &[rows, width, len, 0], [self.groups(rows * len), 1]);
     }
 
     /// GRU cell on rows × hidden; see gru_cell.wgsl for the layout and the padding mask.
     #[allow(clippy::too_many_arguments)]
-    pub fn gru_cell(&self, rec: &mut Recorder, xp: &wgpu::Buffer, hp: &wgpu::Buffer, h_in: &wgpu::Buffer, lengths: &wgpu::Buffer, h_out: &wgpu::Buffer, memory: &wgpu::Buffer, dims: [u32; 8]) {
-        rec.dispatch(&self.gru_cell, &[xp, hp, h_in, lengths, h_out, memory], &dims, [self.groups(dims[0] * dims[1]), 1]);
+    pub fn gru_cell(
+        &self,
+        rec: &mut Recorder,
+        xp: &wgpu::Buffer,
+        hp: &wgpu::Buffer,
+        h_in: &wgpu::Buffer,
+        lengths: &wgpu::Buffer,
+        h_out: &wgpu::Buffer,
+        memory: &wgpu::Buffer,
+        dims: [u32; 8],
+    ) {
+        rec.dispatch(
+            &self.gru_cell,
+            &[xp, hp, h_in, lengths, h_out, memory],
+            &dims,
+            [self.groups(dims[0] * dims[1]), 1],
+        );
     }
 
     /// GRU attention: (rows, s, key_dim, mem_dim, mode 0 additive / 1 dot, capture).
     #[allow(clippy::too_many_arguments)]
-    pub fn gru_attention(&self, rec: &mut Recorder, q: &wgpu::Buffer, keys: &wgpu::Buffer, v: &wgpu::Buffer, memory: &wgpu::Buffer, map: &wgpu::Buffer, lengths: &wgpu::Buffer, context: &wgpu::Buffer, probs: &wgpu::Buffer, dims: [u32; 6]) {
+    pub fn gru_attention(
+        &self,
+        rec: &mut Recorder,
+        q: &wgpu::Buffer,
+        keys: &wgpu::Buffer,
+        v: &wgpu::Buffer,
+        memory: &wgpu::Buffer,
+        map: &wgpu::Buffer,
+        lengths: &wgpu::Buffer,
+        context: &wgpu::Buffer,
+        probs: &wgpu::Buffer,
+        dims: [u32; 6],
+    ) {
         let u = [dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], 0, 0];
         rec.dispatch(&self.gru_attention, &[q, keys, v, memory, map, lengths, context, probs], &u, [dims[0], 1]);
     }
 
     /// mean (rows × width) of x (rows × s × width) over the first lengths[row] positions.
     #[allow(clippy::too_many_arguments)]
-    pub fn masked_mean(&self, rec: &mut Recorder, x: &wgpu::Buffer, lengths: &wgpu::Buffer, mean: &wgpu::Buffer, rows: u32, s: u32, width: u32) {
+    pub fn masked_mean(
+        &self,
+        rec: &mut Recorder,
+        x: &wgpu::Buffer,
+        lengths: &wgpu::Buffer,
+        mean: &wgpu::Buffer,
+        rows: u32,
+        s: u32,
+        width: u32,
+    ) {
         rec.dispatch(&self.masked_mean, &[x, lengths, mean], &[rows, s, width, 0], [self.groups(rows * width), 1]);
     }
 
@@ -282,7 +440,10 @@ mod tests {
     #[test]
     fn max_keys_is_the_attention_shaders_limit() {
         let shader = include_str!("../../../shaders/scores.wgsl");
-        assert!(shader.contains(&format!("const MAX_KEYS: u32 = {MAX_KEYS}u;")), "shaders/scores.wgsl and kernels::MAX_KEYS differ");
+        assert!(
+            shader.contains(&format!("const MAX_KEYS: u32 = {MAX_KEYS}u;")),
+            "shaders/scores.wgsl and kernels::MAX_KEYS differ"
+        );
         assert!(sequence_length_ok(MAX_KEYS).is_ok());
         assert!(sequence_length_ok(MAX_KEYS + 1).unwrap_err().contains("use the CPU backend"));
     }

@@ -10,9 +10,9 @@ pub mod transformer;
 mod weights;
 
 pub use gpu::{AdapterReport, Gpu};
-pub use wgpu;
 pub use kernels::{vector_width_ok, Act, AttentionLayout, KernelParams, Kernels, TokenSource, MAX_TOP_K};
 pub use record::{Pool, Recorder, Sites};
+pub use wgpu;
 
 /// Greedy decoding runs up to this many steps per submission, each step's input token taken on
 /// the device from the previous step's argmax, and reads them back together.

@@ -84,14 +84,25 @@ impl<'a> Recorder<'a> {
     }
 
     /// Records `pipeline` over `buffers` (bindings 0..n) plus a uniform holding `dims` (binding n).
-    pub fn dispatch(&mut self, pipeline: &wgpu::ComputePipeline, buffers: &[&wgpu::Buffer], dims: &[u32], groups: [u32; 2]) {
+    pub fn dispatch(
+        &mut self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+        dims: &[u32],
+        groups: [u32; 2],
+    ) {
         let i = self.next;
         self.next += 1;
         let gpu = self.gpu;
         let sites = &mut *self.sites;
         let fits = sites.sites.get(i).is_some_and(|s| s.pipeline == *pipeline && s.dims.len() == dims.len());
         if !fits {
-            let site = Site { pipeline: pipeline.clone(), dims: dims.to_vec(), uniform: gpu.uniform("dims", dims), groups: Vec::new() };
+            let site = Site {
+                pipeline: pipeline.clone(),
+                dims: dims.to_vec(),
+                uniform: gpu.uniform("dims", dims),
+                groups: Vec::new(),
+            };
             sites.objects_created += 1;
             if i < sites.sites.len() {
                 sites.sites[i] = site;
@@ -104,13 +115,27 @@ impl<'a> Recorder<'a> {
             gpu.queue.write_buffer(&site.uniform, 0, bytemuck::cast_slice(dims));
             site.dims.copy_from_slice(dims);
         }
-        let found = site.groups.iter().position(|(bs, _)| bs.len() == buffers.len() && bs.iter().zip(buffers).all(|(a, b)| a == *b));
+        let found = site
+            .groups
+            .iter()
+            .position(|(bs, _)| bs.len() == buffers.len() && bs.iter().zip(buffers).all(|(a, b)| a == *b));
         let g = match found {
             Some(g) => g,
             None => {
-                let mut entries: Vec<wgpu::BindGroupEntry> = buffers.iter().enumerate().map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() }).collect();
-                entries.push(wgpu::BindGroupEntry { binding: buffers.len() as u32, resource: site.uniform.as_entire_binding() });
-                let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: None, layout: &pipeline.get_bind_group_layout(0), entries: &entries });
+                let mut entries: Vec<wgpu::BindGroupEntry> = buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+                    .collect();
+                entries.push(wgpu::BindGroupEntry {
+                    binding: buffers.len() as u32,
+                    resource: site.uniform.as_entire_binding(),
+                });
+                let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: None,
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &entries,
+                });
                 sites.objects_created += 1;
                 if site.groups.len() == GROUPS_PER_SITE {
                     site.groups.remove(0);
@@ -119,7 +144,11 @@ impl<'a> Recorder<'a> {
                 site.groups.len() - 1
             }
         };
-        let pass = self.pass.get_or_insert_with(|| self.enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None }).forget_lifetime());
+        let pass = self.pass.get_or_insert_with(|| {
+            self.enc
+                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: None })
+                .forget_lifetime()
+        });
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &site.groups[g].1, &[]);
         pass.dispatch_workgroups(groups[0], groups[1], 1);

@@ -75,11 +75,24 @@ impl GpuTransformer {
         Self::with_params(gpu, config, weights, KernelParams::for_gpu(gpu))
     }
 
-    pub fn with_params(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights, params: KernelParams) -> Result<Self, String> {
-        let ModelConfig::Transformer(cfg) = config else { return Err("GpuTransformer needs a Transformer config".into()) };
+    pub fn with_params(
+        gpu: &Gpu,
+        config: &ModelConfig,
+        weights: &CheckedWeights,
+        params: KernelParams,
+    ) -> Result<Self, String> {
+        let ModelConfig::Transformer(cfg) = config else {
+            return Err("GpuTransformer needs a Transformer config".into());
+        };
         crate::kernels::sequence_length_ok(config.max_len())?;
         crate::kernels::vector_width_ok(&[("d_model", cfg.d_model), ("d_ff", cfg.d_ff)])?;
-        let mut names = vec!["embed.weight".to_string(), "encoder_norm.weight".into(), "encoder_norm.bias".into(), "decoder_norm.weight".into(), "decoder_norm.bias".into()];
+        let mut names = vec![
+            "embed.weight".to_string(),
+            "encoder_norm.weight".into(),
+            "encoder_norm.bias".into(),
+            "decoder_norm.weight".into(),
+            "decoder_norm.bias".into(),
+        ];
         let lin = |p: &str| vec![format!("{p}.weight"), format!("{p}.bias")];
         for i in 0..cfg.encoder_layers {
             for p in ["norm1", "norm2", "self_attn.q", "self_attn.kv", "self_attn.o", "ffn.up", "ffn.down"] {
@@ -87,12 +100,27 @@ impl GpuTransformer {
             }
         }
         for i in 0..cfg.decoder_layers {
-            for p in ["norm1", "norm2", "norm3", "self_attn.q", "self_attn.kv", "self_attn.o", "cross_attn.q", "cross_attn.kv", "cross_attn.o", "ffn.up", "ffn.down"] {
+            for p in [
+                "norm1",
+                "norm2",
+                "norm3",
+                "self_attn.q",
+                "self_attn.kv",
+                "self_attn.o",
+                "cross_attn.q",
+                "cross_attn.kv",
+                "cross_attn.o",
+                "ffn.up",
+                "ffn.down",
+            ] {
                 names.extend(lin(&format!("decoder.{i}.{p}")));
             }
         }
         let w = crate::weights::upload(gpu, weights, &names, params.f16_weights)?;
-        let pos = wgslate_model::layers::sinusoids(cfg.max_len, cfg.d_model, &wgslate_model::candle_core::Device::Cpu).and_then(|t| t.flatten_all()).and_then(|t| t.to_vec1::<f32>()).map_err(|e| e.to_string())?;
+        let pos = wgslate_model::layers::sinusoids(cfg.max_len, cfg.d_model, &wgslate_model::candle_core::Device::Cpu)
+            .and_then(|t| t.flatten_all())
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(|e| e.to_string())?;
         Ok(Self {
             gpu: gpu.clone(),
             k: Kernels::new(gpu, params)?,
@@ -116,18 +144,56 @@ impl GpuTransformer {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn linear(&self, rec: &mut Recorder, prefix: &str, x: &wgpu::Buffer, y: &wgpu::Buffer, rows: usize, n_in: usize, n_out: usize, relu: bool) {
+    fn linear(
+        &self,
+        rec: &mut Recorder,
+        prefix: &str,
+        x: &wgpu::Buffer,
+        y: &wgpu::Buffer,
+        rows: usize,
+        n_in: usize,
+        n_out: usize,
+        relu: bool,
+    ) {
         let act = if relu { Act::Relu } else { Act::None };
-        self.k.matmul(rec, x, self.wt(&format!("{prefix}.weight")), self.wt(&format!("{prefix}.bias")), y, rows as u32, n_out as u32, n_in as u32, act);
+        self.k.matmul(
+            rec,
+            x,
+            self.wt(&format!("{prefix}.weight")),
+            self.wt(&format!("{prefix}.bias")),
+            y,
+            rows as u32,
+            n_out as u32,
+            n_in as u32,
+            act,
+        );
     }
 
     fn norm(&self, rec: &mut Recorder, prefix: &str, x: &wgpu::Buffer, y: &wgpu::Buffer, rows: usize) {
-        self.k.layer_norm(rec, x, self.wt(&format!("{prefix}.weight")), self.wt(&format!("{prefix}.bias")), y, rows as u32, self.cfg.d_model as u32);
+        self.k.layer_norm(
+            rec,
+            x,
+            self.wt(&format!("{prefix}.weight")),
+            self.wt(&format!("{prefix}.bias")),
+            y,
+            rows as u32,
+            self.cfg.d_model as u32,
+        );
     }
 
     /// The FFN sub-layer with its residual: x += down(relu(up(norm(x)))).
     #[allow(clippy::too_many_arguments)]
-    fn ffn(&self, rec: &mut Recorder, prefix: &str, norm: &str, x: &wgpu::Buffer, h: &wgpu::Buffer, ff: &wgpu::Buffer, a: &wgpu::Buffer, rows: usize) {
+    fn ffn(
+        &self,
+        rec: &mut Recorder,
+        prefix: &str,
+        norm: &str,
+        x: &wgpu::Buffer,
+        h: &wgpu::Buffer,
+        ff: &wgpu::Buffer,
+        a: &wgpu::Buffer,
+        rows: usize,
+    ) {
         let (d, dff) = (self.cfg.d_model, self.cfg.d_ff);
         self.norm(rec, norm, x, h, rows);
         self.linear(rec, &format!("{prefix}.ffn.up"), h, ff, rows, d, dff, true);
@@ -141,8 +207,12 @@ impl GpuTransformer {
 
     fn caches(&mut self, set: usize, cap: usize) -> (Vec<wgpu::Buffer>, Vec<wgpu::Buffer>) {
         let bytes = self.cache_bytes(cap);
-        let k = (0..self.cfg.decoder_layers).map(|l| self.pool.get(&self.gpu, &format!("k cache {l}.{set}"), bytes)).collect();
-        let v = (0..self.cfg.decoder_layers).map(|l| self.pool.get(&self.gpu, &format!("v cache {l}.{set}"), bytes)).collect();
+        let k = (0..self.cfg.decoder_layers)
+            .map(|l| self.pool.get(&self.gpu, &format!("k cache {l}.{set}"), bytes))
+            .collect();
+        let v = (0..self.cfg.decoder_layers)
+            .map(|l| self.pool.get(&self.gpu, &format!("v cache {l}.{set}"), bytes))
+            .collect();
         (k, v)
     }
 
@@ -165,7 +235,9 @@ impl GpuTransformer {
             raw: p.get(g, "raw logits", c * v * F),
             logits: p.get(g, "log-probs", c * v * F),
             cands: p.get(g, "candidates", c * per_submit * 8),
-            probs: (0..self.cfg.decoder_layers).map(|l| p.get(g, &format!("probs {l}"), (c * self.cfg.n_heads as u64 * s_max as u64) * F)).collect(),
+            probs: (0..self.cfg.decoder_layers)
+                .map(|l| p.get(g, &format!("probs {l}"), (c * self.cfg.n_heads as u64 * s_max as u64) * F))
+                .collect(),
             index: p.get(g, "row index", c * 4),
             row_source: p.get(g, "row source", c * 4),
         }
@@ -175,28 +247,100 @@ impl GpuTransformer {
     fn record_step(&self, rec: &mut Recorder, b: &Batch, tokens: TokenSource, t: usize, capture: bool) {
         let (d, r, heads) = (self.cfg.d_model, b.rows, self.cfg.n_heads);
         let x = &b.buf;
-        self.k.embed(rec, tokens, self.wt("embed.weight"), &self.positions, &x.x, r as u32, d as u32, 0, t as u32, (d as f32).sqrt());
+        self.k.embed(
+            rec,
+            tokens,
+            self.wt("embed.weight"),
+            &self.positions,
+            &x.x,
+            r as u32,
+            d as u32,
+            0,
+            t as u32,
+            (d as f32).sqrt(),
+        );
         for l in 0..self.cfg.decoder_layers {
             let p = format!("decoder.{l}");
             self.norm(rec, &format!("{p}.norm1"), &x.x, &x.h, r);
             self.linear(rec, &format!("{p}.self_attn.q"), &x.h, &x.q, r, d, d, false);
             self.linear(rec, &format!("{p}.self_attn.kv"), &x.h, &x.kv, r, d, 2 * d, false);
-            self.k.kv_append(rec, &x.kv, &b.k_cache[l], &b.v_cache[l], r as u32, d as u32, self.cfg.max_len as u32, t as u32);
-            let own = AttentionLayout { rows: r as u32, heads: heads as u32, dk: (d / heads) as u32, kv_len: self.cfg.max_len as u32, kv_stride: d as u32, k_off: 0, v_off: 0, fixed_len: t as u32 + 1, q_stride: d as u32 };
-            self.k.attention(rec, &x.q, &b.k_cache[l], &b.v_cache[l], &x.index, &self.dummy, &x.att, &self.dummy_probs, own, false);
+            self.k.kv_append(
+                rec,
+                &x.kv,
+                &b.k_cache[l],
+                &b.v_cache[l],
+                r as u32,
+                d as u32,
+                self.cfg.max_len as u32,
+                t as u32,
+            );
+            let own = AttentionLayout {
+                rows: r as u32,
+                heads: heads as u32,
+                dk: (d / heads) as u32,
+                kv_len: self.cfg.max_len as u32,
+                kv_stride: d as u32,
+                k_off: 0,
+                v_off: 0,
+                fixed_len: t as u32 + 1,
+                q_stride: d as u32,
+            };
+            self.k.attention(
+                rec,
+                &x.q,
+                &b.k_cache[l],
+                &b.v_cache[l],
+                &x.index,
+                &self.dummy,
+                &x.att,
+                &self.dummy_probs,
+                own,
+                false,
+            );
             self.linear(rec, &format!("{p}.self_attn.o"), &x.att, &x.a, r, d, d, false);
             self.k.add(rec, &x.x, &x.a, (r * d) as u32);
             self.norm(rec, &format!("{p}.norm2"), &x.x, &x.h, r);
             self.linear(rec, &format!("{p}.cross_attn.q"), &x.h, &x.q, r, d, d, false);
-            let cross = AttentionLayout { rows: r as u32, heads: heads as u32, dk: (d / heads) as u32, kv_len: b.s_max as u32, kv_stride: 2 * d as u32, k_off: 0, v_off: d as u32, fixed_len: 0, q_stride: d as u32 };
-            self.k.attention(rec, &x.q, &b.cross_kv[l], &b.cross_kv[l], &x.row_source, &b.lens, &x.att, &x.probs[l], cross, capture);
+            let cross = AttentionLayout {
+                rows: r as u32,
+                heads: heads as u32,
+                dk: (d / heads) as u32,
+                kv_len: b.s_max as u32,
+                kv_stride: 2 * d as u32,
+                k_off: 0,
+                v_off: d as u32,
+                fixed_len: 0,
+                q_stride: d as u32,
+            };
+            self.k.attention(
+                rec,
+                &x.q,
+                &b.cross_kv[l],
+                &b.cross_kv[l],
+                &x.row_source,
+                &b.lens,
+                &x.att,
+                &x.probs[l],
+                cross,
+                capture,
+            );
             self.linear(rec, &format!("{p}.cross_attn.o"), &x.att, &x.a, r, d, d, false);
             self.k.add(rec, &x.x, &x.a, (r * d) as u32);
             self.ffn(rec, &p, &format!("{p}.norm3"), &x.x, &x.h, &x.ff, &x.a, r);
         }
         self.norm(rec, "decoder_norm", &x.x, &x.h, r);
         let v = self.cfg.vocab_size;
-        self.k.matmul(rec, &x.h, self.wt("embed.weight"), &self.zero_vocab, &x.raw, r as u32, v as u32, d as u32, Act::None);
+        self.k.matmul(
+            rec,
+            &x.h,
+            self.wt("embed.weight"),
+            &self.zero_vocab,
+            &x.raw,
+            r as u32,
+            v as u32,
+            d as u32,
+            Act::None,
+        );
         self.k.softmax(rec, &x.raw, &x.logits, r as u32, v as u32, true);
     }
 
@@ -216,7 +360,15 @@ impl GpuTransformer {
         let mut sites = std::mem::take(&mut self.step_sites);
         let mut rec = Recorder::new(&self.gpu, &mut sites);
         for s in 0..steps {
-            let input = if s == 0 { TokenSource::ids(&b.buf.tokens) } else { TokenSource { buffer: &b.buf.cands, stride: 2 * k as u32, offset: 2 * ((s - 1) as u32 * rows * k as u32) } };
+            let input = if s == 0 {
+                TokenSource::ids(&b.buf.tokens)
+            } else {
+                TokenSource {
+                    buffer: &b.buf.cands,
+                    stride: 2 * k as u32,
+                    offset: 2 * ((s - 1) as u32 * rows * k as u32),
+                }
+            };
             self.record_step(&mut rec, b, input, b.position + s, capture);
             if k > 0 {
                 self.k.top_k(&mut rec, &b.buf.logits, &b.buf.cands, rows, v, k as u32, s as u32 * rows * k as u32);
@@ -242,7 +394,8 @@ impl GpuTransformer {
         }
         let b = self.batch.as_ref().unwrap();
         let (heads, layers, s) = (self.cfg.n_heads, self.cfg.decoder_layers, b.s_max);
-        let mut mean: Vec<Vec<f32>> = (0..b.rows).map(|r| vec![0f32; b.source_lens[b.row_source[r] as usize]]).collect();
+        let mut mean: Vec<Vec<f32>> =
+            (0..b.rows).map(|r| vec![0f32; b.source_lens[b.row_source[r] as usize]]).collect();
         for l in 0..layers {
             let probs = self.gpu.read_f32_prefix(&mut self.staging, &b.buf.probs[l], b.rows * heads * s).await?;
             for (r, m) in mean.iter_mut().enumerate() {
@@ -293,13 +446,38 @@ impl AsyncStepModel for GpuTransformer {
         let enc_map = p.u32s(g, "encoder map", &enc_map);
         let tokens = p.u32s(g, "source tokens", &ids);
         let rowsf = n as u64;
-        let [x, h, q, kv, att, a] = [("enc x", d), ("enc h", d), ("enc q", d), ("enc kv", 2 * d), ("enc att", d), ("enc a", d)].map(|(name, w)| p.get(g, name, rowsf * w as u64 * F));
+        let [x, h, q, kv, att, a] =
+            [("enc x", d), ("enc h", d), ("enc q", d), ("enc kv", 2 * d), ("enc att", d), ("enc a", d)]
+                .map(|(name, w)| p.get(g, name, rowsf * w as u64 * F));
         let ff = p.get(g, "enc ff", rowsf * dff as u64 * F);
-        let cross_kv: Vec<wgpu::Buffer> = (0..self.cfg.decoder_layers).map(|l| p.get(g, &format!("cross kv {l}"), rowsf * 2 * d as u64 * F)).collect();
+        let cross_kv: Vec<wgpu::Buffer> = (0..self.cfg.decoder_layers)
+            .map(|l| p.get(g, &format!("cross kv {l}"), rowsf * 2 * d as u64 * F))
+            .collect();
         let mut sites = std::mem::take(&mut self.encoder_sites);
         let mut rec = Recorder::new(&self.gpu, &mut sites);
-        self.k.embed(&mut rec, TokenSource::ids(&tokens), self.wt("embed.weight"), &self.positions, &x, n as u32, d as u32, s_max as u32, 0, (d as f32).sqrt());
-        let layout = AttentionLayout { rows: n as u32, heads: heads as u32, dk: (d / heads) as u32, kv_len: s_max as u32, kv_stride: 2 * d as u32, k_off: 0, v_off: d as u32, fixed_len: 0, q_stride: d as u32 };
+        self.k.embed(
+            &mut rec,
+            TokenSource::ids(&tokens),
+            self.wt("embed.weight"),
+            &self.positions,
+            &x,
+            n as u32,
+            d as u32,
+            s_max as u32,
+            0,
+            (d as f32).sqrt(),
+        );
+        let layout = AttentionLayout {
+            rows: n as u32,
+            heads: heads as u32,
+            dk: (d / heads) as u32,
+            kv_len: s_max as u32,
+            kv_stride: 2 * d as u32,
+            k_off: 0,
+            v_off: d as u32,
+            fixed_len: 0,
+            q_stride: d as u32,
+        };
         for l in 0..self.cfg.encoder_layers {
             let p = format!("encoder.{l}");
             self.norm(&mut rec, &format!("{p}.norm1"), &x, &h, n);
@@ -321,14 +499,27 @@ impl AsyncStepModel for GpuTransformer {
         let row_source: Vec<u32> = (0..bsz as u32).collect();
         self.gpu.queue.write_buffer(&buf.row_source, 0, bytemuck::cast_slice(&row_source));
         self.gpu.queue.write_buffer(&buf.index, 0, bytemuck::cast_slice(&row_source));
-        self.batch = Some(Batch { s_max, source_lens: sources.iter().map(Vec::len).collect(), lens: lens_buf, cross_kv, rows: bsz, row_source, k_cache, v_cache, cache_set: 0, buf, position: 0 });
+        self.batch = Some(Batch {
+            s_max,
+            source_lens: sources.iter().map(Vec::len).collect(),
+            lens: lens_buf,
+            cross_kv,
+            rows: bsz,
+            row_source,
+            k_cache,
+            v_cache,
+            cache_set: 0,
+            buf,
+            position: 0,
+        });
         Ok(())
     }
 
     async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
         self.run_steps(tokens, 1, 0, want_attention)?;
         let b = self.batch.as_ref().unwrap();
-        let log_probs = self.gpu.read_f32_prefix(&mut self.staging, &b.buf.logits, b.rows * self.cfg.vocab_size).await?;
+        let log_probs =
+            self.gpu.read_f32_prefix(&mut self.staging, &b.buf.logits, b.rows * self.cfg.vocab_size).await?;
         let attention = self.attention_rows(want_attention).await?;
         Ok(StepOutput { log_probs, attention })
     }
@@ -338,7 +529,10 @@ impl AsyncStepModel for GpuTransformer {
         if k == 0 || k > MAX_TOP_K {
             let out = self.step(tokens, want_attention).await?;
             let v = self.cfg.vocab_size;
-            return Ok(TopKOutput { candidates: out.log_probs.chunks(v).map(|row| wgslate_decode::top_k(row, k)).collect(), attention: out.attention });
+            return Ok(TopKOutput {
+                candidates: out.log_probs.chunks(v).map(|row| wgslate_decode::top_k(row, k)).collect(),
+                attention: out.attention,
+            });
         }
         self.run_steps(tokens, 1, k, want_attention)?;
         let cands = self.read_candidates(1, k).await?;

@@ -65,10 +65,28 @@ fn shipped_gru_matches_the_reference() {
 fn dot_and_general_scores_match_the_reference() {
     let gpu = common::gpu();
     for score in [AttentionScore::Dot, AttentionScore::General, AttentionScore::Additive] {
-        let config = ModelConfig::Gru(GruConfig { vocab_size: 60, emb_dim: 12, encoder_hidden: 8, decoder_hidden: 16, attention_dim: 10, score, max_len: 40, dropout: 0.0 });
+        let config = ModelConfig::Gru(GruConfig {
+            vocab_size: 60,
+            emb_dim: 12,
+            encoder_hidden: 8,
+            decoder_hidden: 16,
+            attention_dim: 10,
+            score,
+            max_len: 40,
+            dropout: 0.0,
+        });
         let varmap = wgslate_model::candle_nn::VarMap::new();
-        Net::new(&config, wgslate_model::candle_nn::VarBuilder::from_varmap(&varmap, wgslate_model::candle_core::DType::F32, &wgslate_model::candle_core::Device::Cpu)).unwrap();
-        let tensors: Vec<(String, wgslate_model::candle_core::Tensor)> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+        Net::new(
+            &config,
+            wgslate_model::candle_nn::VarBuilder::from_varmap(
+                &varmap,
+                wgslate_model::candle_core::DType::F32,
+                &wgslate_model::candle_core::Device::Cpu,
+            ),
+        )
+        .unwrap();
+        let tensors: Vec<(String, wgslate_model::candle_core::Tensor)> =
+            varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
         let checked = Arc::new(CheckedWeights::parse(&weights::to_f16_safetensors(&tensors).unwrap()).unwrap());
         let net = Net::new(&config, weights::var_builder(&checked)).unwrap();
         let mut c = CpuStepper::new(&net, &config);

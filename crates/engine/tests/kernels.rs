@@ -14,7 +14,11 @@ fn random(n: usize, seed: u64) -> Vec<f32> {
             s ^= s >> 7;
             s ^= s << 17;
             let v = ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0;
-            if v.abs() < 1e-3 { 0.5 } else { v }
+            if v.abs() < 1e-3 {
+                0.5
+            } else {
+                v
+            }
         })
         .collect()
 }
@@ -43,10 +47,19 @@ fn run(gpu: &Gpu, f: impl FnOnce(&mut Recorder)) {
 fn matmul_matches_cpu() {
     let (gpu, k) = setup();
     // k is a multiple of 4 (vec4 loads) but not of the tile's 64; m ≤ 8 runs matvec.wgsl, larger m matmul.wgsl.
-    let cases = [(37usize, 53usize, 68usize, Act::None), (1, 257, 256, Act::Relu), (33, 8003, 20, Act::None), (5, 19, 44, Act::Tanh), (8, 1001, 132, Act::None), (9, 31, 260, Act::Relu), (3, 7, 4, Act::Tanh)];
+    let cases = [
+        (37usize, 53usize, 68usize, Act::None),
+        (1, 257, 256, Act::Relu),
+        (33, 8003, 20, Act::None),
+        (5, 19, 44, Act::Tanh),
+        (8, 1001, 132, Act::None),
+        (9, 31, 260, Act::Relu),
+        (3, 7, 4, Act::Tanh),
+    ];
     for &(m, n, kk, relu) in &cases {
         let (x, w, b) = (random(m * kk, 1), random(n * kk, 2), random(n, 3));
-        let (bx, bw, bb, by) = (gpu.storage("x", &x), gpu.storage("w", &w), gpu.storage("b", &b), gpu.output("y", (m * n * 4) as u64));
+        let (bx, bw, bb, by) =
+            (gpu.storage("x", &x), gpu.storage("w", &w), gpu.storage("b", &b), gpu.output("y", (m * n * 4) as u64));
         run(&gpu, |rec| k.matmul(rec, &bx, &bw, &bb, &by, m as u32, n as u32, kk as u32, relu));
         let got = pollster::block_on(gpu.read_f32(&by)).unwrap();
         let err = rel_error(&got, &cpu::matmul(&x, &w, &b, m, n, kk, relu));
@@ -76,7 +89,12 @@ fn layer_norm_matches_cpu() {
     let (gpu, k) = setup();
     for &(rows, cols) in &[(7usize, 257usize), (1, 3), (31, 512)] {
         let (x, g, b) = (random(rows * cols, 5), random(cols, 6), random(cols, 7));
-        let (bx, bg, bb, by) = (gpu.storage("x", &x), gpu.storage("g", &g), gpu.storage("b", &b), gpu.output("y", (rows * cols * 4) as u64));
+        let (bx, bg, bb, by) = (
+            gpu.storage("x", &x),
+            gpu.storage("g", &g),
+            gpu.storage("b", &b),
+            gpu.output("y", (rows * cols * 4) as u64),
+        );
         run(&gpu, |rec| k.layer_norm(rec, &bx, &bg, &bb, &by, rows as u32, cols as u32));
         let got = pollster::block_on(gpu.read_f32(&by)).unwrap();
         let err = rel_error(&got, &cpu::layer_norm(&x, &g, &b, cols, k.params.layer_norm_eps));
@@ -121,8 +139,26 @@ fn embed_reads_token_ids_with_a_stride() {
     let positions = random(4 * d, 21);
     // Candidate pairs (index, value bits) as topk.wgsl writes them, two ranks per row, after one pair.
     let words: Vec<u32> = vec![0, 0, 7, 0, 1, 0, 2, 0, 9, 0, 10, 0, 3, 0];
-    let (bt, btab, bpos, bx) = (gpu.storage_u32("cands", &words), gpu.storage("table", &table), gpu.storage("pos", &positions), gpu.output("x", (rows * d * 4) as u64));
-    run(&gpu, |rec| k.embed(rec, TokenSource { buffer: &bt, stride: 4, offset: 2 }, &btab, &bpos, &bx, rows as u32, d as u32, 0, 2, 1.5));
+    let (bt, btab, bpos, bx) = (
+        gpu.storage_u32("cands", &words),
+        gpu.storage("table", &table),
+        gpu.storage("pos", &positions),
+        gpu.output("x", (rows * d * 4) as u64),
+    );
+    run(&gpu, |rec| {
+        k.embed(
+            rec,
+            TokenSource { buffer: &bt, stride: 4, offset: 2 },
+            &btab,
+            &bpos,
+            &bx,
+            rows as u32,
+            d as u32,
+            0,
+            2,
+            1.5,
+        )
+    });
     let got = pollster::block_on(gpu.read_f32(&bx)).unwrap();
     for (r, tok) in [7usize, 2, 10].into_iter().enumerate() {
         for i in 0..d {
@@ -158,7 +194,11 @@ fn f16_weights_give_the_f32_results() {
     let (e32, e16) = (gpu.output("e", (3 * kk * 4) as u64), gpu.output("e", (3 * kk * 4) as u64));
     run(&gpu, |rec| k32.embed(rec, TokenSource::ids(&tokens), &w32, &pos, &e32, 3, kk as u32, 0, 1, 2.0));
     run(&gpu, |rec| k16.embed(rec, TokenSource::ids(&tokens), &w16, &pos, &e16, 3, kk as u32, 0, 1, 2.0));
-    assert_eq!(pollster::block_on(gpu.read_f32(&e32)).unwrap(), pollster::block_on(gpu.read_f32(&e16)).unwrap(), "embedding with an f16 table differs");
+    assert_eq!(
+        pollster::block_on(gpu.read_f32(&e32)).unwrap(),
+        pollster::block_on(gpu.read_f32(&e16)).unwrap(),
+        "embedding with an f16 table differs"
+    );
 }
 
 #[test]
@@ -193,12 +233,26 @@ fn gru_cell_matches_cpu_with_padding() {
     let xp_all = random(rows * s * 3 * hidden, 9);
     let (hp, h) = (random(rows * 3 * hidden, 10), random(rows * hidden, 11));
     let lengths: Vec<u32> = vec![4, 2, 3, 1, 4];
-    let xp_t: Vec<f32> = (0..rows).flat_map(|b| xp_all[(b * s + t) * 3 * hidden..(b * s + t + 1) * 3 * hidden].to_vec()).collect();
+    let xp_t: Vec<f32> =
+        (0..rows).flat_map(|b| xp_all[(b * s + t) * 3 * hidden..(b * s + t + 1) * 3 * hidden].to_vec()).collect();
     let keep: Vec<bool> = lengths.iter().map(|&l| (t as u32) >= l).collect();
     let want = cpu::gru_cell(&xp_t, &hp, &h, hidden, &keep);
-    let (bxp, bhp, bh, blen) = (gpu.storage("xp", &xp_all), gpu.storage("hp", &hp), gpu.storage("h", &h), gpu.storage_u32("len", &lengths));
-    let (bout, bmem) = (gpu.output("out", (rows * hidden * 4) as u64), gpu.output("mem", (rows * s * hidden * 4) as u64));
-    run(&gpu, |rec| k.gru_cell(rec, &bxp, &bhp, &bh, &blen, &bout, &bmem, [rows as u32, hidden as u32, s as u32, t as u32, 1, hidden as u32, 0, s as u32]));
+    let (bxp, bhp, bh, blen) =
+        (gpu.storage("xp", &xp_all), gpu.storage("hp", &hp), gpu.storage("h", &h), gpu.storage_u32("len", &lengths));
+    let (bout, bmem) =
+        (gpu.output("out", (rows * hidden * 4) as u64), gpu.output("mem", (rows * s * hidden * 4) as u64));
+    run(&gpu, |rec| {
+        k.gru_cell(
+            rec,
+            &bxp,
+            &bhp,
+            &bh,
+            &blen,
+            &bout,
+            &bmem,
+            [rows as u32, hidden as u32, s as u32, t as u32, 1, hidden as u32, 0, s as u32],
+        )
+    });
     let got = pollster::block_on(gpu.read_f32(&bout)).unwrap();
     let err = rel_error(&got, &want);
     println!("gru cell: rel error {err:e}");
@@ -218,14 +272,42 @@ fn gru_attention_matches_cpu() {
     let q = random(rows * key_dim, 15);
     let map: Vec<u32> = vec![0, 1, 2];
     for additive in [true, false] {
-        let (bq, bk, bv, bm, bmap, blen) = (gpu.storage("q", &q), gpu.storage("k", &keys), gpu.storage("v", &v), gpu.storage("m", &memory), gpu.storage_u32("map", &map), gpu.storage_u32("len", &lengths));
+        let (bq, bk, bv, bm, bmap, blen) = (
+            gpu.storage("q", &q),
+            gpu.storage("k", &keys),
+            gpu.storage("v", &v),
+            gpu.storage("m", &memory),
+            gpu.storage_u32("map", &map),
+            gpu.storage_u32("len", &lengths),
+        );
         let (bctx, bp) = (gpu.output("ctx", (rows * mem_dim * 4) as u64), gpu.output("p", (rows * s * 4) as u64));
-        run(&gpu, |rec| k.gru_attention(rec, &bq, &bk, &bv, &bm, &bmap, &blen, &bctx, &bp, [rows as u32, s as u32, key_dim as u32, mem_dim as u32, u32::from(!additive), 1]));
+        run(&gpu, |rec| {
+            k.gru_attention(
+                rec,
+                &bq,
+                &bk,
+                &bv,
+                &bm,
+                &bmap,
+                &blen,
+                &bctx,
+                &bp,
+                [rows as u32, s as u32, key_dim as u32, mem_dim as u32, u32::from(!additive), 1],
+            )
+        });
         let ctx = pollster::block_on(gpu.read_f32(&bctx)).unwrap();
         let probs = pollster::block_on(gpu.read_f32(&bp)).unwrap();
         for r in 0..rows {
             let len = lengths[r] as usize;
-            let (p, c) = cpu::gru_attention(&q[r * key_dim..(r + 1) * key_dim], &keys[r * s * key_dim..], additive.then_some(&v[..]), &memory[r * s * mem_dim..], key_dim, mem_dim, len);
+            let (p, c) = cpu::gru_attention(
+                &q[r * key_dim..(r + 1) * key_dim],
+                &keys[r * s * key_dim..],
+                additive.then_some(&v[..]),
+                &memory[r * s * mem_dim..],
+                key_dim,
+                mem_dim,
+                len,
+            );
             assert!(rel_error(&probs[r * s..r * s + len], &p) <= 1e-4, "probs row {r} additive={additive}");
             assert!(rel_error(&ctx[r * mem_dim..(r + 1) * mem_dim], &c) <= 1e-4, "context row {r} additive={additive}");
         }
@@ -253,7 +335,9 @@ fn attention_matches_cpu() {
     let (gpu, k) = setup();
     // (heads, dk, kv_len, fixed_len): padded source lengths per memory row, a decoder step's own
     // cache (fixed_len), one key, dk not a multiple of 4, and more keys than the 256 it attends over.
-    for (case, &(heads, dk, kv_len, fixed_len)) in [(4usize, 16usize, 9usize, 0u32), (2, 7, 5, 3), (1, 4, 1, 0), (3, 12, 300, 0)].iter().enumerate() {
+    for (case, &(heads, dk, kv_len, fixed_len)) in
+        [(4usize, 16usize, 9usize, 0u32), (2, 7, 5, 3), (1, 4, 1, 0), (3, 12, 300, 0)].iter().enumerate()
+    {
         let (rows, mem_rows) = (4usize, 3usize);
         let d = heads * dk;
         // K|V fused per position (stride 2d, V at offset d), queries with a wider stride than d.
@@ -262,9 +346,25 @@ fn attention_matches_cpu() {
         let kv = random(mem_rows * kv_len * kv_stride, 50 + case as u64);
         let map: Vec<u32> = vec![2, 0, 1, 2];
         let lengths: Vec<u32> = vec![kv_len as u32, (kv_len as u32).div_ceil(2), 1];
-        let l = wgslate_engine::AttentionLayout { rows: rows as u32, heads: heads as u32, dk: dk as u32, kv_len: kv_len as u32, kv_stride: kv_stride as u32, k_off: 0, v_off: d as u32, fixed_len, q_stride: q_stride as u32 };
-        let (bq, bkv, bmap, blen) = (gpu.storage("q", &q), gpu.storage("kv", &kv), gpu.storage_u32("map", &map), gpu.storage_u32("len", &lengths));
-        let (bout, bp) = (gpu.output("out", (rows * d * 4) as u64), gpu.output("p", (rows * heads * kv_len * 4) as u64));
+        let l = wgslate_engine::AttentionLayout {
+            rows: rows as u32,
+            heads: heads as u32,
+            dk: dk as u32,
+            kv_len: kv_len as u32,
+            kv_stride: kv_stride as u32,
+            k_off: 0,
+            v_off: d as u32,
+            fixed_len,
+            q_stride: q_stride as u32,
+        };
+        let (bq, bkv, bmap, blen) = (
+            gpu.storage("q", &q),
+            gpu.storage("kv", &kv),
+            gpu.storage_u32("map", &map),
+            gpu.storage_u32("len", &lengths),
+        );
+        let (bout, bp) =
+            (gpu.output("out", (rows * d * 4) as u64), gpu.output("p", (rows * heads * kv_len * 4) as u64));
         run(&gpu, |rec| k.attention(rec, &bq, &bkv, &bkv, &bmap, &blen, &bout, &bp, l, true));
         let (want_out, want_p) = cpu::attention(&q, &kv, &kv, &map, &lengths, &l);
         let (out, p) = (read(&gpu, &bout), read(&gpu, &bp));
@@ -310,7 +410,11 @@ fn masked_mean_matches_cpu() {
     let (s, width) = (6usize, 67usize);
     let lengths: Vec<u32> = vec![6, 1, 3, 5];
     let x = random(lengths.len() * s * width, 80);
-    let (bx, bl, bm) = (gpu.storage("x", &x), gpu.storage_u32("len", &lengths), gpu.output("mean", (lengths.len() * width * 4) as u64));
+    let (bx, bl, bm) = (
+        gpu.storage("x", &x),
+        gpu.storage_u32("len", &lengths),
+        gpu.output("mean", (lengths.len() * width * 4) as u64),
+    );
     run(&gpu, |rec| k.masked_mean(rec, &bx, &bl, &bm, lengths.len() as u32, s as u32, width as u32));
     let err = rel_error(&read(&gpu, &bm), &cpu::masked_mean(&x, &lengths, s, width));
     println!("masked mean: rel error {err:e}");
@@ -363,7 +467,9 @@ fn every_shader_has_a_kernel_test() {
             continue;
         }
         match TESTED.iter().find(|(shader, _)| *shader == name) {
-            Some((_, test)) => assert!(source.contains(&format!("fn {test}()")), "{name}: test {test} is listed but not in kernels.rs"),
+            Some((_, test)) => {
+                assert!(source.contains(&format!("fn {test}()")), "{name}: test {test} is listed but not in kernels.rs")
+            }
             None => missing.push(name),
         }
     }

@@ -70,7 +70,9 @@ fn seeded_samples_equal_the_reference() {
     let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
     let out = translate_with(&mut gpu_model, &model, &sentences, &search, 3, false).unwrap();
     for (i, (c, g)) in cpu.iter().zip(&out).enumerate() {
-        let tokens = |t: &wgslate_model::translate::Translation| t.outputs.iter().map(|o| o.1.tokens.clone()).collect::<Vec<_>>();
+        let tokens = |t: &wgslate_model::translate::Translation| {
+            t.outputs.iter().map(|o| o.1.tokens.clone()).collect::<Vec<_>>()
+        };
         assert_eq!(tokens(c), tokens(g), "sentence {i}: the same seed gives the same samples on both engines");
     }
 }
@@ -93,7 +95,10 @@ fn f16_and_f32_weights_give_the_same_tokens() {
     }
     for (a, b) in results[0].iter().zip(&results[1]) {
         assert_eq!(a.outputs[0].1.tokens, b.outputs[0].1.tokens);
-        assert_eq!(a.outputs[0].1.token_log_probs, b.outputs[0].1.token_log_probs, "f16 weights widen to the same f32 numbers");
+        assert_eq!(
+            a.outputs[0].1.token_log_probs, b.outputs[0].1.token_log_probs,
+            "f16 weights widen to the same f32 numbers"
+        );
     }
 }
 
@@ -112,5 +117,9 @@ fn decoding_again_creates_no_gpu_objects() {
     run(&mut engine);
     let before = (engine.0.pool.created, engine.0.step_sites.objects_created);
     run(&mut engine);
-    assert_eq!((engine.0.pool.created, engine.0.step_sites.objects_created), before, "(buffers, uniforms + bind groups) grew on a repeat");
+    assert_eq!(
+        (engine.0.pool.created, engine.0.step_sites.objects_created),
+        before,
+        "(buffers, uniforms + bind groups) grew on a repeat"
+    );
 }

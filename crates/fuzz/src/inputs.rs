@@ -280,10 +280,35 @@ pub struct SettingsCase {
 
 impl SettingsCase {
     pub fn generate(rng: &mut Rng) -> Self {
-        const KEYS: &[&str] = &["model", "beam", "lpk", "lp", "cov", "end", "a", "b", "sample", "t", "k", "p", "seed", "text", "n", "x"];
+        const KEYS: &[&str] =
+            &["model", "beam", "lpk", "lp", "cov", "end", "a", "b", "sample", "t", "k", "p", "seed", "text", "n", "x"];
         const VALUES: &[&str] = &[
-            "-1e30", "1e30", "NaN", "nan", "inf", "-inf", "4294967295", "18446744073709551616", "-1", "0", "1", "1.5", "16",
-            "17", "0.01", "", " 3 ", "true", "false", "gnmt", "avg", "en-de/gru", "../x", "a/b", "1e-320", "9007199254740993",
+            "-1e30",
+            "1e30",
+            "NaN",
+            "nan",
+            "inf",
+            "-inf",
+            "4294967295",
+            "18446744073709551616",
+            "-1",
+            "0",
+            "1",
+            "1.5",
+            "16",
+            "17",
+            "0.01",
+            "",
+            " 3 ",
+            "true",
+            "false",
+            "gnmt",
+            "avg",
+            "en-de/gru",
+            "../x",
+            "a/b",
+            "1e-320",
+            "9007199254740993",
         ];
         let pairs = (0..rng.between(0, 8))
             .map(|_| {

@@ -96,9 +96,6 @@ pub fn run(target: &Target, seed: u64, start: u64, count: u64, threads: u64) -> 
     });
     match found.into_iter().flatten().min_by_key(|f| f.index) {
         Some(f) => Err(f),
-        None => Ok(Summary {
-            inputs: count,
-            seconds: began.elapsed().as_secs_f64(),
-        }),
+        None => Ok(Summary { inputs: count, seconds: began.elapsed().as_secs_f64() }),
     }
 }

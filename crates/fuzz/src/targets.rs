@@ -155,7 +155,8 @@ pub fn settings(case: &SettingsCase) {
     let (s, _, _) = Settings::from_pairs(case.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     for (k, v) in s.to_pairs() {
         if k != "model" && k != "lpk" && k != "sample" {
-            checked_number(k, &v).unwrap_or_else(|e| panic!("{k}={v} was accepted but is refused on the way back: {e}"));
+            checked_number(k, &v)
+                .unwrap_or_else(|e| panic!("{k}={v} was accepted but is refused on the way back: {e}"));
         }
     }
     let pairs = s.to_pairs();

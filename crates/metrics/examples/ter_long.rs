@@ -41,16 +41,26 @@ fn main() {
     let hyp = hypothesis(&words, 0).join(" ");
     let start = Instant::now();
     let (score, edits, ref_len) = ter.corpus_score(&[&hyp], &[vec![reference.as_str()]]);
-    println!("1 reference:  {} tokens, TER {score:.4} ({edits} edits / {ref_len}) in {:.2} s", words.len(), start.elapsed().as_secs_f64());
+    println!(
+        "1 reference:  {} tokens, TER {score:.4} ({edits} edits / {ref_len}) in {:.2} s",
+        words.len(),
+        start.elapsed().as_secs_f64()
+    );
 
     let refs: Vec<String> = (1..=4).map(|v| hypothesis(&words, v).join(" ")).collect();
     if let Some(dir) = args.get(2) {
-        let write = |name: &str, line: &str| std::fs::write(format!("{dir}/{name}"), format!("{line}\n")).expect("write");
+        let write =
+            |name: &str, line: &str| std::fs::write(format!("{dir}/{name}"), format!("{line}\n")).expect("write");
         write("ref.txt", &reference);
         write("hyp.txt", &hyp);
         refs.iter().enumerate().for_each(|(k, r)| write(&format!("ref{}.txt", k + 1), r));
     }
     let start = Instant::now();
-    let (score, edits, ref_len) = ter.corpus_score(&[&reference], &refs.iter().map(|r| vec![r.as_str()]).collect::<Vec<_>>());
-    println!("4 references: {} tokens, TER {score:.4} ({edits} edits / {ref_len}) in {:.2} s", words.len(), start.elapsed().as_secs_f64());
+    let (score, edits, ref_len) =
+        ter.corpus_score(&[&reference], &refs.iter().map(|r| vec![r.as_str()]).collect::<Vec<_>>());
+    println!(
+        "4 references: {} tokens, TER {score:.4} ({edits} edits / {ref_len}) in {:.2} s",
+        words.len(),
+        start.elapsed().as_secs_f64()
+    );
 }

@@ -45,7 +45,13 @@ pub struct BleuOptions {
 
 impl Default for BleuOptions {
     fn default() -> Self {
-        Self { tokenize: Tokenize::Thirteen, lowercase: false, smoothing: Smoothing::Exp, max_ngram_order: 4, effective_order: false }
+        Self {
+            tokenize: Tokenize::Thirteen,
+            lowercase: false,
+            smoothing: Smoothing::Exp,
+            max_ngram_order: 4,
+            effective_order: false,
+        }
     }
 }
 
@@ -88,7 +94,11 @@ pub struct BleuScore {
 
 impl BleuScore {
     pub fn ratio(&self) -> f64 {
-        if self.ref_len > 0 { self.sys_len as f64 / self.ref_len as f64 } else { 0.0 }
+        if self.ref_len > 0 {
+            self.sys_len as f64 / self.ref_len as f64
+        } else {
+            0.0
+        }
     }
 }
 
@@ -109,7 +119,11 @@ fn ngrams(tokens: &[String], max_order: usize) -> Ngrams<'_> {
 }
 
 fn my_log(x: f64) -> f64 {
-    if x == 0.0 { -9_999_999_999.0 } else { x.ln() }
+    if x == 0.0 {
+        -9_999_999_999.0
+    } else {
+        x.ln()
+    }
 }
 
 impl Bleu {
@@ -164,9 +178,25 @@ impl Bleu {
         let mut correct: Vec<f64> = stats.correct.iter().map(|&c| c as f64).collect();
         let mut total: Vec<f64> = stats.total.iter().map(|&c| c as f64).collect();
         let (sys_len, ref_len) = (stats.sys_len, stats.ref_len);
-        let bp = if sys_len < ref_len { if sys_len > 0 { (1.0 - ref_len as f64 / sys_len as f64).exp() } else { 0.0 } } else { 1.0 };
+        let bp = if sys_len < ref_len {
+            if sys_len > 0 {
+                (1.0 - ref_len as f64 / sys_len as f64).exp()
+            } else {
+                0.0
+            }
+        } else {
+            1.0
+        };
         let mut precisions = vec![0.0; order];
-        let done = |score, correct, total, precisions| BleuScore { score, counts: correct, totals: total, precisions, bp, sys_len, ref_len };
+        let done = |score, correct, total, precisions| BleuScore {
+            score,
+            counts: correct,
+            totals: total,
+            precisions,
+            bp,
+            sys_len,
+            ref_len,
+        };
         if correct.iter().all(|&c| c == 0.0) {
             return done(0.0, correct, total, precisions);
         }

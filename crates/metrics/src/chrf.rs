@@ -28,7 +28,8 @@ pub struct Chrf {
 type Counts = HashMap<Vec<char>, u64>;
 
 fn char_ngrams(line: &str, max_order: usize, whitespace: bool) -> Vec<Counts> {
-    let chars: Vec<char> = if whitespace { line.chars().collect() } else { pystr::split(line).flat_map(|w| w.chars()).collect() };
+    let chars: Vec<char> =
+        if whitespace { line.chars().collect() } else { pystr::split(line).flat_map(|w| w.chars()).collect() };
     (1..=max_order)
         .map(|n| {
             let mut c = HashMap::new();
@@ -164,7 +165,10 @@ impl Chrf {
     }
 
     pub fn corpus_stats(&self, hyps: &[&str], refs: &[Vec<&str>]) -> Vec<Vec<u64>> {
-        hyps.iter().enumerate().map(|(i, h)| self.segment_stats(h, &refs.iter().map(|s| s[i]).collect::<Vec<_>>())).collect()
+        hyps.iter()
+            .enumerate()
+            .map(|(i, h)| self.segment_stats(h, &refs.iter().map(|s| s[i]).collect::<Vec<_>>()))
+            .collect()
     }
 
     pub fn corpus_score(&self, hyps: &[&str], refs: &[Vec<&str>]) -> f64 {

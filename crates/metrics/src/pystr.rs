@@ -40,5 +40,9 @@ pub fn lines(text: &str) -> Vec<String> {
 
 /// Python's `f"{x:.{digits}f}"` (Rust writes NaN as "NaN", Python as "nan").
 pub fn fixed(x: f64, digits: usize) -> String {
-    if x.is_nan() { "nan".into() } else { format!("{x:.digits$}") }
+    if x.is_nan() {
+        "nan".into()
+    } else {
+        format!("{x:.digits$}")
+    }
 }

@@ -57,25 +57,42 @@ pub fn bleu(o: &BleuOptions, num_refs: Option<usize>, r: &Resampling) -> Signatu
         Smoothing::Floor(v) | Smoothing::AddK(v) => format!("{}[{}]", o.smoothing.name(), crate::pystr::fixed(v, 2)),
         s => s.name().to_string(),
     };
-    build(num_refs, r, vec![("case", "c", case(o.lowercase)), ("eff", "e", yes_no(o.effective_order)), ("tok", "tok", o.tokenize.name().into()), ("smooth", "s", smooth)])
+    build(
+        num_refs,
+        r,
+        vec![
+            ("case", "c", case(o.lowercase)),
+            ("eff", "e", yes_no(o.effective_order)),
+            ("tok", "tok", o.tokenize.name().into()),
+            ("smooth", "s", smooth),
+        ],
+    )
 }
 
 pub fn chrf(o: &ChrfOptions, num_refs: Option<usize>, r: &Resampling) -> Signature {
-    build(num_refs, r, vec![
-        ("case", "c", case(o.lowercase)),
-        ("eff", "e", yes_no(!o.eps_smoothing)),
-        ("nc", "nc", o.char_order.to_string()),
-        ("nw", "nw", o.word_order.to_string()),
-        ("space", "s", yes_no(o.whitespace)),
-    ])
+    build(
+        num_refs,
+        r,
+        vec![
+            ("case", "c", case(o.lowercase)),
+            ("eff", "e", yes_no(!o.eps_smoothing)),
+            ("nc", "nc", o.char_order.to_string()),
+            ("nw", "nw", o.word_order.to_string()),
+            ("space", "s", yes_no(o.whitespace)),
+        ],
+    )
 }
 
 pub fn ter(o: &TerOptions, num_refs: Option<usize>, r: &Resampling) -> Signature {
-    build(num_refs, r, vec![
-        ("case", "c", case(!o.case_sensitive)),
-        ("tok", "t", "tercom".into()),
-        ("norm", "nr", yes_no(o.normalized)),
-        ("punct", "pn", yes_no(!o.no_punct)),
-        ("asian", "as", yes_no(o.asian_support)),
-    ])
+    build(
+        num_refs,
+        r,
+        vec![
+            ("case", "c", case(!o.case_sensitive)),
+            ("tok", "t", "tercom".into()),
+            ("norm", "nr", yes_no(o.normalized)),
+            ("punct", "pn", yes_no(!o.no_punct)),
+            ("asian", "as", yes_no(o.asian_support)),
+        ],
+    )
 }

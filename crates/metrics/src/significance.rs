@@ -13,7 +13,11 @@ pub enum Scorer<'a> {
 }
 
 fn my_log(x: f64) -> f64 {
-    if x == 0.0 { -9_999_999_999.0 } else { x.ln() }
+    if x == 0.0 {
+        -9_999_999_999.0
+    } else {
+        x.ln()
+    }
 }
 
 impl Scorer<'_> {
@@ -23,7 +27,13 @@ impl Scorer<'_> {
             Scorer::Chrf(c) => c.f_score_num(stats),
             Scorer::Ter => {
                 let (edits, ref_len) = (stats[0], stats[1]);
-                let rate = if ref_len.value() > 0.0 { edits / ref_len } else if edits.value() > 0.0 { Num::Py(1.0) } else { Num::Py(0.0) };
+                let rate = if ref_len.value() > 0.0 {
+                    edits / ref_len
+                } else if edits.value() > 0.0 {
+                    Num::Py(1.0)
+                } else {
+                    Num::Py(0.0)
+                };
                 Num::Py(100.0) * rate
             }
         }
@@ -38,7 +48,11 @@ fn bleu_score(o: &BleuOptions, stats: &[Num]) -> Num {
     let mut correct = stats[2..2 + order].to_vec();
     let mut total = stats[2 + order..2 + 2 * order].to_vec();
     let bp = if sys_len.value() < ref_len.value() {
-        if sys_len.value() > 0.0 { (Num::Py(1.0) - ref_len / sys_len).value().exp() } else { 0.0 }
+        if sys_len.value() > 0.0 {
+            (Num::Py(1.0) - ref_len / sys_len).value().exp()
+        } else {
+            0.0
+        }
     } else {
         1.0
     };
@@ -127,7 +141,11 @@ fn statistics_mean(s: &[Num]) -> f64 {
         sum = t;
     }
     let mean = (sum + comp) / s.len() as f64;
-    if s.first().is_some_and(|v| v.is_f32()) { mean as f32 as f64 } else { mean }
+    if s.first().is_some_and(|v| v.is_f32()) {
+        mean as f32 as f64
+    } else {
+        mean
+    }
 }
 
 /// `np.array(scores)`: float32 only when every score is a float32 scalar; one Python float among
@@ -208,9 +226,21 @@ pub struct PairedResult {
 }
 
 /// `--paired-bs`: both systems resampled with the same indices; p-value of the absolute difference.
-pub fn paired_bootstrap(baseline: &[Vec<f64>], system: &[Vec<f64>], baseline_score: f64, system_score: f64, scorer: &Scorer, n_samples: usize, seed: &[u32]) -> PairedResult {
+pub fn paired_bootstrap(
+    baseline: &[Vec<f64>],
+    system: &[Vec<f64>],
+    baseline_score: f64,
+    system_score: f64,
+    scorer: &Scorer,
+    n_samples: usize,
+    seed: &[u32],
+) -> PairedResult {
     let bl = Array::new(&resample(baseline, scorer, n_samples, seed));
     let sys = Array::new(&resample(system, scorer, n_samples, seed));
     let count = count_above(&sys, &bl, (baseline_score - system_score).abs());
-    PairedResult { baseline: bl.interval(), system: sys.interval(), p_value: (count + 1) as f64 / (n_samples + 1) as f64 }
+    PairedResult {
+        baseline: bl.interval(),
+        system: sys.interval(),
+        p_value: (count + 1) as f64 / (n_samples + 1) as f64,
+    }
 }

@@ -1,8 +1,8 @@
 //! Translation Edit Rate with tercom's shift search, as sacreBLEU's `lib_ter` implements it
 //! (beam-limited edit distance, greedy shifts, the same tie-breaking and candidate limits).
 
-pub use crate::ter_tokenizer::TerOptions;
 use crate::ter_edit::{scratch_rows, EditMatrix, Op, INF};
+pub use crate::ter_tokenizer::TerOptions;
 use crate::{pystr, ter_tokenizer};
 
 const MAX_SHIFT_SIZE: usize = 10;
@@ -173,12 +173,22 @@ impl Ter {
     }
 
     pub fn corpus_stats(&self, hyps: &[&str], refs: &[Vec<&str>]) -> Vec<[f64; 2]> {
-        hyps.iter().enumerate().map(|(i, h)| self.segment_stats(h, &refs.iter().map(|s| s[i]).collect::<Vec<_>>())).collect()
+        hyps.iter()
+            .enumerate()
+            .map(|(i, h)| self.segment_stats(h, &refs.iter().map(|s| s[i]).collect::<Vec<_>>()))
+            .collect()
     }
 
     /// (score, total edits, total reference length) from summed statistics.
     pub fn compute(&self, edits: f64, ref_len: f64) -> f64 {
-        100.0 * if ref_len > 0.0 { edits / ref_len } else if edits > 0.0 { 1.0 } else { 0.0 }
+        100.0
+            * if ref_len > 0.0 {
+                edits / ref_len
+            } else if edits > 0.0 {
+                1.0
+            } else {
+                0.0
+            }
     }
 
     pub fn corpus_score(&self, hyps: &[&str], refs: &[Vec<&str>]) -> (f64, f64, f64) {

@@ -29,7 +29,11 @@ struct Band {
 impl Band {
     fn new(n_hyp: usize, n_ref: usize) -> Self {
         let ratio = if n_hyp > 0 { n_ref as f64 / n_hyp as f64 } else { 1.0 };
-        let beam = if (BEAM_WIDTH as f64) < ratio / 2.0 { (ratio / 2.0 + BEAM_WIDTH as f64).ceil() as i64 } else { BEAM_WIDTH };
+        let beam = if (BEAM_WIDTH as f64) < ratio / 2.0 {
+            (ratio / 2.0 + BEAM_WIDTH as f64).ceil() as i64
+        } else {
+            BEAM_WIDTH
+        };
         Self { ratio, beam, n_hyp, n_ref }
     }
 
@@ -40,7 +44,8 @@ impl Band {
         }
         let diag = (i as f64 * self.ratio).floor() as i64;
         let lo = (diag - self.beam).max(0) as usize;
-        let hi = if i == self.n_hyp { self.n_ref + 1 } else { (diag + self.beam).clamp(0, self.n_ref as i64 + 1) as usize };
+        let hi =
+            if i == self.n_hyp { self.n_ref + 1 } else { (diag + self.beam).clamp(0, self.n_ref as i64 + 1) as usize };
         (lo, hi.max(lo))
     }
 }

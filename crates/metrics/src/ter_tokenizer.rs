@@ -16,7 +16,18 @@ fn is_asian_punct(c: char) -> bool {
 }
 
 fn is_full_width_punct(c: char) -> bool {
-    matches!(c, '\u{ff0e}' | '\u{ff0c}' | '\u{ff1f}' | '\u{ff1a}' | '\u{ff1b}' | '\u{ff01}' | '\u{ff02}' | '\u{ff08}' | '\u{ff09}')
+    matches!(
+        c,
+        '\u{ff0e}'
+            | '\u{ff0c}'
+            | '\u{ff1f}'
+            | '\u{ff1a}'
+            | '\u{ff1b}'
+            | '\u{ff01}'
+            | '\u{ff02}'
+            | '\u{ff08}'
+            | '\u{ff09}'
+    )
 }
 
 /// Characters `_normalize_asian` surrounds with spaces. Its three kana rules are anchored at the
@@ -30,7 +41,13 @@ fn is_asian_spaced(c: char) -> bool {
 }
 
 fn normalize_western(sent: &str) -> String {
-    let s = sent.replace("\n-", "").replace('\n', " ").replace("&quot;", "\"").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">");
+    let s = sent
+        .replace("\n-", "")
+        .replace('\n', " ")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">");
     let s: Vec<char> = format!(" {s} ").chars().collect();
     let spaced: String = space_around(&s, is_13a_punct).into_iter().collect();
     // "'s$" never matches: the string ends with the space added above.

@@ -50,7 +50,11 @@ pub(crate) fn is_13a_punct(c: char) -> bool {
 }
 
 /// `re.sub` of a two-character pattern: scans left to right over non-overlapping matches.
-pub(crate) fn sub_pairs(chars: &[char], hit: impl Fn(char, char) -> bool, replace: impl Fn(char, char, &mut Vec<char>)) -> Vec<char> {
+pub(crate) fn sub_pairs(
+    chars: &[char],
+    hit: impl Fn(char, char) -> bool,
+    replace: impl Fn(char, char, &mut Vec<char>),
+) -> Vec<char> {
     let mut out = Vec::with_capacity(chars.len() + 8);
     let mut i = 0;
     while i < chars.len() {

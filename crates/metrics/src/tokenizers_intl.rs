@@ -12,7 +12,13 @@ fn is_number(c: char) -> bool {
 fn is_punct(c: char) -> bool {
     matches!(
         get_general_category(c),
-        G::ConnectorPunctuation | G::DashPunctuation | G::OpenPunctuation | G::ClosePunctuation | G::InitialPunctuation | G::FinalPunctuation | G::OtherPunctuation
+        G::ConnectorPunctuation
+            | G::DashPunctuation
+            | G::OpenPunctuation
+            | G::ClosePunctuation
+            | G::InitialPunctuation
+            | G::FinalPunctuation
+            | G::OtherPunctuation
     )
 }
 

@@ -5,7 +5,8 @@ use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::*;
 
 fn cases() -> Vec<Value> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sacrebleu-golden.json")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sacrebleu-golden.json")).unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     v["cases"].as_array().unwrap().clone()
 }

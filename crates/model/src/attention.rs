@@ -22,7 +22,11 @@ pub struct AttentionMaps {
 }
 
 fn stack_maps(maps: &[candle_core::Tensor]) -> Result<Maps, String> {
-    let stacked = candle_core::Tensor::stack(&maps.iter().map(|m| m.squeeze(0)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?, 0).map_err(|e| e.to_string())?;
+    let stacked = candle_core::Tensor::stack(
+        &maps.iter().map(|m| m.squeeze(0)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?,
+        0,
+    )
+    .map_err(|e| e.to_string())?;
     to_maps(&stacked.to_device(&Device::Cpu).map_err(|e| e.to_string())?)
 }
 
@@ -31,7 +35,8 @@ fn to_maps(t: &candle_core::Tensor) -> Result<Maps, String> {
     let dims = t.dims().to_vec();
     let flat = t.flatten_all().and_then(|f| f.to_vec1::<f32>()).map_err(|e| e.to_string())?;
     let (l, h, r, c) = (dims[0], dims[1], dims[2], dims[3]);
-    let row = |li: usize, hi: usize, ri: usize| flat[((li * h + hi) * r + ri) * c..((li * h + hi) * r + ri + 1) * c].to_vec();
+    let row =
+        |li: usize, hi: usize, ri: usize| flat[((li * h + hi) * r + ri) * c..((li * h + hi) * r + ri + 1) * c].to_vec();
     Ok((0..l).map(|li| (0..h).map(|hi| (0..r).map(|ri| row(li, hi, ri)).collect()).collect()).collect())
 }
 
@@ -50,12 +55,15 @@ pub fn attention_maps(model: &Model, source_ids: &[u32], output: &[u32]) -> Resu
         steps.push(per_row);
     }
     let (layers, heads) = (steps[0].len(), steps[0][0].len());
-    let cross = (0..layers).map(|l| (0..heads).map(|h| steps.iter().map(|s| s[l][h].clone()).collect()).collect()).collect();
+    let cross =
+        (0..layers).map(|l| (0..heads).map(|h| steps.iter().map(|s| s[l][h].clone()).collect()).collect()).collect();
     let (encoder_self, decoder_self) = match &model.net {
         Net::Transformer(t) => {
             let (src, mask) = pad_batch(&[source_ids.to_vec()]).map_err(|e| e.to_string())?;
             let (memory, maps) = t.encode_with_attention(&src, &mask, false, true).map_err(|e| e.to_string())?;
-            let tgt_in = candle_core::Tensor::new(inputs.as_slice(), &Device::Cpu).and_then(|x| x.unsqueeze(0)).map_err(|e| e.to_string())?;
+            let tgt_in = candle_core::Tensor::new(inputs.as_slice(), &Device::Cpu)
+                .and_then(|x| x.unsqueeze(0))
+                .map_err(|e| e.to_string())?;
             let (_, dec) = t.decode_with_attention(&memory, &mask, &tgt_in, false, true).map_err(|e| e.to_string())?;
             (stack_maps(&maps)?, stack_maps(&dec)?)
         }

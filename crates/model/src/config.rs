@@ -94,7 +94,13 @@ impl ModelConfig {
         }
         match self {
             ModelConfig::Transformer(c) => {
-                for (n, v) in [("vocab_size", c.vocab_size), ("d_model", c.d_model), ("n_heads", c.n_heads), ("d_ff", c.d_ff), ("max_len", c.max_len)] {
+                for (n, v) in [
+                    ("vocab_size", c.vocab_size),
+                    ("d_model", c.d_model),
+                    ("n_heads", c.n_heads),
+                    ("d_ff", c.d_ff),
+                    ("max_len", c.max_len),
+                ] {
                     positive(n, v)?;
                 }
                 if c.encoder_layers > MAX_LAYERS || c.decoder_layers > MAX_LAYERS {
@@ -105,7 +111,14 @@ impl ModelConfig {
                 }
             }
             ModelConfig::Gru(c) => {
-                for (n, v) in [("vocab_size", c.vocab_size), ("emb_dim", c.emb_dim), ("encoder_hidden", c.encoder_hidden), ("decoder_hidden", c.decoder_hidden), ("attention_dim", c.attention_dim), ("max_len", c.max_len)] {
+                for (n, v) in [
+                    ("vocab_size", c.vocab_size),
+                    ("emb_dim", c.emb_dim),
+                    ("encoder_hidden", c.encoder_hidden),
+                    ("decoder_hidden", c.decoder_hidden),
+                    ("attention_dim", c.attention_dim),
+                    ("max_len", c.max_len),
+                ] {
                     positive(n, v)?;
                 }
                 if c.score == AttentionScore::Dot && c.decoder_hidden != 2 * c.encoder_hidden {

@@ -41,7 +41,9 @@ impl GruCell {
     fn step(&self, xp: &Tensor, h: &Tensor, w_hh_t: &Tensor) -> Result<Tensor> {
         let hidden = h.dim(1)?;
         let hp = h.matmul(w_hh_t)?.broadcast_add(&self.b_hh)?;
-        let gate = |i: usize| -> Result<(Tensor, Tensor)> { Ok((xp.narrow(1, i * hidden, hidden)?, hp.narrow(1, i * hidden, hidden)?)) };
+        let gate = |i: usize| -> Result<(Tensor, Tensor)> {
+            Ok((xp.narrow(1, i * hidden, hidden)?, hp.narrow(1, i * hidden, hidden)?))
+        };
         let (xr, hr) = gate(0)?;
         let (xz, hz) = gate(1)?;
         let (xn, hn) = gate(2)?;
@@ -103,7 +105,11 @@ impl GruModel {
             AttentionScore::Additive => Scorer::Additive {
                 query: Linear::new(hd, a, false, vb.pp("attention.query"))?,
                 key: Linear::new(2 * he, a, true, vb.pp("attention.key"))?,
-                v: vb.get_with_hints(a, "attention.v", candle_nn::Init::Uniform { lo: -(a as f64).powf(-0.5), up: (a as f64).powf(-0.5) })?,
+                v: vb.get_with_hints(
+                    a,
+                    "attention.v",
+                    candle_nn::Init::Uniform { lo: -(a as f64).powf(-0.5), up: (a as f64).powf(-0.5) },
+                )?,
             },
             AttentionScore::Dot => Scorer::Dot,
             AttentionScore::General => Scorer::General { key: Linear::new(2 * he, hd, false, vb.pp("attention.key"))? },

@@ -32,7 +32,8 @@ impl Linear {
     pub fn new(input: usize, output: usize, bias: bool, vb: VarBuilder) -> Result<Self> {
         let bound = 1.0 / (input as f64).sqrt();
         let weight = vb.get_with_hints((output, input), "weight", Init::Uniform { lo: -bound, up: bound })?;
-        let bias = if bias { Some(vb.get_with_hints(output, "bias", Init::Uniform { lo: -bound, up: bound })?) } else { None };
+        let bias =
+            if bias { Some(vb.get_with_hints(output, "bias", Init::Uniform { lo: -bound, up: bound })?) } else { None };
         Ok(Self { weight, bias })
     }
 }
@@ -96,7 +97,11 @@ fn dropout_mask(n: usize, p: f32) -> Result<Tensor> {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            if ((state >> 32) as u32) < threshold { 0.0 } else { keep }
+            if ((state >> 32) as u32) < threshold {
+                0.0
+            } else {
+                keep
+            }
         })
         .collect();
     Tensor::from_vec(mask, n, &Device::Cpu)
@@ -130,7 +135,11 @@ pub fn log_softmax(x: &Tensor) -> Result<Tensor> {
 }
 
 pub fn to_f32(t: &Tensor) -> Result<Tensor> {
-    if t.dtype() == DType::F32 { Ok(t.clone()) } else { t.to_dtype(DType::F32) }
+    if t.dtype() == DType::F32 {
+        Ok(t.clone())
+    } else {
+        t.to_dtype(DType::F32)
+    }
 }
 
 pub fn last_dim(t: &Tensor) -> Result<usize> {

@@ -53,7 +53,11 @@ impl Model {
         config.validate().map_err(|e| format!("config.json: {e}"))?;
         let vocab = Vocab::from_bytes(tokenizer_json)?;
         if vocab.vocab_size() != config.vocab_size() {
-            return Err(format!("tokenizer.json has {} tokens but config.json says vocab_size {}", vocab.vocab_size(), config.vocab_size()));
+            return Err(format!(
+                "tokenizer.json has {} tokens but config.json says vocab_size {}",
+                vocab.vocab_size(),
+                config.vocab_size()
+            ));
         }
         let checked = Arc::new(weights::CheckedWeights::parse(weights)?);
         let net = Net::new(&config, weights::var_builder(&checked)).map_err(|e| e.to_string())?;
@@ -65,7 +69,9 @@ impl Model {
     }
 
     pub fn from_dir(dir: &Path) -> Result<Self, String> {
-        let read = |name: &str| std::fs::read(dir.join(name)).map_err(|e| format!("cannot read {}: {e}", dir.join(name).display()));
+        let read = |name: &str| {
+            std::fs::read(dir.join(name)).map_err(|e| format!("cannot read {}: {e}", dir.join(name).display()))
+        };
         Self::from_bytes(&read("config.json")?, &read("model.safetensors")?, &read("tokenizer.json")?)
     }
 }

@@ -176,13 +176,20 @@ impl CustomOp2 for SmoothedCrossEntropy {
     }
     fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Result<(CpuStorage, Shape)> {
         let (x, w) = rows(s1, l1)?;
-        let (ts, te) = l2.contiguous_offsets().ok_or_else(|| candle_core::Error::Msg("targets must be contiguous".into()))?;
+        let (ts, te) =
+            l2.contiguous_offsets().ok_or_else(|| candle_core::Error::Msg("targets must be contiguous".into()))?;
         let targets = &s2.as_slice::<u32>()?[ts..te];
         let out: Vec<f32> = x.chunks(w).zip(targets).map(|(r, &t)| self.row(r, t as usize).0).collect();
         let n = out.len();
         Ok((CpuStorage::F32(out), Shape::from(n)))
     }
-    fn bwd(&self, logits: &Tensor, targets: &Tensor, _res: &Tensor, g: &Tensor) -> Result<(Option<Tensor>, Option<Tensor>)> {
+    fn bwd(
+        &self,
+        logits: &Tensor,
+        targets: &Tensor,
+        _res: &Tensor,
+        g: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
         let w = logits.dim(1)?;
         let xv = host(logits)?;
         let tv = targets.to_vec1::<u32>()?;

@@ -10,7 +10,9 @@ use half::f16;
 pub enum WeightFormat {
     F16,
     /// int8 with one scale per `block` values of a row; `usize::MAX` means one scale per row.
-    Int8 { block: usize },
+    Int8 {
+        block: usize,
+    },
 }
 
 pub const SCALE_SUFFIX: &str = ".scale";
@@ -42,7 +44,11 @@ impl std::fmt::Display for WeightFormat {
 
 /// The block length used for a row of `k` values: `block` if it divides `k`, else the whole row.
 pub fn block_for(k: usize, block: usize) -> usize {
-    if block != PER_ROW && block > 0 && k % block == 0 { block } else { k.max(1) }
+    if block != PER_ROW && block > 0 && k % block == 0 {
+        block
+    } else {
+        k.max(1)
+    }
 }
 
 /// Quantises a row-major [rows, k] matrix; returns the int8 values and the scales ([rows, k / b]).
@@ -64,5 +70,8 @@ pub fn quantize(values: &[f32], k: usize, block: usize) -> (Vec<i8>, Vec<f16>) {
 /// Widens int8 values with their scales back to f32, each rounded to f16: the GPU engine keeps
 /// matrices in f16 on the device, and both engines must hold the same numbers.
 pub fn dequantize(q: &[i8], scales: &[f16], block: usize) -> Vec<f32> {
-    q.chunks(block).zip(scales).flat_map(|(chunk, s)| chunk.iter().map(move |&v| f16::from_f32(v as f32 * s.to_f32()).to_f32())).collect()
+    q.chunks(block)
+        .zip(scales)
+        .flat_map(|(chunk, s)| chunk.iter().map(move |&v| f16::from_f32(v as f32 * s.to_f32()).to_f32()))
+        .collect()
 }

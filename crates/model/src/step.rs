@@ -3,10 +3,10 @@
 use candle_core::{Device, Tensor};
 use wgslate_decode::{StepModel, StepOutput};
 
+use crate::config::ModelConfig;
 use crate::config::{BOS_ID, EOS_ID, PAD_ID};
 use crate::gru::GruState;
 use crate::transformer::TransformerState;
-use crate::config::ModelConfig;
 use crate::Net;
 
 enum State {
@@ -100,10 +100,15 @@ impl StepModel for CpuStepper<'_> {
         let attention = if want_attention {
             let mean = attention.mean(1).and_then(|a| a.mean(1)).and_then(|a| a.to_vec2::<f32>()).map_err(err)?;
             self.last_attention_full = Some(attention);
-            Some(mean.into_iter().zip(&self.row_source).map(|(mut row, &s)| {
-                row.truncate(self.source_lens[s]);
-                row
-            }).collect())
+            Some(
+                mean.into_iter()
+                    .zip(&self.row_source)
+                    .map(|(mut row, &s)| {
+                        row.truncate(self.source_lens[s]);
+                        row
+                    })
+                    .collect(),
+            )
         } else {
             None
         };

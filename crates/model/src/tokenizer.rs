@@ -11,7 +11,10 @@ use tokenizers::normalizers::unicode::NFC;
 use tokenizers::pre_tokenizers::metaspace::{Metaspace, PrependScheme};
 use tokenizers::pre_tokenizers::punctuation::Punctuation;
 use tokenizers::pre_tokenizers::sequence::Sequence;
-use tokenizers::{AddedToken, DecoderWrapper, NormalizerWrapper, PostProcessorWrapper, PreTokenizerWrapper, Tokenizer, TokenizerBuilder};
+use tokenizers::{
+    AddedToken, DecoderWrapper, NormalizerWrapper, PostProcessorWrapper, PreTokenizerWrapper, Tokenizer,
+    TokenizerBuilder,
+};
 
 use crate::config::{EOS_ID, SPECIAL_TOKENS, UNK_ID};
 
@@ -27,8 +30,10 @@ impl Vocab {
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, String> {
         // tokenizers 0.23 panics (an `expect`) on some malformed JSON inside "decoder": check the syntax first.
-        serde_json::from_slice::<serde_json::Value>(bytes).map_err(|e| format!("tokenizer.json is not valid JSON: {e}"))?;
-        let inner = Tokenizer::from_bytes(bytes).map_err(|e| format!("tokenizer.json is not a valid tokenizer: {e}"))?;
+        serde_json::from_slice::<serde_json::Value>(bytes)
+            .map_err(|e| format!("tokenizer.json is not valid JSON: {e}"))?;
+        let inner =
+            Tokenizer::from_bytes(bytes).map_err(|e| format!("tokenizer.json is not a valid tokenizer: {e}"))?;
         for (id, tok) in SPECIAL_TOKENS.iter().enumerate() {
             if inner.token_to_id(tok) != Some(id as u32) {
                 return Err(format!("tokenizer.json: special token {tok} must have id {id}"));
@@ -46,11 +51,11 @@ impl Vocab {
             .show_progress(false)
             .special_tokens(SPECIAL_TOKENS.iter().map(|t| AddedToken::from(t.to_string(), true)).collect())
             .build();
-        let pre = Sequence::new(vec![
-            Metaspace::new('▁', PrependScheme::Always, true).into(),
-            Punctuation::default().into(),
-        ]);
-        let mut tok = TokenizerBuilder::<BPE, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>::new()
+        let pre =
+            Sequence::new(vec![Metaspace::new('▁', PrependScheme::Always, true).into(), Punctuation::default().into()]);
+        let mut tok =
+            TokenizerBuilder::<BPE, NormalizerWrapper, PreTokenizerWrapper, PostProcessorWrapper, DecoderWrapper>::new(
+            )
             .with_model(bpe)
             .with_normalizer(Some(NFC.into()))
             .with_pre_tokenizer(Some(pre.into()))

@@ -54,7 +54,10 @@ impl Attention {
     fn keys_values(&self, x: &Tensor) -> Result<(Tensor, Tensor)> {
         let kv = self.kv.forward(x)?;
         let d = kv.dim(D::Minus1)? / 2;
-        Ok((split_heads(&kv.narrow(D::Minus1, 0, d)?, self.heads)?, split_heads(&kv.narrow(D::Minus1, d, d)?, self.heads)?))
+        Ok((
+            split_heads(&kv.narrow(D::Minus1, 0, d)?, self.heads)?,
+            split_heads(&kv.narrow(D::Minus1, d, d)?, self.heads)?,
+        ))
     }
 
     fn attend(&self, x: &Tensor, k: &Tensor, v: &Tensor, bias: Option<&Tensor>) -> Result<(Tensor, Tensor)> {
@@ -120,14 +123,21 @@ impl TransformerState {
         Ok(Self {
             src_bias: pick(&self.src_bias)?,
             cross: self.cross.iter().map(|(k, v)| Ok((pick(k)?, pick(v)?))).collect::<Result<_>>()?,
-            past: self.past.iter().map(|p| p.as_ref().map(|(k, v)| Ok((pick(k)?, pick(v)?))).transpose()).collect::<Result<_>>()?,
+            past: self
+                .past
+                .iter()
+                .map(|p| p.as_ref().map(|(k, v)| Ok((pick(k)?, pick(v)?))).transpose())
+                .collect::<Result<_>>()?,
             position: self.position,
         })
     }
 }
 
 fn ffn(cfg: &TransformerConfig, vb: VarBuilder) -> Result<FeedForward> {
-    Ok(FeedForward { up: Linear::new(cfg.d_model, cfg.d_ff, true, vb.pp("ffn.up"))?, down: Linear::new(cfg.d_ff, cfg.d_model, true, vb.pp("ffn.down"))? })
+    Ok(FeedForward {
+        up: Linear::new(cfg.d_model, cfg.d_ff, true, vb.pp("ffn.up"))?,
+        down: Linear::new(cfg.d_ff, cfg.d_model, true, vb.pp("ffn.down"))?,
+    })
 }
 
 impl Transformer {
@@ -136,7 +146,12 @@ impl Transformer {
         let encoder = (0..cfg.encoder_layers)
             .map(|i| {
                 let vb = vb.pp(format!("encoder.{i}"));
-                Ok(EncoderLayer { norm1: LayerNorm::new(d, vb.pp("norm1"))?, attn: Attention::new(d, cfg.n_heads, vb.pp("self_attn"))?, norm2: LayerNorm::new(d, vb.pp("norm2"))?, ffn: ffn(cfg, vb.clone())? })
+                Ok(EncoderLayer {
+                    norm1: LayerNorm::new(d, vb.pp("norm1"))?,
+                    attn: Attention::new(d, cfg.n_heads, vb.pp("self_attn"))?,
+                    norm2: LayerNorm::new(d, vb.pp("norm2"))?,
+                    ffn: ffn(cfg, vb.clone())?,
+                })
             })
             .collect::<Result<_>>()?;
         let decoder = (0..cfg.decoder_layers)
@@ -176,7 +191,13 @@ impl Transformer {
     }
 
     /// Also returns each encoder layer's self-attention (B, h, S, S) when `capture` is set.
-    pub fn encode_with_attention(&self, src: &Tensor, src_mask: &Tensor, train: bool, capture: bool) -> Result<(Tensor, Vec<Tensor>)> {
+    pub fn encode_with_attention(
+        &self,
+        src: &Tensor,
+        src_mask: &Tensor,
+        train: bool,
+        capture: bool,
+    ) -> Result<(Tensor, Vec<Tensor>)> {
         let p = self.cfg.dropout;
         let (b, s) = src.dims2()?;
         let bias = layers::padding_bias(src_mask)?.reshape((b, 1, 1, s))?;
@@ -202,7 +223,14 @@ impl Transformer {
 
     /// The teacher-forced decoder, also returning each decoder layer's (causal) self-attention
     /// (B, h, T, T) when `capture` is set.
-    pub fn decode_with_attention(&self, memory: &Tensor, src_mask: &Tensor, tgt_in: &Tensor, train: bool, capture: bool) -> Result<(Tensor, Vec<Tensor>)> {
+    pub fn decode_with_attention(
+        &self,
+        memory: &Tensor,
+        src_mask: &Tensor,
+        tgt_in: &Tensor,
+        train: bool,
+        capture: bool,
+    ) -> Result<(Tensor, Vec<Tensor>)> {
         let p = self.cfg.dropout;
         let (b, s) = src_mask.dims2()?;
         let t = tgt_in.dim(1)?;
@@ -238,7 +266,12 @@ impl Transformer {
     pub fn start(&self, memory: &Tensor, src_mask: &Tensor) -> Result<TransformerState> {
         let (b, s) = src_mask.dims2()?;
         let cross = self.decoder.iter().map(|l| l.cross_attn.keys_values(memory)).collect::<Result<_>>()?;
-        Ok(TransformerState { src_bias: layers::padding_bias(src_mask)?.reshape((b, 1, 1, s))?, cross, past: vec![None; self.decoder.len()], position: 0 })
+        Ok(TransformerState {
+            src_bias: layers::padding_bias(src_mask)?.reshape((b, 1, 1, s))?,
+            cross,
+            past: vec![None; self.decoder.len()],
+            position: 0,
+        })
     }
 
     /// One decoder step: tokens (rows) → log-probs (rows, V) and cross-attention (rows, layers, h, S).

@@ -34,12 +34,26 @@ pub fn encode_sources(model: &Model, texts: &[String]) -> Result<Vec<(Vec<u32>, 
 }
 
 /// Translates `texts` on a synchronous engine, `batch` sentences at a time (sorted by length).
-pub fn translate_with<M: StepModel + ?Sized>(engine: &mut M, model: &Model, texts: &[String], search: &Search, batch: usize, want_attention: bool) -> Result<Vec<Translation>, String> {
+pub fn translate_with<M: StepModel + ?Sized>(
+    engine: &mut M,
+    model: &Model,
+    texts: &[String],
+    search: &Search,
+    batch: usize,
+    want_attention: bool,
+) -> Result<Vec<Translation>, String> {
     block_on(translate_with_async(engine, model, texts, search, batch, want_attention))
 }
 
 /// Translates `texts` on any engine, `batch` sentences at a time (sorted by length).
-pub async fn translate_with_async<M: AsyncStepModel + ?Sized>(engine: &mut M, model: &Model, texts: &[String], search: &Search, batch: usize, want_attention: bool) -> Result<Vec<Translation>, String> {
+pub async fn translate_with_async<M: AsyncStepModel + ?Sized>(
+    engine: &mut M,
+    model: &Model,
+    texts: &[String],
+    search: &Search,
+    batch: usize,
+    want_attention: bool,
+) -> Result<Vec<Translation>, String> {
     let encoded = encode_sources(model, texts)?;
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| (encoded[i].0.len(), i));
@@ -56,7 +70,13 @@ pub async fn translate_with_async<M: AsyncStepModel + ?Sized>(engine: &mut M, mo
 }
 
 /// Translates on the candle CPU reference.
-pub fn translate(model: &Model, texts: &[String], search: &Search, batch: usize, want_attention: bool) -> Result<Vec<Translation>, String> {
+pub fn translate(
+    model: &Model,
+    texts: &[String],
+    search: &Search,
+    batch: usize,
+    want_attention: bool,
+) -> Result<Vec<Translation>, String> {
     let mut engine = crate::step::CpuStepper::new(&model.net, &model.config);
     translate_with(&mut engine, model, texts, search, batch, want_attention)
 }
@@ -103,10 +123,19 @@ mod tests {
 
     #[test]
     fn splits_lines_and_sentences() {
-        assert_eq!(split_sentences("A dog runs. A cat sleeps!\n\nWhy? Because."), vec![vec!["A dog runs.", "A cat sleeps!"], vec![], vec!["Why?", "Because."]]);
+        assert_eq!(
+            split_sentences("A dog runs. A cat sleeps!\n\nWhy? Because."),
+            vec![vec!["A dog runs.", "A cat sleeps!"], vec![], vec!["Why?", "Because."]]
+        );
         assert_eq!(split_sentences("3.5 m tall"), vec![vec!["3.5 m tall"]]);
-        assert_eq!(split_sentences("He said \"Stop.\" Then he left."), vec![vec!["He said \"Stop.\"", "Then he left."]]);
-        assert_eq!(split_sentences("(See above.) Next! «Oui.» Non"), vec![vec!["(See above.)", "Next!", "«Oui.»", "Non"]]);
+        assert_eq!(
+            split_sentences("He said \"Stop.\" Then he left."),
+            vec![vec!["He said \"Stop.\"", "Then he left."]]
+        );
+        assert_eq!(
+            split_sentences("(See above.) Next! «Oui.» Non"),
+            vec![vec!["(See above.)", "Next!", "«Oui.»", "Non"]]
+        );
         assert_eq!(split_sentences(""), Vec::<Vec<String>>::new());
     }
 }

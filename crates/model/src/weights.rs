@@ -25,7 +25,8 @@ fn f16_values(data: &[u8]) -> Vec<half::f16> {
 
 impl CheckedWeights {
     pub fn parse(bytes: &[u8]) -> Result<Self, String> {
-        let st = SafeTensors::deserialize(bytes).map_err(|e| format!("model.safetensors is truncated or not a safetensors file ({e})"))?;
+        let st = SafeTensors::deserialize(bytes)
+            .map_err(|e| format!("model.safetensors is truncated or not a safetensors file ({e})"))?;
         let mut tensors = HashMap::new();
         let mut format = WeightFormat::F16;
         for (name, view) in st.tensors() {
@@ -45,24 +46,40 @@ impl CheckedWeights {
                     let shape = view.shape().to_vec();
                     let (rows, k) = match shape[..] {
                         [rows, k] if k > 0 => (rows, k),
-                        _ => return Err(format!("model.safetensors: int8 tensor {name} has shape {shape:?}; only matrices are int8")),
+                        _ => {
+                            return Err(format!(
+                                "model.safetensors: int8 tensor {name} has shape {shape:?}; only matrices are int8"
+                            ))
+                        }
                     };
                     let scale_name = format!("{name}{SCALE_SUFFIX}");
-                    let scale = st.tensor(&scale_name).map_err(|_| format!("model.safetensors: int8 tensor {name} has no {scale_name}"))?;
+                    let scale = st
+                        .tensor(&scale_name)
+                        .map_err(|_| format!("model.safetensors: int8 tensor {name} has no {scale_name}"))?;
                     let blocks = match scale.shape()[..] {
                         [r, b] if r == rows && b > 0 && k % b == 0 && scale.dtype() == Dtype::F16 => b,
-                        _ => return Err(format!("model.safetensors: {scale_name} must be F16 of shape [{rows}, k / block] for k = {k}")),
+                        _ => {
+                            return Err(format!(
+                                "model.safetensors: {scale_name} must be F16 of shape [{rows}, k / block] for k = {k}"
+                            ))
+                        }
                     };
                     let block = k / blocks;
                     let tensor_format = WeightFormat::Int8 { block: if blocks == 1 { quant::PER_ROW } else { block } };
                     if format != WeightFormat::F16 && format != tensor_format {
-                        return Err(format!("model.safetensors: {name} is {tensor_format} but other tensors are {format}"));
+                        return Err(format!(
+                            "model.safetensors: {name} is {tensor_format} but other tensors are {format}"
+                        ));
                     }
                     format = tensor_format;
                     let q: Vec<i8> = view.data().iter().map(|&b| b as i8).collect();
                     tensors.insert(name, (shape, quant::dequantize(&q, &f16_values(scale.data()), block)));
                 }
-                other => return Err(format!("model.safetensors: tensor {name} is {other:?}; wgslate reads F16 and I8 weights")),
+                other => {
+                    return Err(format!(
+                        "model.safetensors: tensor {name} is {other:?}; wgslate reads F16 and I8 weights"
+                    ))
+                }
             }
         }
         Ok(Self { tensors, used: Mutex::new(HashSet::new()), format })
@@ -98,15 +115,26 @@ pub struct SharedWeights(pub std::sync::Arc<CheckedWeights>);
 
 impl SimpleBackend for SharedWeights {
     fn get(&self, s: Shape, name: &str, _: candle_nn::Init, dtype: DType, dev: &Device) -> candle_core::Result<Tensor> {
-        let (shape, data) = self.0.tensors.get(name).ok_or_else(|| candle_core::Error::Msg(format!("model.safetensors has no tensor {name}")))?;
+        let (shape, data) = self
+            .0
+            .tensors
+            .get(name)
+            .ok_or_else(|| candle_core::Error::Msg(format!("model.safetensors has no tensor {name}")))?;
         if shape.as_slice() != s.dims() {
-            candle_core::bail!("model.safetensors: tensor {name} has shape {shape:?}, config.json implies {:?}", s.dims());
+            candle_core::bail!(
+                "model.safetensors: tensor {name} has shape {shape:?}, config.json implies {:?}",
+                s.dims()
+            );
         }
         self.0.used.lock().unwrap().insert(name.to_string());
         Tensor::from_slice(data, shape.as_slice(), dev)?.to_dtype(dtype)
     }
     fn get_unchecked(&self, name: &str, dtype: DType, dev: &Device) -> candle_core::Result<Tensor> {
-        let (shape, data) = self.0.tensors.get(name).ok_or_else(|| candle_core::Error::Msg(format!("model.safetensors has no tensor {name}")))?;
+        let (shape, data) = self
+            .0
+            .tensors
+            .get(name)
+            .ok_or_else(|| candle_core::Error::Msg(format!("model.safetensors has no tensor {name}")))?;
         self.0.used.lock().unwrap().insert(name.to_string());
         Tensor::from_slice(data, shape.as_slice(), dev)?.to_dtype(dtype)
     }
@@ -129,22 +157,38 @@ pub fn to_f16_safetensors(tensors: &[(String, Tensor)]) -> Result<Vec<u8>, Strin
 pub fn to_safetensors(tensors: &[(String, Tensor)], format: WeightFormat) -> Result<Vec<u8>, String> {
     let mut owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
     for (name, t) in tensors {
-        let values = t.flatten_all().and_then(|t| t.to_dtype(DType::F32)).and_then(|t| t.to_vec1::<f32>()).map_err(|e| e.to_string())?;
+        let values = t
+            .flatten_all()
+            .and_then(|t| t.to_dtype(DType::F32))
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(|e| e.to_string())?;
         let shape = t.dims().to_vec();
         match (format, &shape[..]) {
             (WeightFormat::Int8 { block }, &[rows, k]) if k > 0 => {
                 let (q, scales) = quant::quantize(&values, k, block);
                 owned.push((name.clone(), Dtype::I8, shape.clone(), q.iter().map(|&v| v as u8).collect()));
                 let scale_bytes = scales.iter().flat_map(|s| s.to_le_bytes()).collect();
-                owned.push((format!("{name}{SCALE_SUFFIX}"), Dtype::F16, vec![rows, k / quant::block_for(k, block)], scale_bytes));
+                owned.push((
+                    format!("{name}{SCALE_SUFFIX}"),
+                    Dtype::F16,
+                    vec![rows, k / quant::block_for(k, block)],
+                    scale_bytes,
+                ));
             }
-            _ => owned.push((name.clone(), Dtype::F16, shape, values.iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()).collect())),
+            _ => owned.push((
+                name.clone(),
+                Dtype::F16,
+                shape,
+                values.iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()).collect(),
+            )),
         }
     }
     owned.sort_by(|a, b| a.0.cmp(&b.0));
     let views: Vec<(String, safetensors::tensor::TensorView)> = owned
         .iter()
-        .map(|(n, d, s, b)| Ok((n.clone(), safetensors::tensor::TensorView::new(*d, s.clone(), b).map_err(|e| e.to_string())?)))
+        .map(|(n, d, s, b)| {
+            Ok((n.clone(), safetensors::tensor::TensorView::new(*d, s.clone(), b).map_err(|e| e.to_string())?))
+        })
         .collect::<Result<_, String>>()?;
     safetensors::serialize(views, None).map_err(|e| e.to_string())
 }

@@ -63,7 +63,12 @@ fn finite_differences(f: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64], weights: &[f64]
 }
 
 /// d/dx of Σ weights · op(x), by candle's backward pass.
-fn candle_gradient(op: &dyn Fn(&Tensor) -> candle_core::Result<Tensor>, x: &[f64], shape: (usize, usize), weights: &[f64]) -> Vec<f64> {
+fn candle_gradient(
+    op: &dyn Fn(&Tensor) -> candle_core::Result<Tensor>,
+    x: &[f64],
+    shape: (usize, usize),
+    weights: &[f64],
+) -> Vec<f64> {
     let to32 = |v: &[f64]| v.iter().map(|&a| a as f32).collect::<Vec<f32>>();
     let var = Var::from_tensor(&Tensor::from_vec(to32(x), shape, &Device::Cpu).unwrap()).unwrap();
     let y = op(var.as_tensor()).unwrap();
@@ -85,7 +90,13 @@ fn per_row(f: fn(&[f64]) -> Vec<f64>, cols: usize) -> impl Fn(&[f64]) -> Vec<f64
 }
 
 /// The fused op against the f64 formula (values and finite differences) and a candle composite.
-fn check_op(name: &str, fused: &dyn Fn(&Tensor) -> candle_core::Result<Tensor>, composite: &dyn Fn(&Tensor) -> candle_core::Result<Tensor>, formula: fn(&[f64]) -> Vec<f64>, scales: &[f64]) {
+fn check_op(
+    name: &str,
+    fused: &dyn Fn(&Tensor) -> candle_core::Result<Tensor>,
+    composite: &dyn Fn(&Tensor) -> candle_core::Result<Tensor>,
+    formula: fn(&[f64]) -> Vec<f64>,
+    scales: &[f64],
+) {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     for (rows, cols) in SHAPES {
         for &scale in scales {
@@ -93,12 +104,27 @@ fn check_op(name: &str, fused: &dyn Fn(&Tensor) -> candle_core::Result<Tensor>, 
             let x = rng.values(rows * cols, scale);
             let weights = rng.values(rows * cols, 1.0);
             let f = per_row(formula, cols);
-            let values = fused(&Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<f32>>(), (rows, cols), &Device::Cpu).unwrap()).unwrap();
-            let values: Vec<f64> = values.flatten_all().unwrap().to_vec1::<f32>().unwrap().into_iter().map(f64::from).collect();
+            let values = fused(
+                &Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<f32>>(), (rows, cols), &Device::Cpu)
+                    .unwrap(),
+            )
+            .unwrap();
+            let values: Vec<f64> =
+                values.flatten_all().unwrap().to_vec1::<f32>().unwrap().into_iter().map(f64::from).collect();
             assert_close(&format!("{what}: values"), &values, &f(&x), 1e-5);
             let analytic = candle_gradient(fused, &x, (rows, cols), &weights);
-            assert_close(&format!("{what}: gradient against finite differences"), &analytic, &finite_differences(&f, &x, &weights), 2e-3);
-            assert_close(&format!("{what}: gradient against candle's composite"), &analytic, &candle_gradient(composite, &x, (rows, cols), &weights), 1e-4);
+            assert_close(
+                &format!("{what}: gradient against finite differences"),
+                &analytic,
+                &finite_differences(&f, &x, &weights),
+                2e-3,
+            );
+            assert_close(
+                &format!("{what}: gradient against candle's composite"),
+                &analytic,
+                &candle_gradient(composite, &x, (rows, cols), &weights),
+                1e-4,
+            );
         }
     }
 }
@@ -110,7 +136,13 @@ fn softmax_gradient() {
 
 #[test]
 fn log_softmax_gradient() {
-    check_op("log-softmax", &log_softmax_last_dim, &|x| candle_nn::ops::log_softmax(x, D::Minus1), log_softmax_f64, &[1.0, 30.0]);
+    check_op(
+        "log-softmax",
+        &log_softmax_last_dim,
+        &|x| candle_nn::ops::log_softmax(x, D::Minus1),
+        log_softmax_f64,
+        &[1.0, 30.0],
+    );
 }
 
 #[test]
@@ -134,12 +166,23 @@ fn smoothed_cross_entropy_gradient() {
         for eps in [0.0f32, 0.1] {
             for scale in [1.0, 30.0] {
                 // Targets: the padding id 0, the last id, and random ones.
-                let targets: Vec<u32> = (0..rows).map(|r| match r % 3 { 0 => 0, 1 => cols as u32 - 1, _ => (rng.uniform().abs() * cols as f64) as u32 % cols as u32 }).collect();
+                let targets: Vec<u32> = (0..rows)
+                    .map(|r| match r % 3 {
+                        0 => 0,
+                        1 => cols as u32 - 1,
+                        _ => (rng.uniform().abs() * cols as f64) as u32 % cols as u32,
+                    })
+                    .collect();
                 let t = Tensor::new(targets.as_slice(), &Device::Cpu).unwrap();
                 let x = rng.values(rows * cols, scale);
                 let weights = rng.values(rows, 1.0);
                 let what = format!("smoothed CE {rows}×{cols} eps {eps} scale {scale}");
-                let formula = |x: &[f64]| x.chunks(cols).zip(&targets).map(|(row, &t)| smoothed_ce_f64(row, t as usize, eps as f64)).collect::<Vec<f64>>();
+                let formula = |x: &[f64]| {
+                    x.chunks(cols)
+                        .zip(&targets)
+                        .map(|(row, &t)| smoothed_ce_f64(row, t as usize, eps as f64))
+                        .collect::<Vec<f64>>()
+                };
                 let fused = |x: &Tensor| smoothed_cross_entropy(x, &t, eps);
                 let composite = |x: &Tensor| {
                     let lp = candle_nn::ops::log_softmax(x, D::Minus1)?;
@@ -147,11 +190,25 @@ fn smoothed_cross_entropy_gradient() {
                     (picked * -(1.0 - eps as f64))? - (lp.mean(D::Minus1)? * eps as f64)?
                 };
                 let analytic = candle_gradient(&fused, &x, (rows, cols), &weights);
-                let values = fused(&Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<f32>>(), (rows, cols), &Device::Cpu).unwrap()).unwrap();
+                let values = fused(
+                    &Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<f32>>(), (rows, cols), &Device::Cpu)
+                        .unwrap(),
+                )
+                .unwrap();
                 let values: Vec<f64> = values.to_vec1::<f32>().unwrap().into_iter().map(f64::from).collect();
                 assert_close(&format!("{what}: values"), &values, &formula(&x), 1e-5);
-                assert_close(&format!("{what}: gradient against finite differences"), &analytic, &finite_differences(&formula, &x, &weights), 2e-3);
-                assert_close(&format!("{what}: gradient against candle's composite"), &analytic, &candle_gradient(&composite, &x, (rows, cols), &weights), 1e-4);
+                assert_close(
+                    &format!("{what}: gradient against finite differences"),
+                    &analytic,
+                    &finite_differences(&formula, &x, &weights),
+                    2e-3,
+                );
+                assert_close(
+                    &format!("{what}: gradient against candle's composite"),
+                    &analytic,
+                    &candle_gradient(&composite, &x, (rows, cols), &weights),
+                    1e-4,
+                );
             }
         }
     }

@@ -22,7 +22,9 @@ fn random(n: usize, seed: u64) -> Vec<f32> {
 /// of the widened value), whatever the block length, including blocks that do not divide k.
 #[test]
 fn dequantised_values_are_within_half_a_step() {
-    for (rows, k, block) in [(1, 1, 32), (3, 32, 32), (5, 96, 32), (7, 40, 32), (4, 64, PER_ROW), (2, 128, 8), (6, 33, 4)] {
+    for (rows, k, block) in
+        [(1, 1, 32), (3, 32, 32), (5, 96, 32), (7, 40, 32), (4, 64, PER_ROW), (2, 128, 8), (6, 33, 4)]
+    {
         let mut w = random(rows * k, (rows * k + block % 97) as u64);
         w[0] *= 50.0; // one outlier per matrix
         let (q, scales) = quant::quantize(&w, k, block);
@@ -34,7 +36,10 @@ fn dequantised_values_are_within_half_a_step() {
             let max = chunk.iter().fold(0f32, |m, v| m.max(v.abs()));
             let step = max / 127.0;
             let bound = 0.5 * step * 1.002 + orig.abs() * 2f32.powi(-11) + 1e-7;
-            assert!((orig - got).abs() <= bound, "{rows}×{k} block {block}: value {i} {orig} came back as {got} (bound {bound})");
+            assert!(
+                (orig - got).abs() <= bound,
+                "{rows}×{k} block {block}: value {i} {orig} came back as {got} (bound {bound})"
+            );
         }
         // The largest value of each block is exact up to f16 rounding: it uses the full ±127.
         assert!(q.iter().any(|&v| v.unsigned_abs() == 127));
@@ -83,7 +88,8 @@ fn int8_files_hold_i8_matrices_with_f16_scales_and_vectors_in_f16() {
     let w = CheckedWeights::parse(&bytes).unwrap();
     assert_eq!(w.format(), WeightFormat::Int8 { block: 32 });
     assert_eq!(w.names(), vec!["a.bias".to_string(), "a.weight".to_string()]);
-    let row = CheckedWeights::parse(&to_safetensors(&tensors(), WeightFormat::Int8 { block: PER_ROW }).unwrap()).unwrap();
+    let row =
+        CheckedWeights::parse(&to_safetensors(&tensors(), WeightFormat::Int8 { block: PER_ROW }).unwrap()).unwrap();
     assert_eq!(row.format(), WeightFormat::Int8 { block: PER_ROW });
     assert_eq!(CheckedWeights::parse(&f16_bytes).unwrap().format(), WeightFormat::F16);
     // Dequantised values are f16 numbers, as the GPU engine stores them.
@@ -92,7 +98,10 @@ fn int8_files_hold_i8_matrices_with_f16_scales_and_vectors_in_f16() {
 }
 
 fn file(parts: &[(&str, safetensors::Dtype, Vec<usize>, Vec<u8>)]) -> Vec<u8> {
-    let views: Vec<_> = parts.iter().map(|(n, d, s, b)| (n.to_string(), safetensors::tensor::TensorView::new(*d, s.clone(), b).unwrap())).collect();
+    let views: Vec<_> = parts
+        .iter()
+        .map(|(n, d, s, b)| (n.to_string(), safetensors::tensor::TensorView::new(*d, s.clone(), b).unwrap()))
+        .collect();
     safetensors::serialize(views, None).unwrap()
 }
 
@@ -102,7 +111,10 @@ fn malformed_int8_files_get_a_message_naming_the_tensor() {
     let scale = |n: usize| vec![0u8; 2 * n];
     let cases = [
         (file(&[("w", I8, vec![2, 8], vec![1; 16])]), "has no w.scale"),
-        (file(&[("w", I8, vec![2, 8], vec![1; 16]), ("w.scale", F16, vec![2, 3], scale(6))]), "w.scale must be F16 of shape [2, k / block]"),
+        (
+            file(&[("w", I8, vec![2, 8], vec![1; 16]), ("w.scale", F16, vec![2, 3], scale(6))]),
+            "w.scale must be F16 of shape [2, k / block]",
+        ),
         (file(&[("w", I8, vec![2, 8], vec![1; 16]), ("w.scale", F16, vec![1, 2], scale(2))]), "w.scale must be"),
         (file(&[("w", I8, vec![8], vec![1; 8]), ("w.scale", F16, vec![8, 1], scale(8))]), "only matrices are int8"),
         (file(&[("w.scale", F16, vec![2, 1], scale(2))]), "scales no int8 tensor w"),

@@ -11,8 +11,28 @@ use wgslate_model::weights::to_f16_safetensors;
 use wgslate_model::*;
 
 fn tiny_configs() -> Vec<ModelConfig> {
-    let t = ModelConfig::Transformer(TransformerConfig { vocab_size: 50, d_model: 16, n_heads: 2, d_ff: 24, encoder_layers: 2, decoder_layers: 2, max_len: 40, dropout: 0.1 });
-    let g = |score| ModelConfig::Gru(GruConfig { vocab_size: 50, emb_dim: 12, encoder_hidden: 8, decoder_hidden: 16, attention_dim: 10, score, max_len: 40, dropout: 0.1 });
+    let t = ModelConfig::Transformer(TransformerConfig {
+        vocab_size: 50,
+        d_model: 16,
+        n_heads: 2,
+        d_ff: 24,
+        encoder_layers: 2,
+        decoder_layers: 2,
+        max_len: 40,
+        dropout: 0.1,
+    });
+    let g = |score| {
+        ModelConfig::Gru(GruConfig {
+            vocab_size: 50,
+            emb_dim: 12,
+            encoder_hidden: 8,
+            decoder_hidden: 16,
+            attention_dim: 10,
+            score,
+            max_len: 40,
+            dropout: 0.1,
+        })
+    };
     vec![t, g(AttentionScore::Additive), g(AttentionScore::Dot), g(AttentionScore::General)]
 }
 
@@ -53,7 +73,8 @@ fn stepping_equals_teacher_forcing() {
 }
 
 fn files(config: &ModelConfig, varmap: &VarMap) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
-    let tensors: Vec<(String, Tensor)> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+    let tensors: Vec<(String, Tensor)> =
+        varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
     let weights = to_f16_safetensors(&tensors).unwrap();
     let mut vocab: HashMap<String, u32> = HashMap::new();
     for (i, t) in ["<pad>", "<s>", "</s>", "<unk>"].iter().enumerate() {
@@ -110,10 +131,12 @@ fn bad_files_get_clear_errors() {
     }
     assert!(err(&serde_json::to_vec(&other).unwrap(), &w, &t).contains("does not use"));
     // A missing tensor and an f32 file.
-    let mut tensors: Vec<(String, Tensor)> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+    let mut tensors: Vec<(String, Tensor)> =
+        varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
     tensors.retain(|(k, _)| k != "encoder_norm.weight");
     assert!(err(&c, &to_f16_safetensors(&tensors).unwrap(), &t).contains("no tensor encoder_norm.weight"));
-    let f32_map: HashMap<String, Tensor> = varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+    let f32_map: HashMap<String, Tensor> =
+        varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
     let path = std::env::temp_dir().join(format!("wgslate-f32-{}.safetensors", std::process::id()));
     candle_core::safetensors::save(&f32_map, &path).unwrap();
     assert!(err(&c, &std::fs::read(&path).unwrap(), &t).contains("F16"));
@@ -123,7 +146,12 @@ fn bad_files_get_clear_errors() {
 fn attention_maps_cover_every_output_token() {
     for config in tiny_configs() {
         let (_, net) = random_net(&config);
-        let model = Model { config: config.clone(), net, vocab: Vocab::from_bytes(&files(&config, &random_net(&config).0).2).unwrap(), weight_format: wgslate_model::quant::WeightFormat::F16 };
+        let model = Model {
+            config: config.clone(),
+            net,
+            vocab: Vocab::from_bytes(&files(&config, &random_net(&config).0).2).unwrap(),
+            weight_format: wgslate_model::quant::WeightFormat::F16,
+        };
         let maps = wgslate_model::attention::attention_maps(&model, &[5, 6, 7, 2], &[9, 10]).unwrap();
         let (layers, heads) = match &config {
             ModelConfig::Transformer(t) => (t.decoder_layers, t.n_heads),

@@ -44,12 +44,23 @@ impl Adam {
         let norm = self.grad_norm(grads)?;
         let scale = if norm > clip && norm > 0.0 { clip / norm } else { 1.0 };
         self.step += 1;
-        let h = Hyper { beta1: self.beta1, beta2: self.beta2, eps: self.eps, bc1: 1.0 - self.beta1.powi(self.step as i32), bc2: 1.0 - self.beta2.powi(self.step as i32), lr, scale };
+        let h = Hyper {
+            beta1: self.beta1,
+            beta2: self.beta2,
+            eps: self.eps,
+            bc1: 1.0 - self.beta1.powi(self.step as i32),
+            bc2: 1.0 - self.beta2.powi(self.step as i32),
+            lr,
+            scale,
+        };
         let per = self.params.len().div_ceil(workers.max(1)).max(1);
-        let jobs = self.params.chunks(per).zip(self.m.chunks_mut(per)).zip(self.v.chunks_mut(per)).zip(grads.chunks(per));
+        let jobs =
+            self.params.chunks(per).zip(self.m.chunks_mut(per)).zip(self.v.chunks_mut(per)).zip(grads.chunks(per));
         std::thread::scope(|s| {
             let handles: Vec<_> = jobs.map(|(((p, m), v), g)| s.spawn(move || h.apply(p, m, v, g))).collect();
-            handles.into_iter().try_for_each(|j| j.join().unwrap_or_else(|_| Err(candle_core::Error::Msg("an optimizer thread panicked".into()))))
+            handles.into_iter().try_for_each(|j| {
+                j.join().unwrap_or_else(|_| Err(candle_core::Error::Msg("an optimizer thread panicked".into())))
+            })
         })?;
         Ok(norm)
     }
@@ -67,7 +78,13 @@ struct Hyper {
 }
 
 impl Hyper {
-    fn apply(&self, params: &[(String, Var)], m: &mut [Tensor], v: &mut [Tensor], grads: &[Option<Tensor>]) -> Result<()> {
+    fn apply(
+        &self,
+        params: &[(String, Var)],
+        m: &mut [Tensor],
+        v: &mut [Tensor],
+        grads: &[Option<Tensor>],
+    ) -> Result<()> {
         for (i, (_, p)) in params.iter().enumerate() {
             let Some(g) = &grads[i] else { continue };
             let g = (g * self.scale)?;

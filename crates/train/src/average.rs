@@ -19,7 +19,11 @@ pub fn epoch_exports(run_dir: &Path) -> anyhow::Result<Vec<(usize, PathBuf)>> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(run_dir).with_context(|| format!("reading {}", run_dir.display()))? {
         let path = entry?.path();
-        let epoch = path.file_name().and_then(|n| n.to_str()).and_then(|n| n.strip_prefix("epoch-")).and_then(|n| n.parse::<usize>().ok());
+        let epoch = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("epoch-"))
+            .and_then(|n| n.parse::<usize>().ok());
         if let Some(e) = epoch {
             if path.join("model.safetensors").exists() {
                 found.push((e, path));
@@ -34,14 +38,18 @@ pub fn epoch_exports(run_dir: &Path) -> anyhow::Result<Vec<(usize, PathBuf)>> {
 /// which must be the same in all).
 pub fn average(dirs: &[PathBuf], out: &Path) -> anyhow::Result<()> {
     let Some(first) = dirs.first() else { bail!("nothing to average") };
-    let read = |dir: &Path, file: &str| std::fs::read(dir.join(file)).with_context(|| format!("reading {}", dir.join(file).display()));
+    let read = |dir: &Path, file: &str| {
+        std::fs::read(dir.join(file)).with_context(|| format!("reading {}", dir.join(file).display()))
+    };
     let (config, tokenizer) = (read(first, "config.json")?, read(first, "tokenizer.json")?);
     let mut models = Vec::new();
     for dir in dirs {
         if read(dir, "config.json")? != config || read(dir, "tokenizer.json")? != tokenizer {
             bail!("{} has another config or tokenizer than {}", dir.display(), first.display());
         }
-        models.push(CheckedWeights::parse(&read(dir, "model.safetensors")?).map_err(|e| anyhow!("{}: {e}", dir.display()))?);
+        models.push(
+            CheckedWeights::parse(&read(dir, "model.safetensors")?).map_err(|e| anyhow!("{}: {e}", dir.display()))?,
+        );
     }
     let names = models[0].names();
     if let Some((_, dir)) = models.iter().zip(dirs).find(|(m, _)| m.names() != names) {

@@ -18,7 +18,12 @@ pub fn read_lines(path: &str) -> std::result::Result<Vec<String>, String> {
     Ok(text.lines().map(str::to_string).collect())
 }
 
-pub fn encode_pairs(vocab: &Vocab, src: &[String], tgt: &[String], max_len: usize) -> std::result::Result<Vec<Pair>, String> {
+pub fn encode_pairs(
+    vocab: &Vocab,
+    src: &[String],
+    tgt: &[String],
+    max_len: usize,
+) -> std::result::Result<Vec<Pair>, String> {
     if src.len() != tgt.len() {
         return Err(format!("source has {} lines, target {}", src.len(), tgt.len()));
     }

@@ -20,13 +20,20 @@ pub fn validation_loss(net: &Net, pairs: &[Pair]) -> Result<f64> {
 }
 
 /// Greedy translations of `sources` (raw text), batched by length.
-pub fn translate(net: &Net, config: &ModelConfig, vocab: &Vocab, sources: &[String]) -> std::result::Result<Vec<String>, String> {
+pub fn translate(
+    net: &Net,
+    config: &ModelConfig,
+    vocab: &Vocab,
+    sources: &[String],
+) -> std::result::Result<Vec<String>, String> {
     let ids: Vec<Vec<u32>> = sources
         .iter()
-        .map(|s| vocab.encode(s).map(|mut v| {
-            v.truncate(config.max_len());
-            v
-        }))
+        .map(|s| {
+            vocab.encode(s).map(|mut v| {
+                v.truncate(config.max_len());
+                v
+            })
+        })
         .collect::<std::result::Result<_, _>>()?;
     let mut order: Vec<usize> = (0..ids.len()).collect();
     order.sort_by_key(|&i| ids[i].len());

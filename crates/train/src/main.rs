@@ -56,10 +56,13 @@ fn run() -> anyhow::Result<()> {
         }
     }
     let get = |k: &str, d: &str| kv.get(k).cloned().unwrap_or_else(|| d.to_string());
-    let num = |k: &str, d: &str| -> anyhow::Result<f64> { get(k, d).parse::<f64>().map_err(|_| anyhow::anyhow!("--{k} must be a number")) };
+    let num = |k: &str, d: &str| -> anyhow::Result<f64> {
+        get(k, d).parse::<f64>().map_err(|_| anyhow::anyhow!("--{k} must be a number"))
+    };
     if let Some(k) = kv.get("average") {
         let k: usize = k.parse().map_err(|_| anyhow::anyhow!("--average must be a number of epochs"))?;
-        let run_dir = PathBuf::from(kv.get("run").ok_or_else(|| anyhow::anyhow!("--average needs --run DIR\n{USAGE}"))?);
+        let run_dir =
+            PathBuf::from(kv.get("run").ok_or_else(|| anyhow::anyhow!("--average needs --run DIR\n{USAGE}"))?);
         let out = PathBuf::from(kv.get("out").ok_or_else(|| anyhow::anyhow!("--average needs --out DIR\n{USAGE}"))?);
         let epochs = wgslate_train::average::average_last(&run_dir, k, &out)?;
         eprintln!("averaged epochs {epochs:?} into {}", out.display());

@@ -34,7 +34,15 @@ pub fn split_rows(idx: &[usize], parts: usize) -> Vec<&[usize]> {
 }
 
 /// Mean smoothed loss over the batch's target tokens, its target-token count and the gradients.
-pub fn loss_and_grads(net: &Net, pairs: &[Pair], idx: &[usize], parts: usize, params: &[(String, Var)], train: bool, smoothing: f32) -> Result<(f64, usize, Grads)> {
+pub fn loss_and_grads(
+    net: &Net,
+    pairs: &[Pair],
+    idx: &[usize],
+    parts: usize,
+    params: &[(String, Var)],
+    train: bool,
+    smoothing: f32,
+) -> Result<(f64, usize, Grads)> {
     let chunks = split_rows(idx, parts);
     let total: usize = chunks.iter().flat_map(|c| c.iter()).map(|&i| pairs[i].tgt.len()).sum();
     let work = |rows: &[usize]| -> Result<(f64, Grads)> {
@@ -50,7 +58,13 @@ pub fn loss_and_grads(net: &Net, pairs: &[Pair], idx: &[usize], parts: usize, pa
     } else {
         std::thread::scope(|s| {
             let handles: Vec<_> = chunks.iter().map(|rows| s.spawn(move || work(rows))).collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(candle_core::Error::Msg("a training worker thread panicked".into())))).collect()
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(candle_core::Error::Msg("a training worker thread panicked".into())))
+                })
+                .collect()
         })
     };
     let mut loss = 0.0;

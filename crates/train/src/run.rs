@@ -64,8 +64,12 @@ fn learning_rate(args: &TrainArgs, step: usize, total_steps: usize, scale: f64) 
 
 pub fn export(dir: &Path, adam: &Adam, config: &ModelConfig, vocab: &Vocab) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let tensors: Vec<(String, candle_core::Tensor)> = adam.params.iter().map(|(n, v)| (n.clone(), v.as_tensor().clone())).collect();
-    std::fs::write(dir.join("model.safetensors"), wgslate_model::weights::to_f16_safetensors(&tensors).map_err(|e| anyhow!(e))?)?;
+    let tensors: Vec<(String, candle_core::Tensor)> =
+        adam.params.iter().map(|(n, v)| (n.clone(), v.as_tensor().clone())).collect();
+    std::fs::write(
+        dir.join("model.safetensors"),
+        wgslate_model::weights::to_f16_safetensors(&tensors).map_err(|e| anyhow!(e))?,
+    )?;
     std::fs::write(dir.join("config.json"), serde_json::to_string_pretty(config)?)?;
     vocab.save(&dir.join("tokenizer.json")).map_err(|e| anyhow!(e))?;
     Ok(())
@@ -85,7 +89,8 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         Vocab::from_file(&init.join("tokenizer.json")).map_err(|e| anyhow!(e))?
     } else {
         eprintln!("training the joint BPE vocabulary ({} tokens)", args.config.vocab_size());
-        Vocab::train(&[args.train_src.clone(), args.train_tgt.clone()], args.config.vocab_size()).map_err(|e| anyhow!(e))?
+        Vocab::train(&[args.train_src.clone(), args.train_tgt.clone()], args.config.vocab_size())
+            .map_err(|e| anyhow!(e))?
     };
     vocab.save(&tok_path).map_err(|e| anyhow!(e))?;
     let cfg_path = args.run_dir.join("config.json");
@@ -112,7 +117,10 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     } else if let Some(init) = &args.init {
         let shipped = wgslate_model::Model::from_dir(init).map_err(|e| anyhow!(e))?;
         drop(shipped);
-        let weights = std::sync::Arc::new(wgslate_model::weights::CheckedWeights::parse(&std::fs::read(init.join("model.safetensors"))?).map_err(|e| anyhow!(e))?);
+        let weights = std::sync::Arc::new(
+            wgslate_model::weights::CheckedWeights::parse(&std::fs::read(init.join("model.safetensors"))?)
+                .map_err(|e| anyhow!(e))?,
+        );
         let vb = wgslate_model::weights::var_builder(&weights);
         for (name, var) in &adam.params {
             var.set(&vb.get(var.shape(), name)?)?;
@@ -121,12 +129,24 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     }
 
     let max_len = args.config.max_len();
-    let train_pairs = data::encode_pairs(&vocab, &data::read_lines(&args.train_src).map_err(|e| anyhow!(e))?, &data::read_lines(&args.train_tgt).map_err(|e| anyhow!(e))?, max_len).map_err(|e| anyhow!(e))?;
+    let train_pairs = data::encode_pairs(
+        &vocab,
+        &data::read_lines(&args.train_src).map_err(|e| anyhow!(e))?,
+        &data::read_lines(&args.train_tgt).map_err(|e| anyhow!(e))?,
+        max_len,
+    )
+    .map_err(|e| anyhow!(e))?;
     let val_src = data::read_lines(&args.val_src).map_err(|e| anyhow!(e))?;
     let val_ref = data::read_lines(&args.val_tgt).map_err(|e| anyhow!(e))?;
     let val_pairs: Vec<Pair> = data::encode_pairs(&vocab, &val_src, &val_ref, max_len).map_err(|e| anyhow!(e))?;
     let batches = data::make_batches(&train_pairs, args.max_tokens);
-    eprintln!("{} parameters, {} training pairs in {} batches, {} validation pairs", n_params, train_pairs.len(), batches.len(), val_pairs.len());
+    eprintln!(
+        "{} parameters, {} training pairs in {} batches, {} validation pairs",
+        n_params,
+        train_pairs.len(),
+        batches.len(),
+        val_pairs.len()
+    );
 
     let started = Instant::now();
     let mut last_checkpoint = Instant::now();
@@ -137,7 +157,15 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         let (mut loss_sum, mut tok_sum, mut window_tok, mut window_start) = (0f64, 0usize, 0usize, Instant::now());
         while progress.batch < batches.len() {
             let idx = &batches[order[progress.batch]];
-            let (l, tokens, grads) = crate::parallel::loss_and_grads(&net, &train_pairs, idx, args.split, &adam.params, true, crate::LABEL_SMOOTHING)?;
+            let (l, tokens, grads) = crate::parallel::loss_and_grads(
+                &net,
+                &train_pairs,
+                idx,
+                args.split,
+                &adam.params,
+                true,
+                crate::LABEL_SMOOTHING,
+            )?;
             let lr = learning_rate(&args, adam.step + 1, args.epochs * batches.len(), progress.lr_scale);
             adam.update(&grads, lr, args.clip, args.split)?;
             loss_sum += l * tokens as f64;
@@ -146,10 +174,18 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
             progress.batch += 1;
             if progress.batch.is_multiple_of(20) || progress.batch == batches.len() {
                 let tps = window_tok as f64 / window_start.elapsed().as_secs_f64();
-                let eta = (batches.len() - progress.batch) as f64 * epoch_start.elapsed().as_secs_f64() / progress.batch.max(1) as f64;
+                let eta = (batches.len() - progress.batch) as f64 * epoch_start.elapsed().as_secs_f64()
+                    / progress.batch.max(1) as f64;
                 eprintln!(
                     "epoch {} [{:>4}/{}] step {} loss {:.3} lr {:.2e} {:.0} tok/s  epoch ETA {}",
-                    progress.epoch + 1, progress.batch, batches.len(), adam.step, loss_sum / tok_sum as f64, lr, tps, fmt_duration(eta)
+                    progress.epoch + 1,
+                    progress.batch,
+                    batches.len(),
+                    adam.step,
+                    loss_sum / tok_sum as f64,
+                    lr,
+                    tps,
+                    fmt_duration(eta)
                 );
                 window_tok = 0;
                 window_start = Instant::now();
@@ -171,7 +207,14 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         let n = if args.val_bleu_sentences == 0 { val_src.len() } else { args.val_bleu_sentences.min(val_src.len()) };
         let hyps = evaluate::translate(&net, &args.config, &vocab, &val_src[..n]).map_err(|e| anyhow!(e))?;
         let val_bleu = evaluate::bleu(&hyps, &val_ref[..n]);
-        let record = EpochRecord { epoch: progress.epoch + 1, train_loss: loss_sum / tok_sum.max(1) as f64, val_loss, val_bleu, tokens_per_second: tok_sum as f64 / seconds, seconds };
+        let record = EpochRecord {
+            epoch: progress.epoch + 1,
+            train_loss: loss_sum / tok_sum.max(1) as f64,
+            val_loss,
+            val_bleu,
+            tokens_per_second: tok_sum as f64 / seconds,
+            seconds,
+        };
         eprintln!("== {}", serde_json::to_string(&record)?);
         progress.history.push(record);
         let snapshot = crate::average::epoch_dir(&args.run_dir, progress.epoch + 1);
@@ -213,7 +256,16 @@ mod tests {
     use wgslate_model::TransformerConfig;
 
     fn args(schedule: Schedule) -> TrainArgs {
-        let config = TransformerConfig { vocab_size: 40, d_model: 16, n_heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1, max_len: 32, dropout: 0.0 };
+        let config = TransformerConfig {
+            vocab_size: 40,
+            d_model: 16,
+            n_heads: 2,
+            d_ff: 32,
+            encoder_layers: 1,
+            decoder_layers: 1,
+            max_len: 32,
+            dropout: 0.0,
+        };
         TrainArgs {
             config: ModelConfig::Transformer(config),
             train_src: String::new(),

@@ -8,7 +8,10 @@ use wgslate_train::average::{average, average_last, epoch_dir, epoch_exports};
 
 fn export(dir: &Path, tensors: &[(&str, Vec<f32>, &[usize])], config: &str) {
     std::fs::create_dir_all(dir).unwrap();
-    let named: Vec<(String, Tensor)> = tensors.iter().map(|(n, v, s)| (n.to_string(), Tensor::from_vec(v.clone(), *s, &Device::Cpu).unwrap())).collect();
+    let named: Vec<(String, Tensor)> = tensors
+        .iter()
+        .map(|(n, v, s)| (n.to_string(), Tensor::from_vec(v.clone(), *s, &Device::Cpu).unwrap()))
+        .collect();
     std::fs::write(dir.join("model.safetensors"), to_f16_safetensors(&named).unwrap()).unwrap();
     std::fs::write(dir.join("config.json"), config).unwrap();
     std::fs::write(dir.join("tokenizer.json"), "{}").unwrap();
@@ -28,7 +31,11 @@ fn averages_the_epoch_exports_element_wise() {
     export(&epoch_dir(&run, 10), &[("a", vec![3.0, 0.0, 4.0], &[3]), ("b", vec![1.5, 0.75, -1.0, 0.0], &[2, 2])], "{}");
     std::fs::create_dir_all(run.join("epoch-x")).unwrap();
     let found = epoch_exports(&run).unwrap();
-    assert_eq!(found.iter().map(|(e, _)| *e).collect::<Vec<_>>(), vec![1, 3, 10], "numeric order, other folders ignored");
+    assert_eq!(
+        found.iter().map(|(e, _)| *e).collect::<Vec<_>>(),
+        vec![1, 3, 10],
+        "numeric order, other folders ignored"
+    );
     let out = run.join("averaged");
     assert_eq!(average_last(&run, 2, &out).unwrap(), vec![3, 10], "the last two epochs");
     assert!(average_last(&run, 4, &out).is_err());

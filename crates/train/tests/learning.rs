@@ -7,11 +7,29 @@ use wgslate_train::adam::Adam;
 use wgslate_train::data::{make_batches, to_batch, Pair};
 
 fn tiny_transformer() -> ModelConfig {
-    ModelConfig::Transformer(TransformerConfig { vocab_size: 40, d_model: 16, n_heads: 2, d_ff: 32, encoder_layers: 2, decoder_layers: 2, max_len: 32, dropout: 0.0 })
+    ModelConfig::Transformer(TransformerConfig {
+        vocab_size: 40,
+        d_model: 16,
+        n_heads: 2,
+        d_ff: 32,
+        encoder_layers: 2,
+        decoder_layers: 2,
+        max_len: 32,
+        dropout: 0.0,
+    })
 }
 
 fn tiny_gru(score: AttentionScore) -> ModelConfig {
-    ModelConfig::Gru(GruConfig { vocab_size: 40, emb_dim: 16, encoder_hidden: 12, decoder_hidden: 24, attention_dim: 10, score, max_len: 32, dropout: 0.0 })
+    ModelConfig::Gru(GruConfig {
+        vocab_size: 40,
+        emb_dim: 16,
+        encoder_hidden: 12,
+        decoder_hidden: 24,
+        attention_dim: 10,
+        score,
+        max_len: 32,
+        dropout: 0.0,
+    })
 }
 
 /// Deterministic toy pairs: the target is the source reversed with every token shifted by one.
@@ -39,14 +57,20 @@ fn build(config: &ModelConfig) -> (VarMap, Net) {
 fn every_parameter_receives_a_nonzero_gradient() {
     let pairs = toy_pairs(8);
     let batch = to_batch(&pairs, &(0..8).collect::<Vec<_>>()).unwrap();
-    for config in [tiny_transformer(), tiny_gru(AttentionScore::Additive), tiny_gru(AttentionScore::Dot), tiny_gru(AttentionScore::General)] {
+    for config in [
+        tiny_transformer(),
+        tiny_gru(AttentionScore::Additive),
+        tiny_gru(AttentionScore::Dot),
+        tiny_gru(AttentionScore::General),
+    ] {
         let (varmap, net) = build(&config);
         let loss = wgslate_train::loss(&net, &batch, true, 0.1).unwrap();
         let grads = loss.backward().unwrap();
         let vars = varmap.data().lock().unwrap();
         assert!(!vars.is_empty());
         for (name, var) in vars.iter() {
-            let g = grads.get(var.as_tensor()).unwrap_or_else(|| panic!("{}: no gradient for {name}", config.arch_name()));
+            let g =
+                grads.get(var.as_tensor()).unwrap_or_else(|| panic!("{}: no gradient for {name}", config.arch_name()));
             let norm = g.sqr().unwrap().sum_all().unwrap().to_scalar::<f32>().unwrap();
             assert!(norm > 0.0 && norm.is_finite(), "{}: gradient of {name} has norm {norm}", config.arch_name());
         }

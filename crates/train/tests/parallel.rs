@@ -41,8 +41,26 @@ fn split_batches_give_the_same_loss_and_gradients() {
     let batch = make_batches(&data, 100_000).remove(0);
     assert_eq!(batch.len(), 23);
     let configs = [
-        ModelConfig::Transformer(TransformerConfig { vocab_size: 40, d_model: 16, n_heads: 2, d_ff: 32, encoder_layers: 2, decoder_layers: 2, max_len: 32, dropout: 0.1 }),
-        ModelConfig::Gru(GruConfig { vocab_size: 40, emb_dim: 16, encoder_hidden: 12, decoder_hidden: 24, attention_dim: 10, score: AttentionScore::Additive, max_len: 32, dropout: 0.1 }),
+        ModelConfig::Transformer(TransformerConfig {
+            vocab_size: 40,
+            d_model: 16,
+            n_heads: 2,
+            d_ff: 32,
+            encoder_layers: 2,
+            decoder_layers: 2,
+            max_len: 32,
+            dropout: 0.1,
+        }),
+        ModelConfig::Gru(GruConfig {
+            vocab_size: 40,
+            emb_dim: 16,
+            encoder_hidden: 12,
+            decoder_hidden: 24,
+            attention_dim: 10,
+            score: AttentionScore::Additive,
+            max_len: 32,
+            dropout: 0.1,
+        }),
     ];
     for config in configs {
         let (net, adam) = build(&config);
@@ -56,7 +74,11 @@ fn split_batches_give_the_same_loss_and_gradients() {
             let (g1, g3) = (g1.as_ref().unwrap(), g3.as_ref().unwrap());
             let scale = g1.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
             let diff = (g1 - g3).unwrap().abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
-            assert!(scale > 0.0 && diff <= 1e-4 * scale, "{}: {name} differs by {diff} (scale {scale})", config.arch_name());
+            assert!(
+                scale > 0.0 && diff <= 1e-4 * scale,
+                "{}: {name} differs by {diff} (scale {scale})",
+                config.arch_name()
+            );
         }
     }
 }
@@ -65,7 +87,16 @@ fn split_batches_give_the_same_loss_and_gradients() {
 fn adam_gives_the_same_update_on_any_number_of_threads() {
     let data = pairs(9);
     let batch = make_batches(&data, 100_000).remove(0);
-    let config = ModelConfig::Transformer(TransformerConfig { vocab_size: 40, d_model: 16, n_heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1, max_len: 32, dropout: 0.0 });
+    let config = ModelConfig::Transformer(TransformerConfig {
+        vocab_size: 40,
+        d_model: 16,
+        n_heads: 2,
+        d_ff: 32,
+        encoder_layers: 1,
+        decoder_layers: 1,
+        max_len: 32,
+        dropout: 0.0,
+    });
     let mut finals: Vec<Vec<candle_core::Tensor>> = Vec::new();
     for workers in [1, 3] {
         let (net, mut adam) = build(&config);

@@ -4,7 +4,8 @@ use wgslate_decode::StepModel;
 use wgslate_model::translate::Translation;
 
 pub fn test_sentences(n: usize) -> Vec<String> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/test_2016_flickr.en")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/test_2016_flickr.en")).unwrap();
     text.lines().take(n).map(str::to_string).collect()
 }
 
@@ -19,7 +20,14 @@ pub fn compare_nbest(cpu: &[Translation], gpu: &[Translation]) -> (usize, usize)
         for (rank, (a, b)) in c.outputs.iter().zip(&g.outputs).enumerate() {
             entries += 1;
             if a.1.tokens != b.1.tokens {
-                assert!((a.1.score - b.1.score).abs() <= 1e-5, "sentence {i} rank {rank}: {:?} ({}) vs {:?} ({})", a.0, a.1.score, b.0, b.1.score);
+                assert!(
+                    (a.1.score - b.1.score).abs() <= 1e-5,
+                    "sentence {i} rank {rank}: {:?} ({}) vs {:?} ({})",
+                    a.0,
+                    a.1.score,
+                    b.0,
+                    b.1.score
+                );
                 ties += 1;
             }
         }
@@ -30,7 +38,14 @@ pub fn compare_nbest(cpu: &[Translation], gpu: &[Translation]) -> (usize, usize)
 /// Steps two engines in lockstep for `steps` steps, feeding both the reference's argmax, and at
 /// step `reorder_at` keeps the rows `order` gives (a permutation or a beam-style expansion).
 /// Attention must agree within 1e-3; returns the largest log-prob difference.
-pub fn lockstep(gpu_model: &mut dyn StepModel, cpu_model: &mut dyn StepModel, sources: &[Vec<u32>], steps: usize, reorder_at: usize, order: &[usize]) -> f32 {
+pub fn lockstep(
+    gpu_model: &mut dyn StepModel,
+    cpu_model: &mut dyn StepModel,
+    sources: &[Vec<u32>],
+    steps: usize,
+    reorder_at: usize,
+    order: &[usize],
+) -> f32 {
     gpu_model.start(sources).unwrap();
     cpu_model.start(sources).unwrap();
     let vocab = cpu_model.vocab_size();
@@ -65,6 +80,7 @@ pub fn gpu() -> wgslate_engine::Gpu {
             std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
         }
     });
-    wgslate_engine::Gpu::new_blocking()
-        .unwrap_or_else(|e| panic!("no Vulkan adapter ({e}): install Mesa's lavapipe driver (apt-get install mesa-vulkan-drivers)"))
+    wgslate_engine::Gpu::new_blocking().unwrap_or_else(|e| {
+        panic!("no Vulkan adapter ({e}): install Mesa's lavapipe driver (apt-get install mesa-vulkan-drivers)")
+    })
 }
