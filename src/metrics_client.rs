@@ -24,8 +24,11 @@ struct Running {
     worker: Worker,
     sender: UnboundedSender<Event>,
     events: UnboundedReceiver<Event>,
-    _handlers: (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(web_sys::Event)>),
+    _handlers: Handlers,
 }
+
+/// The worker's message and error handlers, kept alive while it runs.
+type Handlers = (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(web_sys::Event)>);
 
 thread_local! {
     /// A started worker with no job.

@@ -169,12 +169,11 @@ fn ter(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
     Ok(json!({ "name": "TER", "score": ter.compute(e, r), "signature": sig }))
 }
 
+/// Hypotheses, reference streams and the optional second system, as lines.
+pub type CheckedInputs = (Vec<String>, Vec<Vec<String>>, Option<Vec<String>>);
+
 /// The user's text as lines, checked: hypotheses, reference streams, optional second system.
-pub fn check_inputs(
-    hyp: &str,
-    refs: &[String],
-    hyp2: &str,
-) -> Result<(Vec<String>, Vec<Vec<String>>, Option<Vec<String>>), String> {
+pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<CheckedInputs, String> {
     if hyp.trim().is_empty() {
         return Err("Paste or drop the system output: one sentence per line.".into());
     }

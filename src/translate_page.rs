@@ -267,7 +267,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 let refs: Vec<&str> = pairs.iter().map(|p| p.1.as_str()).collect();
                 let opts = BleuOptions::default();
                 let h: Vec<&str> = hyps.iter().map(String::as_str).collect();
-                let bleu = Bleu::new(opts.clone()).corpus_score(&h, &[refs.clone()]);
+                let bleu = Bleu::new(opts.clone()).corpus_score(&h, std::slice::from_ref(&refs));
                 eval_progress.set(None);
                 eval_result.set(Some((
                     format!("{:.2}", bleu.score),

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 const COMPRESSIBLE: [&str; 12] =
     ["html", "js", "css", "json", "wasm", "safetensors", "svg", "txt", "en", "de", "fr", "cs"];
+type Compressor = fn(&[u8]) -> std::io::Result<Vec<u8>>;
+
 /// Below this a compressed copy saves less than a packet.
 const MIN_SIZE: u64 = 1024;
 
@@ -62,7 +64,7 @@ pub fn run(root: &Path) -> std::io::Result<usize> {
         if std::fs::metadata(&path)?.len() < MIN_SIZE {
             continue;
         }
-        let compressors: [(&str, fn(&[u8]) -> std::io::Result<Vec<u8>>); 2] = [("br", brotli), ("gz", gzip)];
+        let compressors: [(&str, Compressor); 2] = [("br", brotli), ("gz", gzip)];
         // Weights barely compress (brotli at its best saves 1.5 % more than gzip on an int8 model,
         // in 30 s): gzip only.
         let weights = path.extension().is_some_and(|e| e == "safetensors");

@@ -148,6 +148,8 @@ impl Json {
 mod tests {
     use super::*;
     #[test]
+    // The literals are the exact binary values (ties between two shortest digit strings), on purpose.
+    #[allow(clippy::excessive_precision)]
     fn repr_matches_python() {
         for (x, want) in [
             (0.25, "0.25"),

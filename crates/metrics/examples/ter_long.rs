@@ -17,8 +17,8 @@ fn hypothesis(reference: &[&str], variant: usize) -> Vec<String> {
     let mut words: Vec<String> = reference
         .iter()
         .enumerate()
-        .filter(|(i, _)| (i + variant) % 9 != 0)
-        .map(|(i, w)| if (i + variant) % 13 == 0 { "xyz".to_string() } else { w.to_string() })
+        .filter(|(i, _)| !(i + variant).is_multiple_of(9))
+        .map(|(i, w)| if (i + variant).is_multiple_of(13) { "xyz".to_string() } else { w.to_string() })
         .collect();
     let mut i = variant;
     while i + 12 < words.len() {

@@ -42,9 +42,12 @@ fn compute_bleu(correct: [u64; 4], total: [u64; 4], sys_len: u64, ref_len: u64, 
     Bleu::new(options).compute(&stats).score
 }
 
+/// (hypotheses, reference sets, expected score).
+type Case<'a> = (&'a [&'a str], &'a [&'a [&'a str]], f64);
+
 #[test]
 fn bleu_raw_bleu() {
-    let cases: [(&[&str], &[&[&str]], f64); 3] = [
+    let cases: [Case; 3] = [
         (&["this is a test", "another test"], &[&["ref1", "ref2"]], 0.0),
         (&["this is a test"], &[&["this is a test"]], 1.0),
         (&["this is a fest"], &[&["this is a test"]], 0.223606797749979),

@@ -44,7 +44,7 @@ impl std::fmt::Display for WeightFormat {
 
 /// The block length used for a row of `k` values: `block` if it divides `k`, else the whole row.
 pub fn block_for(k: usize, block: usize) -> usize {
-    if block != PER_ROW && block > 0 && k % block == 0 {
+    if block != PER_ROW && block > 0 && k.is_multiple_of(block) {
         block
     } else {
         k.max(1)
