@@ -5,77 +5,13 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use wgslate_decode::{AsyncStepModel, ChainedPicks, Search, StepOutput, TopKOutput};
-use wgslate_engine::gru::GpuGru;
-use wgslate_engine::transformer::GpuTransformer;
-use wgslate_engine::Gpu;
+use wgslate_decode::Search;
+use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_model::translate::{translate_with_async, Translation};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{Model, ModelConfig};
 
 use crate::browser;
-
-pub enum Engine {
-    Transformer(GpuTransformer),
-    Gru(GpuGru),
-}
-
-impl AsyncStepModel for Engine {
-    fn vocab_size(&self) -> usize {
-        match self {
-            Engine::Transformer(e) => e.vocab_size(),
-            Engine::Gru(e) => e.vocab_size(),
-        }
-    }
-    fn bos(&self) -> u32 {
-        match self {
-            Engine::Transformer(e) => e.bos(),
-            Engine::Gru(e) => e.bos(),
-        }
-    }
-    fn eos(&self) -> u32 {
-        match self {
-            Engine::Transformer(e) => e.eos(),
-            Engine::Gru(e) => e.eos(),
-        }
-    }
-    fn max_output_len(&self) -> usize {
-        match self {
-            Engine::Transformer(e) => e.max_output_len(),
-            Engine::Gru(e) => e.max_output_len(),
-        }
-    }
-    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
-        match self {
-            Engine::Transformer(e) => e.start(sources).await,
-            Engine::Gru(e) => e.start(sources).await,
-        }
-    }
-    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
-        match self {
-            Engine::Transformer(e) => e.step(tokens, want_attention).await,
-            Engine::Gru(e) => e.step(tokens, want_attention).await,
-        }
-    }
-    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
-        match self {
-            Engine::Transformer(e) => e.step_top_k(tokens, k, want_attention).await,
-            Engine::Gru(e) => e.step_top_k(tokens, k, want_attention).await,
-        }
-    }
-    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
-        match self {
-            Engine::Transformer(e) => e.select_rows(rows).await,
-            Engine::Gru(e) => e.select_rows(rows).await,
-        }
-    }
-    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
-        match self {
-            Engine::Transformer(e) => e.greedy_steps(tokens, max_steps).await,
-            Engine::Gru(e) => e.greedy_steps(tokens, max_steps).await,
-        }
-    }
-}
 
 enum DeviceState {
     Unknown,
@@ -87,7 +23,7 @@ thread_local! {
     static DEVICE: RefCell<DeviceState> = const { RefCell::new(DeviceState::Unknown) };
     /// auto, gpu or cpu (the `backend` setting), read when the device is first asked for.
     static PREFERENCE: RefCell<String> = RefCell::new("auto".into());
-    static ENGINES: RefCell<HashMap<String, Rc<RefCell<Engine>>>> = RefCell::new(HashMap::new());
+    static ENGINES: RefCell<HashMap<String, Rc<RefCell<GpuEngine>>>> = RefCell::new(HashMap::new());
 }
 
 /// Sets the backend the page asked for (auto, gpu or cpu) before the device is first requested.
@@ -142,10 +78,7 @@ pub fn disable(reason: &str) {
 pub async fn prepare(name: &str, config: &ModelConfig, weights: &[u8]) -> Result<(), String> {
     let gpu = device().await?;
     let checked = CheckedWeights::parse(weights)?;
-    let engine = match config {
-        ModelConfig::Transformer(_) => Engine::Transformer(GpuTransformer::new(&gpu, config, &checked)?),
-        ModelConfig::Gru(_) => Engine::Gru(GpuGru::new(&gpu, config, &checked)?),
-    };
+    let engine = GpuEngine::new(&gpu, config, &checked)?;
     ENGINES.with(|e| e.borrow_mut().insert(name.to_string(), Rc::new(RefCell::new(engine))));
     Ok(())
 }

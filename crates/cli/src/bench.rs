@@ -4,13 +4,11 @@
 use std::time::Instant;
 
 use wgslate_decode::{BeamConfig, Blocking, Search, StepModel};
-use wgslate_engine::gru::GpuGru;
-use wgslate_engine::transformer::GpuTransformer;
-use wgslate_engine::Gpu;
+use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::translate_with;
 use wgslate_model::weights::CheckedWeights;
-use wgslate_model::{Model, ModelConfig};
+use wgslate_model::Model;
 
 use crate::pyfmt::{self, Json};
 
@@ -62,16 +60,8 @@ fn time_gpu(dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), Strin
     let weights =
         CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
     let name = format!("gpu ({}, {}, f16 weights: {})", gpu.report.name, gpu.report.backend, gpu.has_f16());
-    match w.model.config {
-        ModelConfig::Transformer(_) => {
-            let mut e = Blocking(GpuTransformer::new(&gpu, &w.model.config, &weights)?);
-            time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())
-        }
-        ModelConfig::Gru(_) => {
-            let mut e = Blocking(GpuGru::new(&gpu, &w.model.config, &weights)?);
-            time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())
-        }
-    }
+    let mut e = Blocking(GpuEngine::new(&gpu, &w.model.config, &weights)?);
+    time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())
 }
 
 /// Writes the timed sentences' source ids and the CPU reference's greedy output ids as JSON, so a

@@ -4,15 +4,13 @@ use std::io::{BufRead, Write};
 use std::time::Instant;
 
 use wgslate_decode::{Blocking, Ensemble, Search, StepModel};
-use wgslate_engine::gru::GpuGru;
-use wgslate_engine::transformer::GpuTransformer;
-use wgslate_engine::Gpu;
+use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate, translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
-use wgslate_model::{Model, ModelConfig};
+use wgslate_model::Model;
 
 use crate::decode_args;
 
@@ -124,24 +122,8 @@ pub fn translate_on(
     }
     let weights =
         CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
-    let out = match model.config {
-        ModelConfig::Transformer(_) => translate_with(
-            &mut Blocking(GpuTransformer::new(&gpu, &model.config, &weights)?),
-            model,
-            lines,
-            search,
-            batch,
-            false,
-        )?,
-        ModelConfig::Gru(_) => translate_with(
-            &mut Blocking(GpuGru::new(&gpu, &model.config, &weights)?),
-            model,
-            lines,
-            search,
-            batch,
-            false,
-        )?,
-    };
+    let mut engine = Blocking(GpuEngine::new(&gpu, &model.config, &weights)?);
+    let out = translate_with(&mut engine, model, lines, search, batch, false)?;
     Ok((out, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
 }
 

@@ -1,26 +1,22 @@
 //! The GRU encoder-decoder with attention on the GPU: bidirectional encoder run once per batch
 //! (one cell dispatch per position and direction, padding masked), then one decoder step per token.
-//! Implements [`StepModel`] like the Transformer engine.
+//! The step loop and the rows' bookkeeping are the [`GpuEngine`](crate::GpuEngine)'s.
 
 use std::collections::HashMap;
 
-use wgslate_decode::{AsyncStepModel, ChainedPicks, StepOutput, TopKOutput};
-use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
 use wgslate_model::weights::CheckedWeights;
-use wgslate_model::{AttentionScore, GruConfig, ModelConfig};
+use wgslate_model::{AttentionScore, GruConfig};
 
-use crate::kernels::{Act, KernelParams, Kernels, TokenSource, MAX_TOP_K};
-use crate::record::{Pool, Recorder, Sites};
-use crate::{Gpu, GREEDY_STEPS_PER_SUBMIT};
-
-const F: u64 = 4;
+use crate::engine::{Architecture, Sources, StepIo, F};
+use crate::kernels::{Act, Kernels, TokenSource};
+use crate::record::{Pool, Recorder};
+use crate::Gpu;
 
 /// Per-row decoder buffers of the current batch (handles into the pool).
 struct Rows {
     cap: usize,
-    /// The decoder state: a step reads hidden[set] and writes hidden[1 - set], then the set flips.
+    /// The decoder state: a step reads one of the pair and writes the other (see [`Gru::hidden`]).
     hidden: [wgpu::Buffer; 2],
-    tokens: wgpu::Buffer,
     emb: wgpu::Buffer,
     q: wgpu::Buffer,
     ctx: wgpu::Buffer,
@@ -29,58 +25,31 @@ struct Rows {
     hp: wgpu::Buffer,
     features: wgpu::Buffer,
     o: wgpu::Buffer,
-    raw: wgpu::Buffer,
-    logits: wgpu::Buffer,
-    cands: wgpu::Buffer,
     probs: wgpu::Buffer,
-    index: wgpu::Buffer,
-    row_source: wgpu::Buffer,
 }
 
 struct Batch {
     s_max: usize,
-    source_lens: Vec<usize>,
-    lens: wgpu::Buffer,
     memory: wgpu::Buffer,
     keys: wgpu::Buffer,
-    rows: usize,
-    row_source: Vec<u32>,
-    set: usize,
+    /// Reorders so far: each gathers into the other hidden buffer, so the pair's roles flip.
+    flips: usize,
     buf: Rows,
 }
 
-pub struct GpuGru {
+pub struct Gru {
     gpu: Gpu,
     k: Kernels,
     cfg: GruConfig,
     w: HashMap<String, wgpu::Buffer>,
     zeros: wgpu::Buffer,
-    zero_vocab: wgpu::Buffer,
     dummy: wgpu::Buffer,
     dummy_rw: wgpu::Buffer,
-    pub pool: Pool,
-    /// Dispatch sites of decoder steps (the hot path), of the encoder, and of row selection.
-    pub step_sites: Sites,
-    encoder_sites: Sites,
-    select_sites: Sites,
-    staging: Option<wgpu::Buffer>,
     batch: Option<Batch>,
 }
 
-impl GpuGru {
-    /// The engine with the device's preferred kernels (f16 weights when shader-f16 exists).
-    pub fn new(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights) -> Result<Self, String> {
-        Self::with_params(gpu, config, weights, KernelParams::for_gpu(gpu))
-    }
-
-    pub fn with_params(
-        gpu: &Gpu,
-        config: &ModelConfig,
-        weights: &CheckedWeights,
-        params: KernelParams,
-    ) -> Result<Self, String> {
-        let ModelConfig::Gru(cfg) = config else { return Err("GpuGru needs a GRU config".into()) };
-        crate::kernels::sequence_length_ok(config.max_len())?;
+impl Gru {
+    pub fn new(gpu: &Gpu, cfg: &GruConfig, weights: &CheckedWeights, k: &Kernels) -> Result<Self, String> {
         // Every product's inner width is one of these or a sum of them.
         crate::kernels::vector_width_ok(&[
             ("emb_dim", cfg.emb_dim),
@@ -107,22 +76,16 @@ impl GpuGru {
             AttentionScore::General => names.push("attention.key.weight".into()),
             AttentionScore::Dot => {}
         }
-        let w = crate::weights::upload(gpu, weights, &names, params.f16_weights)?;
+        let w = crate::weights::upload(gpu, weights, &names, k.params.f16_weights)?;
         let widest = cfg.emb_dim.max(cfg.attention_dim).max(cfg.decoder_hidden);
         Ok(Self {
             gpu: gpu.clone(),
-            k: Kernels::new(gpu, params)?,
+            k: k.clone(),
             zeros: gpu.storage("zeros", &vec![0.0; widest]),
-            zero_vocab: gpu.storage("zero bias", &vec![0.0; cfg.vocab_size]),
             dummy: gpu.output("dummy", 16),
             dummy_rw: gpu.output("dummy rw", 16),
             cfg: cfg.clone(),
             w,
-            pool: Pool::default(),
-            step_sites: Sites::default(),
-            encoder_sites: Sites::default(),
-            select_sites: Sites::default(),
-            staging: None,
             batch: None,
         })
     }
@@ -139,18 +102,16 @@ impl GpuGru {
         }
     }
 
-    fn rows(&mut self, cap: usize, s_max: usize) -> Rows {
+    fn rows(&self, pool: &mut Pool, cap: usize, s_max: usize) -> Rows {
         let c = &self.cfg;
-        let (e, he, hd, v) = (c.emb_dim as u64, c.encoder_hidden as u64, c.decoder_hidden as u64, c.vocab_size as u64);
+        let (e, he, hd) = (c.emb_dim as u64, c.encoder_hidden as u64, c.decoder_hidden as u64);
         let r = cap as u64;
         let key_dim = self.key_dim() as u64;
-        let (g, p) = (&self.gpu, &mut self.pool);
-        let mut out = |label: &str, n: u64| p.get(g, label, n * F);
-        let per_submit = GREEDY_STEPS_PER_SUBMIT.max(MAX_TOP_K) as u64;
+        let g = &self.gpu;
+        let mut out = |label: &str, n: u64| pool.get(g, label, n * F);
         Rows {
             cap,
             hidden: [out("hidden 0", r * hd), out("hidden 1", r * hd)],
-            tokens: out("tokens", r),
             emb: out("emb", r * e),
             q: out("q", r * key_dim),
             ctx: out("context", r * 2 * he),
@@ -159,21 +120,44 @@ impl GpuGru {
             hp: out("hp", r * 3 * hd),
             features: out("features", r * (hd + 2 * he + e)),
             o: out("o", r * e),
-            raw: out("raw logits", r * v),
-            logits: out("log-probs", r * v),
-            cands: out("candidates", r * per_submit * 2),
             probs: out("probs", r * s_max as u64),
-            index: out("index", r),
-            row_source: out("row source", r),
         }
     }
 
-    /// Records one decoder step reading hidden[set] and writing hidden[1 - set].
-    fn record_step(&self, rec: &mut Recorder, b: &Batch, tokens: TokenSource, set: usize, capture: bool) {
+    /// Which of the hidden pair a step at `position` reads (it writes the other).
+    fn hidden(b: &Batch, position: usize) -> usize {
+        (position + b.flips) % 2
+    }
+}
+
+impl Architecture for Gru {
+    fn vocab_size(&self) -> usize {
+        self.cfg.vocab_size
+    }
+    fn max_len(&self) -> usize {
+        self.cfg.max_len
+    }
+    fn output_weight(&self) -> &wgpu::Buffer {
+        self.wt("embed.weight")
+    }
+    fn output_width(&self) -> usize {
+        self.cfg.emb_dim
+    }
+
+    fn record_step(
+        &self,
+        rec: &mut Recorder,
+        io: &StepIo,
+        tokens: TokenSource,
+        position: usize,
+        capture: bool,
+    ) -> &wgpu::Buffer {
+        let b = self.batch.as_ref().expect("the engine encodes before it steps");
         let c = &self.cfg;
-        let (e, he, hd, r) = (c.emb_dim as u32, c.encoder_hidden as u32, c.decoder_hidden as u32, b.rows as u32);
+        let (e, he, hd, r) = (c.emb_dim as u32, c.encoder_hidden as u32, c.decoder_hidden as u32, io.rows as u32);
         let k = &self.k;
         let x = &b.buf;
+        let set = Self::hidden(b, position);
         let (h_in, h_out) = (&x.hidden[set], &x.hidden[1 - set]);
         k.embed(rec, tokens, self.wt("embed.weight"), &self.zeros, &x.emb, r, e, 0, 0, 1.0);
         let (q, mode, v) = match c.score {
@@ -199,8 +183,8 @@ impl GpuGru {
             &b.keys,
             v,
             &b.memory,
-            &x.row_source,
-            &b.lens,
+            io.row_source,
+            io.lens,
             &x.ctx,
             &x.probs,
             [r, b.s_max as u32, self.key_dim() as u32, 2 * he, mode, capture as u32],
@@ -216,97 +200,17 @@ impl GpuGru {
         k.copy_cols(rec, &x.ctx, &x.features, [r, 2 * he, 2 * he, 0, fw, hd]);
         k.copy_cols(rec, &x.emb, &x.features, [r, e, e, 0, fw, hd + 2 * he]);
         k.matmul(rec, &x.features, self.wt("output.weight"), self.wt("output.bias"), &x.o, r, e, fw, Act::Tanh);
-        k.matmul(rec, &x.o, self.wt("embed.weight"), &self.zero_vocab, &x.raw, r, c.vocab_size as u32, e, Act::None);
-        k.softmax(rec, &x.raw, &x.logits, r, c.vocab_size as u32, true);
+        &x.o
     }
 
-    /// Runs `steps` decoder steps in one submission (see the Transformer engine's `run_steps`).
-    fn run_steps(&mut self, tokens: &[u32], steps: usize, k: usize, capture: bool) -> Result<(), String> {
-        let b = self.batch.as_ref().ok_or("step before start")?;
-        if tokens.len() != b.rows {
-            return Err(format!("{} tokens for {} rows", tokens.len(), b.rows));
-        }
-        let (rows, v) = (b.rows as u32, self.cfg.vocab_size as u32);
-        self.gpu.queue.write_buffer(&b.buf.tokens, 0, bytemuck::cast_slice(tokens));
-        let mut sites = std::mem::take(&mut self.step_sites);
-        let mut rec = Recorder::new(&self.gpu, &mut sites);
-        for s in 0..steps {
-            let input = if s == 0 {
-                TokenSource::ids(&b.buf.tokens)
-            } else {
-                TokenSource {
-                    buffer: &b.buf.cands,
-                    stride: 2 * k as u32,
-                    offset: 2 * ((s - 1) as u32 * rows * k as u32),
-                }
-            };
-            self.record_step(&mut rec, b, input, (b.set + s) % 2, capture);
-            if k > 0 {
-                self.k.top_k(&mut rec, &b.buf.logits, &b.buf.cands, rows, v, k as u32, s as u32 * rows * k as u32);
-            }
-        }
-        rec.submit();
-        self.step_sites = sites;
-        let b = self.batch.as_mut().unwrap();
-        b.set = (b.set + steps) % 2;
-        Ok(())
-    }
-
-    /// Reads back `steps × rows × k` candidates written by `run_steps`.
-    async fn read_candidates(&mut self, steps: usize, k: usize) -> Result<Vec<(u32, f32)>, String> {
-        let b = self.batch.as_ref().unwrap();
-        self.gpu.read_candidates(&mut self.staging, &b.buf.cands, steps * b.rows * k).await
-    }
-
-    async fn attention_rows(&mut self, want: bool) -> Result<Option<Vec<Vec<f32>>>, String> {
-        if !want {
-            return Ok(None);
-        }
-        let b = self.batch.as_ref().unwrap();
-        let p = self.gpu.read_f32_prefix(&mut self.staging, &b.buf.probs, b.rows * b.s_max).await?;
-        Ok(Some(
-            (0..b.rows)
-                .map(|r| p[r * b.s_max..r * b.s_max + b.source_lens[b.row_source[r] as usize]].to_vec())
-                .collect(),
-        ))
-    }
-}
-
-impl AsyncStepModel for GpuGru {
-    fn vocab_size(&self) -> usize {
-        self.cfg.vocab_size
-    }
-    fn bos(&self) -> u32 {
-        BOS_ID
-    }
-    fn eos(&self) -> u32 {
-        EOS_ID
-    }
-    fn max_output_len(&self) -> usize {
-        self.cfg.max_len - 1
-    }
-
-    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
-        if let Some(s) = sources.iter().find(|s| s.len() > self.cfg.max_len || s.is_empty()) {
-            return Err(format!("source has {} tokens; the model takes 1 to {}", s.len(), self.cfg.max_len));
-        }
-        if sources.is_empty() {
-            return Err("no sources".into());
-        }
+    fn encode(&mut self, pool: &mut Pool, rec: &mut Recorder, src: &Sources) {
         let c = self.cfg.clone();
         let (e, he, hd) = (c.emb_dim as u32, c.encoder_hidden as u32, c.decoder_hidden as u32);
-        let bsz = sources.len();
-        let s_max = sources.iter().map(Vec::len).max().unwrap();
+        let (bsz, s_max) = (src.rows, src.s_max);
         let n = (bsz * s_max) as u32;
-        let mut ids = vec![PAD_ID; bsz * s_max];
-        for (b, s) in sources.iter().enumerate() {
-            ids[b * s_max..b * s_max + s.len()].copy_from_slice(s);
-        }
-        let lens: Vec<u32> = sources.iter().map(|s| s.len() as u32).collect();
-        let buf = self.rows(bsz, s_max);
-        let (g, p) = (&self.gpu, &mut self.pool);
-        let lens_buf = p.u32s(g, "lengths", &lens);
-        let tokens = p.u32s(g, "source tokens", &ids);
+        let buf = self.rows(pool, bsz, s_max);
+        let (g, p) = (&self.gpu, pool);
+        let (lens_buf, tokens) = (src.lens, src.tokens);
         let (nf, bf) = (n as u64, bsz as u64);
         let emb = p.get(g, "source emb", nf * e as u64 * F);
         let memory = p.get(g, "memory", nf * 2 * he as u64 * F);
@@ -320,13 +224,11 @@ impl AsyncStepModel for GpuGru {
             AttentionScore::General => p.get(g, "keys", nf * hd as u64 * F),
             AttentionScore::Dot => memory.clone(),
         };
-        let mut sites = std::mem::take(&mut self.encoder_sites);
-        let mut rec = Recorder::new(&self.gpu, &mut sites);
         let k = &self.k;
-        k.embed(&mut rec, TokenSource::ids(&tokens), self.wt("embed.weight"), &self.zeros, &emb, n, e, 0, 0, 1.0);
+        k.embed(rec, TokenSource::ids(tokens), self.wt("embed.weight"), &self.zeros, &emb, n, e, 0, 0, 1.0);
         for (dir, name) in ["encoder.forward", "encoder.backward"].iter().enumerate() {
             k.matmul(
-                &mut rec,
+                rec,
                 &emb,
                 self.wt(&format!("{name}.w_ih")),
                 self.wt(&format!("{name}.b_ih")),
@@ -340,7 +242,7 @@ impl AsyncStepModel for GpuGru {
             for step in 0..s_max {
                 let t = if dir == 0 { step } else { s_max - 1 - step };
                 k.matmul(
-                    &mut rec,
+                    rec,
                     &h,
                     self.wt(&format!("{name}.w_hh")),
                     self.wt(&format!("{name}.b_hh")),
@@ -351,11 +253,11 @@ impl AsyncStepModel for GpuGru {
                     Act::None,
                 );
                 k.gru_cell(
-                    &mut rec,
+                    rec,
                     &xp,
                     &hp,
                     &h,
-                    &lens_buf,
+                    lens_buf,
                     &h2,
                     &memory,
                     [bsz as u32, he, s_max as u32, t as u32, 1, 2 * he, dir as u32 * he, s_max as u32],
@@ -363,9 +265,9 @@ impl AsyncStepModel for GpuGru {
                 std::mem::swap(&mut h, &mut h2);
             }
         }
-        k.masked_mean(&mut rec, &memory, &lens_buf, &mean, bsz as u32, s_max as u32, 2 * he);
+        k.masked_mean(rec, &memory, lens_buf, &mean, bsz as u32, s_max as u32, 2 * he);
         k.matmul(
-            &mut rec,
+            rec,
             &mean,
             self.wt("init.weight"),
             self.wt("init.bias"),
@@ -377,7 +279,7 @@ impl AsyncStepModel for GpuGru {
         );
         match c.score {
             AttentionScore::Additive => k.matmul(
-                &mut rec,
+                rec,
                 &memory,
                 self.wt("attention.key.weight"),
                 self.wt("attention.key.bias"),
@@ -387,103 +289,31 @@ impl AsyncStepModel for GpuGru {
                 2 * he,
                 Act::None,
             ),
-            AttentionScore::General => k.matmul(
-                &mut rec,
-                &memory,
-                self.wt("attention.key.weight"),
-                &self.zeros,
-                &keys,
-                n,
-                hd,
-                2 * he,
-                Act::None,
-            ),
+            AttentionScore::General => {
+                k.matmul(rec, &memory, self.wt("attention.key.weight"), &self.zeros, &keys, n, hd, 2 * he, Act::None)
+            }
             AttentionScore::Dot => {}
         }
-        rec.submit();
-        self.encoder_sites = sites;
-        let row_source: Vec<u32> = (0..bsz as u32).collect();
-        self.gpu.queue.write_buffer(&buf.row_source, 0, bytemuck::cast_slice(&row_source));
-        self.batch = Some(Batch {
-            s_max,
-            source_lens: sources.iter().map(Vec::len).collect(),
-            lens: lens_buf,
-            memory,
-            keys,
-            rows: bsz,
-            row_source,
-            set: 0,
-            buf,
-        });
-        Ok(())
+        self.batch = Some(Batch { s_max, memory, keys, flips: 0, buf });
     }
 
-    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
-        self.run_steps(tokens, 1, 0, want_attention)?;
-        let b = self.batch.as_ref().unwrap();
-        let log_probs =
-            self.gpu.read_f32_prefix(&mut self.staging, &b.buf.logits, b.rows * self.cfg.vocab_size).await?;
-        Ok(StepOutput { log_probs, attention: self.attention_rows(want_attention).await? })
-    }
-
-    /// Selects the k best on the device and reads back only those (k ≤ MAX_TOP_K).
-    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
-        if k == 0 || k > MAX_TOP_K {
-            let out = self.step(tokens, want_attention).await?;
-            return Ok(TopKOutput {
-                candidates: out
-                    .log_probs
-                    .chunks(self.cfg.vocab_size)
-                    .map(|row| wgslate_decode::top_k(row, k))
-                    .collect(),
-                attention: out.attention,
-            });
-        }
-        self.run_steps(tokens, 1, k, want_attention)?;
-        let cands = self.read_candidates(1, k).await?;
-        Ok(TopKOutput {
-            candidates: cands.chunks(k).map(<[_]>::to_vec).collect(),
-            attention: self.attention_rows(want_attention).await?,
-        })
-    }
-
-    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
-        let steps = max_steps.clamp(1, GREEDY_STEPS_PER_SUBMIT);
-        self.run_steps(tokens, steps, 1, false)?;
-        let cands = self.read_candidates(steps, 1).await?;
-        Ok(Some(crate::per_row(&cands, tokens.len(), steps)))
-    }
-
-    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+    fn reorder(&mut self, pool: &mut Pool, rec: &mut Recorder, index: &wgpu::Buffer, rows: usize, position: usize) {
         let hd = self.cfg.decoder_hidden as u32;
-        let (cap, s_max) = {
-            let b = self.batch.as_ref().ok_or("select_rows before start")?;
-            if let Some(&bad) = rows.iter().find(|&&r| r >= b.rows) {
-                return Err(format!("row {bad} does not exist ({} rows)", b.rows));
-            }
-            (b.buf.cap, b.s_max)
-        };
+        let b = self.batch.as_ref().expect("the engine encodes before it reorders");
+        let set = Self::hidden(b, position);
         // The state to gather from, kept before a beam expansion grows the per-row buffers.
-        let current = {
-            let b = self.batch.as_ref().unwrap();
-            b.buf.hidden[b.set].clone()
-        };
-        if rows.len() > cap {
-            let buf = self.rows(rows.len(), s_max);
-            self.batch.as_mut().unwrap().buf = buf;
-        }
+        let current = b.buf.hidden[set].clone();
+        let grown = (rows > b.buf.cap).then(|| self.rows(pool, rows, b.s_max));
         let b = self.batch.as_mut().unwrap();
-        let idx: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
-        self.gpu.queue.write_buffer(&b.buf.index, 0, bytemuck::cast_slice(&idx));
-        let mut sites = std::mem::take(&mut self.select_sites);
-        let mut rec = Recorder::new(&self.gpu, &mut sites);
-        self.k.gather_rows(&mut rec, &current, &b.buf.index, &b.buf.hidden[1 - b.set], rows.len() as u32, hd, hd);
-        rec.submit();
-        self.select_sites = sites;
-        b.set = 1 - b.set;
-        b.row_source = rows.iter().map(|&r| b.row_source[r]).collect();
-        b.rows = rows.len();
-        self.gpu.queue.write_buffer(&b.buf.row_source, 0, bytemuck::cast_slice(&b.row_source));
-        Ok(())
+        if let Some(buf) = grown {
+            b.buf = buf;
+        }
+        self.k.gather_rows(rec, &current, index, &b.buf.hidden[1 - set], rows as u32, hd, hd);
+        b.flips += 1;
+    }
+
+    fn attention_maps(&self) -> (Vec<&wgpu::Buffer>, usize) {
+        let b = self.batch.as_ref().expect("the engine encodes before it reads attention");
+        (vec![&b.buf.probs], 1)
     }
 }

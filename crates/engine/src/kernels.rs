@@ -74,6 +74,7 @@ impl KernelParams {
     }
 }
 
+#[derive(Clone)]
 pub struct Kernels {
     pub params: KernelParams,
     matmul: wgpu::ComputePipeline,

@@ -2,6 +2,7 @@
 //! `shaders/` with their launch parameters, and CPU twins that define what each kernel computes.
 
 pub mod cpu;
+pub mod engine;
 pub mod gpu;
 pub mod gru;
 pub mod kernels;
@@ -9,6 +10,7 @@ pub mod record;
 pub mod transformer;
 mod weights;
 
+pub use engine::{Architecture, GpuEngine};
 pub use gpu::{AdapterReport, Gpu};
 pub use kernels::{vector_width_ok, Act, AttentionLayout, KernelParams, Kernels, TokenSource, MAX_TOP_K};
 pub use record::{Pool, Recorder, Sites};

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use wgslate_decode::{BeamConfig, Blocking, Search};
-use wgslate_engine::gru::GpuGru;
+use wgslate_engine::GpuEngine;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate, translate_with};
 use wgslate_model::weights::{self, CheckedWeights};
@@ -27,7 +27,7 @@ fn shipped_gru_matches_the_reference() {
     let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
     let gpu = common::gpu();
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
-    let mut g = Blocking(GpuGru::new(&gpu, &model.config, &weights).unwrap());
+    let mut g = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let mut c = CpuStepper::new(&model.net, &model.config);
     let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
     println!("GRU: largest per-step log-prob difference {worst:e}");
@@ -36,7 +36,7 @@ fn shipped_gru_matches_the_reference() {
     let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     let sentences = test_sentences(n);
     let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
-    let mut g = Blocking(GpuGru::new(&gpu, &model.config, &weights).unwrap());
+    let mut g = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let out = translate_with(&mut g, &model, &sentences, &Search::default(), 16, false).unwrap();
     let same = cpu.iter().zip(&out).filter(|(a, b)| a.outputs[0].1.tokens == b.outputs[0].1.tokens).count();
     println!("GRU greedy: {same}/{n} sentences token-for-token equal on {}", gpu.report.name);
@@ -54,7 +54,7 @@ fn shipped_gru_matches_the_reference() {
     let mut run = || {
         translate_with(&mut g, &model, &fifty[..3], &Search::default(), 16, false).unwrap();
         translate_with(&mut g, &model, &fifty[..3], &search, 10, false).unwrap();
-        (g.0.pool.created, g.0.step_sites.objects_created)
+        g.0.objects_created()
     };
     run();
     let warm = run();
@@ -90,7 +90,7 @@ fn dot_and_general_scores_match_the_reference() {
         let checked = Arc::new(CheckedWeights::parse(&weights::to_f16_safetensors(&tensors).unwrap()).unwrap());
         let net = Net::new(&config, weights::var_builder(&checked)).unwrap();
         let mut c = CpuStepper::new(&net, &config);
-        let mut g = Blocking(GpuGru::new(&gpu, &config, &checked).unwrap());
+        let mut g = Blocking(GpuEngine::new(&gpu, &config, &checked).unwrap());
         let sources = vec![vec![5u32, 9, 13, 2], vec![7, 2], vec![11, 12, 13, 14, 15, 2]];
         let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
         println!("{score:?}: largest per-step log-prob difference {worst:e}");

@@ -4,8 +4,7 @@
 use std::path::Path;
 
 use wgslate_decode::{BeamConfig, Blocking, SamplingConfig, Search};
-use wgslate_engine::transformer::GpuTransformer;
-use wgslate_engine::{Gpu, KernelParams};
+use wgslate_engine::{Gpu, GpuEngine, KernelParams};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate, translate_with};
 use wgslate_model::weights::CheckedWeights;
@@ -26,7 +25,7 @@ fn load() -> (Model, CheckedWeights, Gpu) {
 #[test]
 fn step_log_probs_match_the_reference() {
     let (model, weights, gpu) = load();
-    let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
+    let mut gpu_model = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let mut cpu_model = CpuStepper::new(&model.net, &model.config);
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
     // Six steps, with the rows reordered after the third.
@@ -41,7 +40,7 @@ fn greedy_tokens_equal_the_reference() {
     let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     let sentences = test_sentences(n);
     let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
-    let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
+    let mut gpu_model = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let out = translate_with(&mut gpu_model, &model, &sentences, &Search::default(), 16, false).unwrap();
     let same = cpu.iter().zip(&out).filter(|(a, b)| a.outputs[0].1.tokens == b.outputs[0].1.tokens).count();
     println!("greedy: {same}/{n} sentences token-for-token equal on {}", gpu.report.name);
@@ -54,7 +53,7 @@ fn beam_search_nbest_equals_the_reference() {
     let sentences = test_sentences(50);
     let search = Search::Beam(BeamConfig { beam: 4, nbest: 4, ..Default::default() });
     let cpu = translate(&model, &sentences, &search, 10, false).unwrap();
-    let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
+    let mut gpu_model = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let out = translate_with(&mut gpu_model, &model, &sentences, &search, 10, false).unwrap();
     let (entries, ties) = compare_nbest(&cpu, &out);
     println!("beam 4 n-best on {} sentences: {entries} entries, {} equal, {ties} ties broken differently (scores equal to 1e-5)", sentences.len(), entries - ties);
@@ -67,7 +66,7 @@ fn seeded_samples_equal_the_reference() {
     let sentences = test_sentences(6);
     let search = Search::Sample(SamplingConfig { seed: 7, samples: 2, top_k: 50, ..Default::default() });
     let cpu = translate(&model, &sentences, &search, 3, false).unwrap();
-    let mut gpu_model = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
+    let mut gpu_model = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let out = translate_with(&mut gpu_model, &model, &sentences, &search, 3, false).unwrap();
     for (i, (c, g)) in cpu.iter().zip(&out).enumerate() {
         let tokens = |t: &wgslate_model::translate::Translation| {
@@ -84,7 +83,7 @@ fn f16_and_f32_weights_give_the_same_tokens() {
     let mut results = Vec::new();
     for f16_weights in [false, true] {
         let params = KernelParams { f16_weights, ..Default::default() };
-        let mut engine = Blocking(GpuTransformer::with_params(&gpu, &model.config, &weights, params).unwrap());
+        let mut engine = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, params).unwrap());
         results.push(translate_with(&mut engine, &model, &sentences, &Search::default(), 4, false).unwrap());
     }
     // The default parameters run the encoder's products (more than 8 rows) on the tiled kernel,
@@ -106,20 +105,16 @@ fn f16_and_f32_weights_give_the_same_tokens() {
 fn decoding_again_creates_no_gpu_objects() {
     let (model, weights, gpu) = load();
     let sentences = test_sentences(3);
-    let mut engine = Blocking(GpuTransformer::new(&gpu, &model.config, &weights).unwrap());
+    let mut engine = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let beam = Search::Beam(BeamConfig { beam: 3, nbest: 2, ..Default::default() });
-    let run = |engine: &mut Blocking<GpuTransformer>| {
+    let run = |engine: &mut Blocking<GpuEngine>| {
         translate_with(engine, &model, &sentences, &Search::default(), 1, false).unwrap();
         translate_with(engine, &model, &sentences, &beam, 1, false).unwrap();
     };
     // The first round grows the per-row buffers for the beam; from the second on, nothing is new.
     run(&mut engine);
     run(&mut engine);
-    let before = (engine.0.pool.created, engine.0.step_sites.objects_created);
+    let before = engine.0.objects_created();
     run(&mut engine);
-    assert_eq!(
-        (engine.0.pool.created, engine.0.step_sites.objects_created),
-        before,
-        "(buffers, uniforms + bind groups) grew on a repeat"
-    );
+    assert_eq!(engine.0.objects_created(), before, "(buffers, uniforms + bind groups) grew on a repeat");
 }

@@ -1,0 +1,352 @@
+//! The one GPU engine. It owns what every architecture shares: the step loop, the tied output
+//! projection and log-softmax, the top-k readback, chained greedy submissions, beam reordering of
+//! the rows, and the reuse of buffers ([`Pool`]) and dispatches ([`Sites`]). An [`Architecture`]
+//! says only what differs: how to encode a batch, record one decoder step, and reorder its state.
+
+use wgslate_decode::{AsyncStepModel, ChainedPicks, StepOutput, TopKOutput};
+use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
+use wgslate_model::weights::CheckedWeights;
+use wgslate_model::ModelConfig;
+
+use crate::kernels::{Act, KernelParams, Kernels, TokenSource, MAX_TOP_K};
+use crate::record::{Pool, Recorder, Sites};
+use crate::{Gpu, GREEDY_STEPS_PER_SUBMIT};
+
+/// Bytes per f32.
+pub(crate) const F: u64 = 4;
+
+/// A padded batch of sources on the device.
+pub struct Sources<'a> {
+    pub rows: usize,
+    pub s_max: usize,
+    /// Token ids, rows × s_max, PAD after each source's end.
+    pub tokens: &'a wgpu::Buffer,
+    /// Each source's length (u32).
+    pub lens: &'a wgpu::Buffer,
+}
+
+/// What a decoder step may read besides its own state.
+pub struct StepIo<'a> {
+    pub rows: usize,
+    pub s_max: usize,
+    /// The identity map 0..rows (u32).
+    pub identity: &'a wgpu::Buffer,
+    /// Each row's source (u32): rows of one source multiply under beam search.
+    pub row_source: &'a wgpu::Buffer,
+    pub lens: &'a wgpu::Buffer,
+}
+
+/// What differs between architectures; the [`GpuEngine`] does the rest.
+pub trait Architecture {
+    fn vocab_size(&self) -> usize;
+    fn max_len(&self) -> usize;
+    /// The tied output projection (vocab × width) applied to a step's features.
+    fn output_weight(&self) -> &wgpu::Buffer;
+    fn output_width(&self) -> usize;
+    /// Records the encoder over `src` and prepares the decoder state of its rows.
+    fn encode(&mut self, pool: &mut Pool, rec: &mut Recorder, src: &Sources);
+    /// Records one decoder step at `position` reading `tokens`; returns the features (rows × width)
+    /// the output projection reads. With `capture` the cross-attention weights are kept.
+    fn record_step(
+        &self,
+        rec: &mut Recorder,
+        io: &StepIo,
+        tokens: TokenSource,
+        position: usize,
+        capture: bool,
+    ) -> &wgpu::Buffer;
+    /// Records keeping rows `index[0..rows]` of the decoder state (rows may exceed the current
+    /// number: beam expansion), `position` steps into the output.
+    fn reorder(&mut self, pool: &mut Pool, rec: &mut Recorder, index: &wgpu::Buffer, rows: usize, position: usize);
+    /// The captured cross-attention weights: per layer a buffer of rows × heads × s_max, and heads.
+    fn attention_maps(&self) -> (Vec<&wgpu::Buffer>, usize);
+}
+
+/// The engine's own per-row buffers.
+struct RowIo {
+    cap: usize,
+    tokens: wgpu::Buffer,
+    raw: wgpu::Buffer,
+    log_probs: wgpu::Buffer,
+    /// Top-k candidates (index, value) of every step of one submission.
+    cands: wgpu::Buffer,
+    index: wgpu::Buffer,
+    identity: wgpu::Buffer,
+    row_source: wgpu::Buffer,
+}
+
+struct Batch {
+    s_max: usize,
+    source_lens: Vec<usize>,
+    lens: wgpu::Buffer,
+    rows: usize,
+    row_source: Vec<u32>,
+    position: usize,
+    io: RowIo,
+}
+
+pub struct GpuEngine {
+    gpu: Gpu,
+    k: Kernels,
+    pool: Pool,
+    arch: Box<dyn Architecture>,
+    zero_vocab: wgpu::Buffer,
+    /// Dispatch sites of decoder steps (the hot path), of the encoder, and of row selection.
+    pub step_sites: Sites,
+    encoder_sites: Sites,
+    select_sites: Sites,
+    staging: Option<wgpu::Buffer>,
+    batch: Option<Batch>,
+}
+
+impl GpuEngine {
+    /// The engine for a model, with the device's preferred kernels (f16 weights when shader-f16
+    /// exists): the one place that maps a model to its architecture.
+    pub fn new(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights) -> Result<Self, String> {
+        Self::with_params(gpu, config, weights, KernelParams::for_gpu(gpu))
+    }
+
+    pub fn with_params(
+        gpu: &Gpu,
+        config: &ModelConfig,
+        weights: &CheckedWeights,
+        params: KernelParams,
+    ) -> Result<Self, String> {
+        crate::kernels::sequence_length_ok(config.max_len())?;
+        let k = Kernels::new(gpu, params)?;
+        let arch: Box<dyn Architecture> = match config {
+            ModelConfig::Transformer(c) => Box::new(crate::transformer::Transformer::new(gpu, c, weights, &k)?),
+            ModelConfig::Gru(c) => Box::new(crate::gru::Gru::new(gpu, c, weights, &k)?),
+        };
+        Ok(Self {
+            gpu: gpu.clone(),
+            zero_vocab: gpu.storage("zero bias", &vec![0.0; arch.vocab_size()]),
+            k,
+            pool: Pool::default(),
+            arch,
+            step_sites: Sites::default(),
+            encoder_sites: Sites::default(),
+            select_sites: Sites::default(),
+            staging: None,
+            batch: None,
+        })
+    }
+
+    /// Scratch buffers, and uniforms plus bind groups of decoder steps, created so far (tests
+    /// check they stop growing).
+    pub fn objects_created(&self) -> (usize, usize) {
+        (self.pool.created, self.step_sites.objects_created)
+    }
+
+    fn row_io(&mut self, cap: usize) -> RowIo {
+        let (g, p) = (&self.gpu, &mut self.pool);
+        let (c, v) = (cap as u64, self.arch.vocab_size() as u64);
+        let per_submit = GREEDY_STEPS_PER_SUBMIT.max(MAX_TOP_K) as u64;
+        let identity: Vec<u32> = (0..cap as u32).collect();
+        RowIo {
+            cap,
+            tokens: p.get(g, "tokens", c * 4),
+            raw: p.get(g, "raw logits", c * v * F),
+            log_probs: p.get(g, "log-probs", c * v * F),
+            cands: p.get(g, "candidates", c * per_submit * 8),
+            index: p.get(g, "row index", c * 4),
+            identity: p.u32s(g, "identity", &identity),
+            row_source: p.get(g, "row source", c * 4),
+        }
+    }
+
+    /// Runs `steps` decoder steps in one submission, feeding `tokens` first and then each row's
+    /// best candidate of the step before; with k > 0 each step's top-k go to `io.cands`
+    /// (step s, row r, rank j at pair (s·rows + r)·k + j).
+    fn run_steps(&mut self, tokens: &[u32], steps: usize, k: usize, capture: bool) -> Result<(), String> {
+        let b = self.batch.as_ref().ok_or("step before start")?;
+        if tokens.len() != b.rows {
+            return Err(format!("{} tokens for {} rows", tokens.len(), b.rows));
+        }
+        if b.position + steps > self.arch.max_len() {
+            return Err(format!("output longer than the model's max_len {}", self.arch.max_len()));
+        }
+        let (rows, v) = (b.rows as u32, self.arch.vocab_size() as u32);
+        self.gpu.queue.write_buffer(&b.io.tokens, 0, bytemuck::cast_slice(tokens));
+        let io = StepIo {
+            rows: b.rows,
+            s_max: b.s_max,
+            identity: &b.io.identity,
+            row_source: &b.io.row_source,
+            lens: &b.lens,
+        };
+        let mut rec = Recorder::new(&self.gpu, &mut self.step_sites);
+        for s in 0..steps {
+            let input = if s == 0 {
+                TokenSource::ids(&b.io.tokens)
+            } else {
+                TokenSource {
+                    buffer: &b.io.cands,
+                    stride: 2 * k as u32,
+                    offset: 2 * ((s - 1) as u32 * rows * k as u32),
+                }
+            };
+            let features = self.arch.record_step(&mut rec, &io, input, b.position + s, capture);
+            let width = self.arch.output_width() as u32;
+            let kern = &self.k;
+            kern.matmul(
+                &mut rec,
+                features,
+                self.arch.output_weight(),
+                &self.zero_vocab,
+                &b.io.raw,
+                rows,
+                v,
+                width,
+                Act::None,
+            );
+            kern.softmax(&mut rec, &b.io.raw, &b.io.log_probs, rows, v, true);
+            if k > 0 {
+                kern.top_k(&mut rec, &b.io.log_probs, &b.io.cands, rows, v, k as u32, s as u32 * rows * k as u32);
+            }
+        }
+        rec.submit();
+        self.batch.as_mut().unwrap().position += steps;
+        Ok(())
+    }
+
+    /// Reads back `steps × rows × k` candidates written by `run_steps`.
+    async fn read_candidates(&mut self, steps: usize, k: usize) -> Result<Vec<(u32, f32)>, String> {
+        let b = self.batch.as_ref().unwrap();
+        self.gpu.read_candidates(&mut self.staging, &b.io.cands, steps * b.rows * k).await
+    }
+
+    /// Per row, the cross-attention over its source averaged over layers and heads (as the CPU
+    /// reference's step reports it).
+    async fn attention_rows(&mut self, want: bool) -> Result<Option<Vec<Vec<f32>>>, String> {
+        if !want {
+            return Ok(None);
+        }
+        let b = self.batch.as_ref().unwrap();
+        let (maps, heads) = self.arch.attention_maps();
+        let (layers, s) = (maps.len(), b.s_max);
+        let mut mean: Vec<Vec<f32>> =
+            (0..b.rows).map(|r| vec![0f32; b.source_lens[b.row_source[r] as usize]]).collect();
+        for map in maps {
+            let probs = self.gpu.read_f32_prefix(&mut self.staging, map, b.rows * heads * s).await?;
+            for (r, m) in mean.iter_mut().enumerate() {
+                for h in 0..heads {
+                    let row = &probs[(r * heads + h) * s..];
+                    m.iter_mut().zip(row).for_each(|(a, x)| *a += x / (layers * heads) as f32);
+                }
+            }
+        }
+        Ok(Some(mean))
+    }
+}
+
+impl AsyncStepModel for GpuEngine {
+    fn vocab_size(&self) -> usize {
+        self.arch.vocab_size()
+    }
+    fn bos(&self) -> u32 {
+        BOS_ID
+    }
+    fn eos(&self) -> u32 {
+        EOS_ID
+    }
+    fn max_output_len(&self) -> usize {
+        self.arch.max_len() - 1
+    }
+
+    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        if sources.is_empty() {
+            return Err("no sources".into());
+        }
+        let max = self.arch.max_len();
+        if let Some(s) = sources.iter().find(|s| s.len() > max || s.is_empty()) {
+            return Err(format!("source has {} tokens; the model takes 1 to {max}", s.len()));
+        }
+        let rows = sources.len();
+        let s_max = sources.iter().map(Vec::len).max().unwrap();
+        let mut ids = vec![PAD_ID; rows * s_max];
+        for (b, s) in sources.iter().enumerate() {
+            ids[b * s_max..b * s_max + s.len()].copy_from_slice(s);
+        }
+        let lens: Vec<u32> = sources.iter().map(|s| s.len() as u32).collect();
+        let (g, p) = (&self.gpu, &mut self.pool);
+        let lens_buf = p.u32s(g, "source lengths", &lens);
+        let tokens = p.u32s(g, "source tokens", &ids);
+        let io = self.row_io(rows);
+        let mut rec = Recorder::new(&self.gpu, &mut self.encoder_sites);
+        let src = Sources { rows, s_max, tokens: &tokens, lens: &lens_buf };
+        self.arch.encode(&mut self.pool, &mut rec, &src);
+        rec.submit();
+        let row_source: Vec<u32> = (0..rows as u32).collect();
+        self.gpu.queue.write_buffer(&io.row_source, 0, bytemuck::cast_slice(&row_source));
+        self.batch = Some(Batch {
+            s_max,
+            source_lens: sources.iter().map(Vec::len).collect(),
+            lens: lens_buf,
+            rows,
+            row_source,
+            position: 0,
+            io,
+        });
+        Ok(())
+    }
+
+    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        self.run_steps(tokens, 1, 0, want_attention)?;
+        let b = self.batch.as_ref().unwrap();
+        let n = b.rows * self.arch.vocab_size();
+        let log_probs = self.gpu.read_f32_prefix(&mut self.staging, &b.io.log_probs, n).await?;
+        let attention = self.attention_rows(want_attention).await?;
+        Ok(StepOutput { log_probs, attention })
+    }
+
+    /// Selects the k best on the device and reads back only those (k ≤ MAX_TOP_K).
+    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
+        if k == 0 || k > MAX_TOP_K {
+            let out = self.step(tokens, want_attention).await?;
+            let v = self.arch.vocab_size();
+            return Ok(TopKOutput {
+                candidates: out.log_probs.chunks(v).map(|row| wgslate_decode::top_k(row, k)).collect(),
+                attention: out.attention,
+            });
+        }
+        self.run_steps(tokens, 1, k, want_attention)?;
+        let cands = self.read_candidates(1, k).await?;
+        let attention = self.attention_rows(want_attention).await?;
+        Ok(TopKOutput { candidates: cands.chunks(k).map(<[_]>::to_vec).collect(), attention })
+    }
+
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
+        let position = self.batch.as_ref().ok_or("step before start")?.position;
+        let room = self.arch.max_len().saturating_sub(position);
+        let steps = max_steps.min(GREEDY_STEPS_PER_SUBMIT).min(room).max(1);
+        self.run_steps(tokens, steps, 1, false)?;
+        let cands = self.read_candidates(steps, 1).await?;
+        Ok(Some(crate::per_row(&cands, tokens.len(), steps)))
+    }
+
+    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        let (cap, position) = {
+            let b = self.batch.as_ref().ok_or("select_rows before start")?;
+            if let Some(&bad) = rows.iter().find(|&&r| r >= b.rows) {
+                return Err(format!("row {bad} does not exist ({} rows)", b.rows));
+            }
+            (b.io.cap, b.position)
+        };
+        if rows.len() > cap {
+            // Beam expansion: the per-row buffers grow (in the pool) to the larger number of rows.
+            let io = self.row_io(rows.len());
+            self.batch.as_mut().unwrap().io = io;
+        }
+        let b = self.batch.as_mut().unwrap();
+        let idx: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
+        self.gpu.queue.write_buffer(&b.io.index, 0, bytemuck::cast_slice(&idx));
+        let mut rec = Recorder::new(&self.gpu, &mut self.select_sites);
+        self.arch.reorder(&mut self.pool, &mut rec, &b.io.index, rows.len(), position);
+        rec.submit();
+        b.row_source = rows.iter().map(|&r| b.row_source[r]).collect();
+        b.rows = rows.len();
+        self.gpu.queue.write_buffer(&b.io.row_source, 0, bytemuck::cast_slice(&b.row_source));
+        Ok(())
+    }
+}
