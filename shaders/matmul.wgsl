@@ -21,7 +21,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) gid
     for (var t = 0u; t < steps; t++) {
         let kv = t * TILE + lid.x;
         xs[lid.y * TILE + lid.x] = select(vec4<f32>(), x[row * k4 + kv], row < dims.m && kv < k4);
-        ws[lid.y * TILE + lid.x] = select(vec4<f32>(), vec4<f32>(w[wrow * k4 + kv]), wrow < dims.n && kv < k4);
+        ws[lid.y * TILE + lid.x] = select(vec4<f32>(), weights4(wrow, kv, k4), wrow < dims.n && kv < k4);
         workgroupBarrier();
         for (var i = 0u; i < TILE; i++) {
             acc += dot(xs[lid.y * TILE + i], ws[lid.x * TILE + i]);

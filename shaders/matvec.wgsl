@@ -20,7 +20,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) gid: ve
     var acc = vec4<f32>();
     if (col < dims.n) {
         for (var kv = lane; kv < k4; kv += LANES) {
-            let wv = vec4<f32>(w[col * k4 + kv]);
+            let wv = weights4(col, kv, k4);
             for (var r = 0u; r < 4u; r++) {
                 if (row0 + r < dims.m) {
                     acc[r] += dot(x[(row0 + r) * k4 + kv], wv);

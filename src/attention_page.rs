@@ -4,13 +4,25 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
-use wgslate_model::attention::{attention_maps, AttentionMaps};
+use wgslate_model::attention::{attention_maps, pool_cells, AttentionMaps};
 use wgslate_model::translate::{encode_sources, translate};
 
 use crate::browser;
 use crate::translate_page::{ensure_model, first_sentence, Shared};
 
 const CELL: f64 = 26.0;
+/// Longer maps are drawn as blocks, at most this many per side (4 096 cells), so a long input
+/// never builds a huge SVG.
+const MAX_SIDE: usize = 64;
+
+/// The label of a group of tokens: the token itself, or its first and last with their positions.
+fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
+    if g.len() == 1 {
+        labels[g.start].clone()
+    } else {
+        format!("{}…{} ({}–{})", labels[g.start].trim(), labels[g.end - 1].trim(), g.start + 1, g.end)
+    }
+}
 const LABEL: f64 = 110.0;
 
 #[derive(Clone, Debug)]
@@ -167,8 +179,26 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
         let rows = select(maps, layer.get().filter(|&x| x < maps.len()), head.get().filter(|&x| x < maps[0].len()));
         Some((rows, row_labels, col_labels, maps.len(), maps[0].len()))
     };
+    let pooled_note = move || {
+        current().and_then(|(rows, _, col_labels, _, _)| {
+            let p = pool_cells(&rows, MAX_SIDE);
+            let (gr, gc) = (p.row_groups[0].len(), p.col_groups.first().map_or(1, |g| g.len()));
+            (gr > 1 || gc > 1).then(|| {
+                view! {
+                    <p class="hint" data-testid="att-pooled">{format!(
+                        "{} × {} tokens: each cell is a block of up to {gr} × {gc}, its rows' attention summed over the block's columns and averaged over its rows.",
+                        rows.len(), col_labels.len()
+                    )}</p>
+                }
+            })
+        })
+    };
     let heatmap = move || {
         current().map(|(rows, row_labels, col_labels, _, _)| {
+            let p = pool_cells(&rows, MAX_SIDE);
+            let row_labels: Vec<String> = p.row_groups.iter().map(|g| group_label(&row_labels, g)).collect();
+            let col_labels: Vec<String> = p.col_groups.iter().map(|g| group_label(&col_labels, g)).collect();
+            let rows = p.cells;
             let (nr, nc) = (rows.len(), col_labels.len());
             let (w, h) = (LABEL + nc as f64 * CELL + 10.0, LABEL + nr as f64 * CELL + 10.0);
             view! {
@@ -233,6 +263,7 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
                     </div>
                 }
             })}
+            {pooled_note}
             <div class="heatmap">{heatmap}</div>
         </section>
     }

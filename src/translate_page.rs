@@ -8,7 +8,7 @@ use leptos::task::spawn_local;
 use wgslate_decode::Search;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
-use wgslate_model::translate::{split_sentences, translate, Translation};
+use wgslate_model::translate::{notices, split_sentences, translate, Translation};
 use wgslate_model::Model;
 
 use crate::browser;
@@ -162,7 +162,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 let search = s.search();
                 let flat: Vec<String> = lines.iter().flatten().cloned().collect();
                 let mut done: Vec<OutSentence> = Vec::with_capacity(total);
-                let mut cut = 0;
+                let mut all = Vec::with_capacity(total);
                 let t0 = browser::now_ms();
                 for chunk in flat.chunks(BATCH) {
                     status.set(format!("Translating {}/{} sentences…", done.len(), total));
@@ -172,10 +172,9 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     }
                     match translate_any(&shared, &s.model, &model, chunk, &search, BATCH).await {
                         Ok(res) => {
-                            for tr in res {
-                                cut += usize::from(tr.truncated);
+                            for tr in &res {
                                 let (txt, h) =
-                                    tr.outputs.into_iter().next().map(|(t, h)| (t, Some(h))).unwrap_or_default();
+                                    tr.outputs.first().map(|(t, h)| (t.clone(), Some(h))).unwrap_or_default();
                                 let tokens = h
                                     .map(|h| {
                                         model
@@ -188,6 +187,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                                     .unwrap_or_default();
                                 done.push(OutSentence { text: txt, tokens });
                             }
+                            all.extend(res);
                         }
                         Err(e) => {
                             input_error.set(Some(format!("Translation failed: {e}")));
@@ -202,7 +202,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     "{total} sentence{} in {:.0} ms{}",
                     if total == 1 { "" } else { "s" },
                     ms,
-                    if cut > 0 { format!(" ({cut} cut to the model's length limit)") } else { String::new() }
+                    notices(&model, &flat, &all).iter().map(|n| format!("; {n}")).collect::<String>()
                 ));
             });
         }

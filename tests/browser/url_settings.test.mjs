@@ -27,3 +27,16 @@ test('out-of-range URL settings are refused with a message and do not reach the 
   await page.locator('[data-testid=tr-settings-error]').waitFor({ state: 'detached' });
   assert.deepEqual(errors, []);
 });
+
+test('the status says when the maximum length cut the output and names unseen characters', async () => {
+  const errors = [];
+  const text = encodeURIComponent('A man in a blue shirt is standing on a ladder.');
+  const page = await openPage(rig.browser, rig.url + `#translate?a=0&b=3&backend=cpu&text=${text}`, errors);
+  const status = page.locator('[data-testid=tr-status]');
+  await page.waitForFunction(() => /sentence.* in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''));
+  assert.match(await status.textContent(), /1 translation stopped at the maximum output length/);
+  await page.fill('[data-testid=tr-input]', 'A man says 你好 to a dog.');
+  await page.waitForFunction(() => /never seen/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''));
+  assert.match(await status.textContent(), /characters the model has never seen \(translated as unknown\): 你 好/);
+  assert.deepEqual(errors, []);
+});

@@ -81,3 +81,20 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
     assert.deepEqual(errors, []);
   });
 }
+
+test('a long input is drawn as at most 64 × 64 blocks whose rows still sum to 1', async () => {
+  const errors = [];
+  // 100 words of one letter pair each: about 100 source subwords and a long output.
+  const long = Array.from({ length: 100 }, (_, i) => 'ab cd ef gh ij'.split(' ')[i % 5]).join(' ');
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&text=${encodeURIComponent(long)}`, errors);
+  await page.click('[data-testid=nav-attention]');
+  await page.click('[data-testid=att-run]');
+  await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
+  await page.locator('[data-testid=att-pooled]').waitFor();
+  assert.match(await page.locator('[data-testid=att-pooled]').textContent(), /each cell is a block of up to \d+ × [2-4],/);
+  const h = await heatmap(page);
+  assert.ok(h.rows <= 64 && h.cols <= 64 && h.cols >= 26, JSON.stringify({ rows: h.rows, cols: h.cols }));
+  assert.equal(h.count, h.rows * h.cols);
+  for (const s of h.sums) assert.ok(Math.abs(s - 1) < 1e-3, `row sums ${h.sums}`);
+  assert.deepEqual(errors, []);
+});

@@ -61,7 +61,29 @@ fn time_gpu(dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), Strin
         CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
     let name = format!("gpu ({}, {}, f16 weights: {})", gpu.report.name, gpu.report.backend, gpu.has_f16());
     let mut e = Blocking(GpuEngine::new(&gpu, &w.model.config, &weights)?);
-    time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())
+    let (greedy_s, mut fields) = time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())?;
+    let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
+    for (label, search) in [("greedy", Search::default()), ("beam4", beam)] {
+        fields.push((format!("{label}_cost_per_token_batch1"), cost_per_token(&gpu, &mut e, w, &search)?));
+    }
+    Ok((greedy_s, fields))
+}
+
+/// What the device is asked per output token (EOS included, encoder and readbacks included)
+/// when translating `w.few` one sentence at a time.
+fn cost_per_token(gpu: &Gpu, e: &mut Blocking<GpuEngine>, w: &Workload, search: &Search) -> Result<Json, String> {
+    let before = gpu.cost();
+    let out = translate_with(e, w.model, w.few, search, 1, false)?;
+    let c = gpu.cost() - before;
+    let tokens: usize = out.iter().map(|t| t.outputs.first().map_or(0, |o| o.1.tokens.len()) + 1).sum();
+    let per = |v: u64| round2(v as f64 / tokens as f64);
+    Ok(Json::Obj(vec![
+        ("dispatches".into(), per(c.dispatches)),
+        ("submissions".into(), per(c.submissions)),
+        ("bytes_written".into(), per(c.bytes_written)),
+        ("bytes_read".into(), per(c.bytes_read)),
+        ("weight_bytes_read_by_kernels".into(), per(c.weight_bytes)),
+    ]))
 }
 
 /// Writes the timed sentences' source ids and the CPU reference's greedy output ids as JSON, so a

@@ -150,9 +150,12 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         _ => translate_ensemble(&models, &lines, &search, c.batch)?,
     };
     let mut stdout = std::io::stdout().lock();
-    for t in out {
+    for t in &out {
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
         writeln!(stdout, "{text}").map_err(|e| e.to_string())?;
+    }
+    for note in wgslate_model::translate::notices(&models[0], &lines, &out) {
+        eprintln!("wgslate: {note}");
     }
     Ok(())
 }

@@ -26,3 +26,35 @@ fn out_of_range_decoding_flags_are_refused_with_one_line() {
         assert!(err.contains(needle), "{flags:?}: '{err}' does not say '{needle}'");
     }
 }
+
+/// The CLI says when the maximum length stopped an output before its end and which characters the
+/// model has never seen; the translations themselves still go to stdout, one line each.
+#[test]
+fn cut_outputs_and_unseen_characters_are_reported_on_stderr() {
+    use std::io::Write;
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+    let run = |flags: &[&str], input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+            .args(["translate", "--model", model, "--backend", "cpu"])
+            .args(flags)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    let man = "A man in a blue shirt is standing on a ladder.\n";
+    let (stdout, stderr) = run(&["--max-len-a", "0", "--max-len-b", "3"], man);
+    assert_eq!(stdout.lines().count(), 1);
+    assert!(stdout.split_whitespace().count() <= 3, "three tokens at most: {stdout}");
+    assert!(stderr.contains("1 translation stopped at the maximum output length"), "{stderr}");
+    let (_, stderr) = run(&[], man);
+    assert_eq!(stderr, "", "a full translation has nothing to report");
+    let (stdout, stderr) = run(&[], "A man says 你好 to a dog.\nA dog.\n");
+    assert_eq!(stdout.lines().count(), 2);
+    assert!(stderr.contains("characters the model has never seen (translated as unknown): 你 好"), "{stderr}");
+}

@@ -13,6 +13,13 @@ pub struct Hypothesis {
     pub attention: Option<Vec<Vec<f32>>>,
 }
 
+impl Hypothesis {
+    /// False when the maximum output length stopped the search before it emitted EOS.
+    pub fn reached_eos(&self) -> bool {
+        self.token_log_probs.len() > self.tokens.len()
+    }
+}
+
 /// Output length bounds: max = min(a·|src| + b, model limit); EOS is forbidden before `min_len`.
 #[derive(Debug, Clone, Copy)]
 pub struct LengthLimits {

@@ -3,6 +3,13 @@
 /// y (m×n) = act(x (m×k) · wᵀ + b), w stored (n×k).
 pub fn matmul(x: &[f32], w: &[f32], b: &[f32], m: usize, n: usize, k: usize, act: crate::Act) -> Vec<f32> {
     let mut y = vec![0f32; m * n];
+    matmul_into(x, w, b, &mut y, m, n, k, act);
+    y
+}
+
+/// matmul.wgsl on an existing y (m×n), which `Act::Residual` adds to.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_into(x: &[f32], w: &[f32], b: &[f32], y: &mut [f32], m: usize, n: usize, k: usize, act: crate::Act) {
     for i in 0..m {
         for j in 0..n {
             let mut acc = 0f32;
@@ -14,10 +21,10 @@ pub fn matmul(x: &[f32], w: &[f32], b: &[f32], m: usize, n: usize, k: usize, act
                 crate::Act::None => v,
                 crate::Act::Relu => v.max(0.0),
                 crate::Act::Tanh => v.tanh(),
+                crate::Act::Residual => y[i * n + j] + v,
             };
         }
     }
-    y
 }
 
 pub fn softmax(x: &[f32], cols: usize, log: bool) -> Vec<f32> {
@@ -91,11 +98,6 @@ pub fn gru_attention(
     (p, ctx)
 }
 
-/// x + a, elementwise.
-pub fn add(x: &[f32], a: &[f32]) -> Vec<f32> {
-    x.iter().zip(a).map(|(x, a)| x + a).collect()
-}
-
 /// Scaled dot-product attention per (query row, head), as attention.wgsl lays it out: returns the
 /// outputs (rows × heads·dk) and the probabilities ((rows · heads) × kv_len, zero past each row's n).
 pub fn attention(
@@ -131,7 +133,9 @@ pub fn attention(
     (out, probs)
 }
 
-/// The K/V caches (rows × max_len × d each) after writing position t from kv (rows × 2d, K then V).
+/// The K/V caches (rows × max_len × d each) after writing position t from kv (rows of `stride`
+/// floats, K at `k_off`, V right after).
+#[allow(clippy::too_many_arguments)]
 pub fn kv_append(
     kv: &[f32],
     k_cache: &[f32],
@@ -139,11 +143,13 @@ pub fn kv_append(
     d: usize,
     max_len: usize,
     t: usize,
+    stride: usize,
+    k_off: usize,
 ) -> (Vec<f32>, Vec<f32>) {
     let (mut k, mut v) = (k_cache.to_vec(), v_cache.to_vec());
-    for (r, row) in kv.chunks(2 * d).enumerate() {
-        k[(r * max_len + t) * d..][..d].copy_from_slice(&row[..d]);
-        v[(r * max_len + t) * d..][..d].copy_from_slice(&row[d..]);
+    for (r, row) in kv.chunks(stride).enumerate() {
+        k[(r * max_len + t) * d..][..d].copy_from_slice(&row[k_off..k_off + d]);
+        v[(r * max_len + t) * d..][..d].copy_from_slice(&row[k_off + d..k_off + 2 * d]);
     }
     (k, v)
 }

@@ -5,10 +5,11 @@
 
 use wgslate_decode::{AsyncStepModel, ChainedPicks, StepOutput, TopKOutput};
 use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
+use wgslate_model::quant::{WeightFormat, PER_ROW};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::ModelConfig;
 
-use crate::kernels::{Act, KernelParams, Kernels, TokenSource, MAX_TOP_K};
+use crate::kernels::{Act, KernelParams, Kernels, Matrix, TokenSource, MAX_TOP_K};
 use crate::record::{Pool, Recorder, Sites};
 use crate::{Gpu, GREEDY_STEPS_PER_SUBMIT};
 
@@ -41,7 +42,7 @@ pub trait Architecture {
     fn vocab_size(&self) -> usize;
     fn max_len(&self) -> usize;
     /// The tied output projection (vocab × width) applied to a step's features.
-    fn output_weight(&self) -> &wgpu::Buffer;
+    fn output_weight(&self) -> Matrix<'_>;
     fn output_width(&self) -> usize;
     /// Records the encoder over `src` and prepares the decoder state of its rows.
     fn encode(&mut self, pool: &mut Pool, rec: &mut Recorder, src: &Sources);
@@ -113,7 +114,14 @@ impl GpuEngine {
         params: KernelParams,
     ) -> Result<Self, String> {
         crate::kernels::sequence_length_ok(config.max_len())?;
-        let k = Kernels::new(gpu, params)?;
+        // An int8 file runs the int8 kernels: they widen each weight exactly as the CPU reference
+        // dequantises it.
+        let int8_block = match weights.format() {
+            WeightFormat::F16 => None,
+            WeightFormat::Int8 { block: PER_ROW } => Some(0),
+            WeightFormat::Int8 { block } => Some(block as u32),
+        };
+        let k = Kernels::new(gpu, KernelParams { int8_block, ..params })?;
         let arch: Box<dyn Architecture> = match config {
             ModelConfig::Transformer(c) => Box::new(crate::transformer::Transformer::new(gpu, c, weights, &k)?),
             ModelConfig::Gru(c) => Box::new(crate::gru::Gru::new(gpu, c, weights, &k)?),
@@ -167,7 +175,7 @@ impl GpuEngine {
             return Err(format!("output longer than the model's max_len {}", self.arch.max_len()));
         }
         let (rows, v) = (b.rows as u32, self.arch.vocab_size() as u32);
-        self.gpu.queue.write_buffer(&b.io.tokens, 0, bytemuck::cast_slice(tokens));
+        self.gpu.write(&b.io.tokens, tokens);
         let io = StepIo {
             rows: b.rows,
             s_max: b.s_max,
@@ -278,7 +286,7 @@ impl AsyncStepModel for GpuEngine {
         self.arch.encode(&mut self.pool, &mut rec, &src);
         rec.submit();
         let row_source: Vec<u32> = (0..rows as u32).collect();
-        self.gpu.queue.write_buffer(&io.row_source, 0, bytemuck::cast_slice(&row_source));
+        self.gpu.write(&io.row_source, &row_source);
         self.batch = Some(Batch {
             s_max,
             source_lens: sources.iter().map(Vec::len).collect(),
@@ -340,13 +348,13 @@ impl AsyncStepModel for GpuEngine {
         }
         let b = self.batch.as_mut().unwrap();
         let idx: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
-        self.gpu.queue.write_buffer(&b.io.index, 0, bytemuck::cast_slice(&idx));
+        self.gpu.write(&b.io.index, &idx);
         let mut rec = Recorder::new(&self.gpu, &mut self.select_sites);
         self.arch.reorder(&mut self.pool, &mut rec, &b.io.index, rows.len(), position);
         rec.submit();
         b.row_source = rows.iter().map(|&r| b.row_source[r]).collect();
         b.rows = rows.len();
-        self.gpu.queue.write_buffer(&b.io.row_source, 0, bytemuck::cast_slice(&b.row_source));
+        self.gpu.write(&b.io.row_source, &b.row_source);
         Ok(())
     }
 }

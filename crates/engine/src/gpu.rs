@@ -12,6 +12,32 @@ pub struct AdapterReport {
     pub device_type: wgpu::DeviceType,
 }
 
+/// What the device was asked to do, counted as it is asked (`wgslate bench` prints it per token).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
+    pub dispatches: u64,
+    pub submissions: u64,
+    /// Bytes written from the host: token ids, row maps, changed launch parameters.
+    pub bytes_written: u64,
+    /// Bytes copied back to the host.
+    pub bytes_read: u64,
+    /// Bytes of weight matrices, biases and embedding rows the recorded kernels read.
+    pub weight_bytes: u64,
+}
+
+impl std::ops::Sub for Cost {
+    type Output = Cost;
+    fn sub(self, o: Cost) -> Cost {
+        Cost {
+            dispatches: self.dispatches - o.dispatches,
+            submissions: self.submissions - o.submissions,
+            bytes_written: self.bytes_written - o.bytes_written,
+            bytes_read: self.bytes_read - o.bytes_read,
+            weight_bytes: self.weight_bytes - o.weight_bytes,
+        }
+    }
+}
+
 /// Device handles are cheap to clone: each engine keeps its own.
 #[derive(Clone)]
 pub struct Gpu {
@@ -21,6 +47,7 @@ pub struct Gpu {
     /// The first uncaptured error or device loss, which makes every later readback fail (wgpu's
     /// default would panic, taking the page down instead of falling back to the CPU).
     fault: Arc<Mutex<Option<String>>>,
+    cost: Arc<Mutex<Cost>>,
 }
 
 impl Gpu {
@@ -65,7 +92,29 @@ impl Gpu {
                 device_type: info.device_type,
             },
             fault,
+            cost: Default::default(),
         })
+    }
+
+    /// Everything asked of the device so far (all clones of this handle together).
+    pub fn cost(&self) -> Cost {
+        *self.cost.lock().unwrap()
+    }
+
+    pub(crate) fn count(&self, f: impl FnOnce(&mut Cost)) {
+        f(&mut self.cost.lock().unwrap());
+    }
+
+    /// Writes `words` at the start of `buffer` through the queue (counted).
+    pub fn write(&self, buffer: &wgpu::Buffer, words: &[u32]) {
+        self.count(|c| c.bytes_written += 4 * words.len() as u64);
+        self.queue.write_buffer(buffer, 0, bytemuck::cast_slice(words));
+    }
+
+    /// Submits one command buffer (counted).
+    pub fn submit(&self, commands: wgpu::CommandBuffer) {
+        self.count(|c| c.submissions += 1);
+        self.queue.submit([commands]);
     }
 
     /// Err with the reason once the device reported an error or was lost.
@@ -158,7 +207,8 @@ impl Gpu {
         let staging = staging.as_ref().unwrap();
         let mut enc = self.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(buffer, 0, staging, 0, size);
-        self.queue.submit([enc.finish()]);
+        self.count(|c| c.bytes_read += size);
+        self.submit(enc.finish());
         let (tx, rx) = futures_channel();
         staging.slice(..size).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
         #[cfg(not(target_arch = "wasm32"))]

@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 
+use wgslate_model::quant::SCALE_SUFFIX;
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{AttentionScore, GruConfig};
 
 use crate::engine::{Architecture, Sources, StepIo, F};
-use crate::kernels::{Act, Kernels, TokenSource};
+use crate::kernels::{Act, Kernels, Matrix, TokenSource};
 use crate::record::{Pool, Recorder};
 use crate::Gpu;
 
@@ -76,7 +77,7 @@ impl Gru {
             AttentionScore::General => names.push("attention.key.weight".into()),
             AttentionScore::Dot => {}
         }
-        let w = crate::weights::upload(gpu, weights, &names, k.params.f16_weights)?;
+        let w = crate::weights::upload(gpu, weights, &names, &k.params)?;
         let widest = cfg.emb_dim.max(cfg.attention_dim).max(cfg.decoder_hidden);
         Ok(Self {
             gpu: gpu.clone(),
@@ -88,6 +89,11 @@ impl Gru {
             w,
             batch: None,
         })
+    }
+
+    /// A weight matrix or embedding table, with its scales when the weights are int8.
+    fn mat(&self, name: &str) -> Matrix<'_> {
+        Matrix { values: &self.w[name], scales: self.w.get(&format!("{name}{SCALE_SUFFIX}")) }
     }
 
     fn wt(&self, n: &str) -> &wgpu::Buffer {
@@ -137,8 +143,8 @@ impl Architecture for Gru {
     fn max_len(&self) -> usize {
         self.cfg.max_len
     }
-    fn output_weight(&self) -> &wgpu::Buffer {
-        self.wt("embed.weight")
+    fn output_weight(&self) -> Matrix<'_> {
+        self.mat("embed.weight")
     }
     fn output_width(&self) -> usize {
         self.cfg.emb_dim
@@ -159,13 +165,13 @@ impl Architecture for Gru {
         let x = &b.buf;
         let set = Self::hidden(b, position);
         let (h_in, h_out) = (&x.hidden[set], &x.hidden[1 - set]);
-        k.embed(rec, tokens, self.wt("embed.weight"), &self.zeros, &x.emb, r, e, 0, 0, 1.0);
+        k.embed(rec, tokens, self.mat("embed.weight"), &self.zeros, &x.emb, r, e, 0, 0, 1.0);
         let (q, mode, v) = match c.score {
             AttentionScore::Additive => {
                 k.matmul(
                     rec,
                     h_in,
-                    self.wt("attention.query.weight"),
+                    self.mat("attention.query.weight"),
                     &self.zeros,
                     &x.q,
                     r,
@@ -192,14 +198,14 @@ impl Architecture for Gru {
         let iw = e + 2 * he;
         k.copy_cols(rec, &x.emb, &x.input, [r, e, e, 0, iw, 0]);
         k.copy_cols(rec, &x.ctx, &x.input, [r, 2 * he, 2 * he, 0, iw, e]);
-        k.matmul(rec, &x.input, self.wt("decoder.w_ih"), self.wt("decoder.b_ih"), &x.xp, r, 3 * hd, iw, Act::None);
-        k.matmul(rec, h_in, self.wt("decoder.w_hh"), self.wt("decoder.b_hh"), &x.hp, r, 3 * hd, hd, Act::None);
+        k.matmul(rec, &x.input, self.mat("decoder.w_ih"), self.wt("decoder.b_ih"), &x.xp, r, 3 * hd, iw, Act::None);
+        k.matmul(rec, h_in, self.mat("decoder.w_hh"), self.wt("decoder.b_hh"), &x.hp, r, 3 * hd, hd, Act::None);
         k.gru_cell(rec, &x.xp, &x.hp, h_in, &self.dummy, h_out, &self.dummy_rw, [r, hd, 1, 0, 0, 0, 0, 1]);
         let fw = hd + 2 * he + e;
         k.copy_cols(rec, h_out, &x.features, [r, hd, hd, 0, fw, 0]);
         k.copy_cols(rec, &x.ctx, &x.features, [r, 2 * he, 2 * he, 0, fw, hd]);
         k.copy_cols(rec, &x.emb, &x.features, [r, e, e, 0, fw, hd + 2 * he]);
-        k.matmul(rec, &x.features, self.wt("output.weight"), self.wt("output.bias"), &x.o, r, e, fw, Act::Tanh);
+        k.matmul(rec, &x.features, self.mat("output.weight"), self.wt("output.bias"), &x.o, r, e, fw, Act::Tanh);
         &x.o
     }
 
@@ -225,12 +231,12 @@ impl Architecture for Gru {
             AttentionScore::Dot => memory.clone(),
         };
         let k = &self.k;
-        k.embed(rec, TokenSource::ids(tokens), self.wt("embed.weight"), &self.zeros, &emb, n, e, 0, 0, 1.0);
+        k.embed(rec, TokenSource::ids(tokens), self.mat("embed.weight"), &self.zeros, &emb, n, e, 0, 0, 1.0);
         for (dir, name) in ["encoder.forward", "encoder.backward"].iter().enumerate() {
             k.matmul(
                 rec,
                 &emb,
-                self.wt(&format!("{name}.w_ih")),
+                self.mat(&format!("{name}.w_ih")),
                 self.wt(&format!("{name}.b_ih")),
                 &xp,
                 n,
@@ -244,7 +250,7 @@ impl Architecture for Gru {
                 k.matmul(
                     rec,
                     &h,
-                    self.wt(&format!("{name}.w_hh")),
+                    self.mat(&format!("{name}.w_hh")),
                     self.wt(&format!("{name}.b_hh")),
                     &hp,
                     bsz as u32,
@@ -269,7 +275,7 @@ impl Architecture for Gru {
         k.matmul(
             rec,
             &mean,
-            self.wt("init.weight"),
+            self.mat("init.weight"),
             self.wt("init.bias"),
             &buf.hidden[0],
             bsz as u32,
@@ -281,7 +287,7 @@ impl Architecture for Gru {
             AttentionScore::Additive => k.matmul(
                 rec,
                 &memory,
-                self.wt("attention.key.weight"),
+                self.mat("attention.key.weight"),
                 self.wt("attention.key.bias"),
                 &keys,
                 n,
@@ -290,7 +296,7 @@ impl Architecture for Gru {
                 Act::None,
             ),
             AttentionScore::General => {
-                k.matmul(rec, &memory, self.wt("attention.key.weight"), &self.zeros, &keys, n, hd, 2 * he, Act::None)
+                k.matmul(rec, &memory, self.mat("attention.key.weight"), &self.zeros, &keys, n, hd, 2 * he, Act::None)
             }
             AttentionScore::Dot => {}
         }

@@ -4,12 +4,14 @@
 use crate::gpu::Gpu;
 use crate::record::Recorder;
 
-/// The activation fused into matmul.wgsl.
+/// What matmul.wgsl does with each output after adding the bias.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Act {
     None = 0,
     Relu = 1,
     Tanh = 2,
+    /// Adds it to what y holds: a sub-layer's residual add fused into its last product.
+    Residual = 3,
 }
 
 /// Rows per matvec.wgsl workgroup: its per-thread accumulator is one vec4.
@@ -47,6 +49,10 @@ pub struct KernelParams {
     /// Weight matrices and embedding tables stay f16 on the device (needs the shader-f16 feature);
     /// the shaders widen each weight to f32 before multiplying, so results equal the f32 path.
     pub f16_weights: bool,
+    /// int8 weight matrices and tables (packed four to a u32) with f32 scales, one per this many
+    /// values of a row (Some(0): one per row); None for f32 / f16 weights. The engine sets it
+    /// from the model file.
+    pub int8_block: Option<u32>,
 }
 
 impl Default for KernelParams {
@@ -59,6 +65,7 @@ impl Default for KernelParams {
             row_workgroup: 64,
             layer_norm_eps: 1e-5,
             f16_weights: false,
+            int8_block: None,
         }
     }
 }
@@ -83,7 +90,6 @@ pub struct Kernels {
     layernorm: wgpu::ComputePipeline,
     topk: wgpu::ComputePipeline,
     embed: wgpu::ComputePipeline,
-    add: wgpu::ComputePipeline,
     attention: wgpu::ComputePipeline,
     kv_append: wgpu::ComputePipeline,
     gather: wgpu::ComputePipeline,
@@ -109,6 +115,65 @@ pub struct AttentionLayout {
     pub fixed_len: u32,
     /// Floats per query row.
     pub q_stride: u32,
+}
+
+/// A weight matrix or embedding table on the device: its values, and with int8 weights the
+/// buffer of their scales.
+#[derive(Clone, Copy)]
+pub struct Matrix<'a> {
+    pub values: &'a wgpu::Buffer,
+    pub scales: Option<&'a wgpu::Buffer>,
+}
+
+impl<'a> From<&'a wgpu::Buffer> for Matrix<'a> {
+    fn from(values: &'a wgpu::Buffer) -> Self {
+        Self { values, scales: None }
+    }
+}
+
+/// The declarations of the weights (binding 1, and with int8 the scales at binding 4) and of the
+/// launch parameters (the binding after the last buffer) that matmul.wgsl and matvec.wgsl
+/// (`weights4`) and embed.wgsl (`table_value`) read through.
+fn weight_prelude(params: &KernelParams, embed: bool) -> String {
+    let Some(block) = params.int8_block else {
+        let ty = if params.f16_weights { "enable f16;\nalias W = f16;\n" } else { "alias W = f32;\n" };
+        let access = if embed {
+            "@group(0) @binding(1) var<storage, read> table: array<W>;
+fn table_value(token: u32, i: u32) -> f32 { return f32(table[token * dims.d + i]); }"
+        } else {
+            "@group(0) @binding(1) var<storage, read> w: array<vec4<W>>;
+fn weights4(row: u32, kv: u32, k4: u32) -> vec4<f32> { return vec4<f32>(w[row * k4 + kv]); }"
+        };
+        return format!("{ty}{access}\n@group(0) @binding(4) var<uniform> dims: Dims;\n");
+    };
+    let access = if embed {
+        "@group(0) @binding(1) var<storage, read> table: array<u32>;
+fn table_value(token: u32, i: u32) -> f32 {
+    let idx = token * dims.d + i;
+    return int8_at(table[idx / 4u], idx % 4u) * scale_at(token, dims.d, i);
+}"
+    } else {
+        "@group(0) @binding(1) var<storage, read> w: array<u32>;
+fn weights4(row: u32, kv: u32, k4: u32) -> vec4<f32> {
+    let p = w[row * k4 + kv];
+    let q = vec4<f32>(int8_at(p, 0u), int8_at(p, 1u), int8_at(p, 2u), int8_at(p, 3u));
+    return q * scale_at(row, k4 * 4u, kv * 4u);
+}"
+    };
+    // The scale of value i of a row of k values.
+    let scale = match block {
+        0 => "scales[row]".to_string(),
+        b => format!("scales[row * (k / {b}u) + i / {b}u]"),
+    };
+    format!(
+        "// int8 weights: four values per u32, value j in bits 8j..8j+8, times their row's (or block's) scale.
+@group(0) @binding(4) var<storage, read> scales: array<f32>;
+@group(0) @binding(5) var<uniform> dims: Dims;
+fn int8_at(word: u32, j: u32) -> f32 {{ return f32(bitcast<i32>(word << (24u - 8u * j)) >> 24u); }}
+fn scale_at(row: u32, k: u32, i: u32) -> f32 {{ return {scale}; }}
+{access}
+"
+    )
 }
 
 /// Where embed.wgsl reads each row's token id: `buffer[offset + r · stride]` (in u32 words).
@@ -172,7 +237,7 @@ impl Kernels {
         if params.f16_weights && !gpu.has_f16() {
             return Err(format!("f16 weights need shader-f16, which {} does not offer", gpu.report.name));
         }
-        let weight_type = if params.f16_weights { "enable f16;\nalias W = f16;\n" } else { "alias W = f32;\n" };
+        let (product_weights, embed_weights) = (weight_prelude(&params, false), weight_prelude(&params, true));
         let (reduce, scores, product) = (shader!("reduce"), shader!("scores"), shader!("product"));
         let wg = [("WG", params.row_workgroup as f64)];
         let p = |name: &str, parts: &[&str]| pipeline(gpu, name, &parts.concat(), "main", &wg);
@@ -181,14 +246,14 @@ impl Kernels {
             matmul: pipeline(
                 gpu,
                 "matmul",
-                &[weight_type, product, shader!("matmul")].concat(),
+                &[&product_weights, product, shader!("matmul")].concat(),
                 "main",
                 &[("TILE", params.matmul_tile as f64)],
             ),
             matvec: pipeline(
                 gpu,
                 "matvec",
-                &[weight_type, product, shader!("matvec")].concat(),
+                &[&product_weights, product, shader!("matvec")].concat(),
                 "main",
                 &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)],
             ),
@@ -201,8 +266,7 @@ impl Kernels {
                 &[wg[0], ("EPS", params.layer_norm_eps as f64)],
             ),
             topk: p("topk", &[shader!("topk")]),
-            embed: p("embed", &[weight_type, shader!("embed")]),
-            add: p("add", &[shader!("add")]),
+            embed: p("embed", &[&embed_weights, shader!("embed")]),
             attention: p("attention", &[reduce, scores, shader!("attention")]),
             kv_append: pipeline(gpu, "kv append", shader!("kv_cache"), "append", &wg),
             gather: p("gather rows", &[shader!("gather_rows")]),
@@ -213,6 +277,25 @@ impl Kernels {
         })
     }
 
+    /// Bytes per element of a weight matrix or embedding table on the device.
+    fn weight_size(&self) -> u64 {
+        match (self.params.int8_block, self.params.f16_weights) {
+            (Some(_), _) => 1,
+            (None, true) => 2,
+            (None, false) => 4,
+        }
+    }
+
+    /// The weight's buffers: values, and scales with int8 (bound after the kernel's own buffers).
+    fn weight_bindings<'w>(&self, w: Matrix<'w>) -> (&'w wgpu::Buffer, Option<&'w wgpu::Buffer>) {
+        assert_eq!(
+            w.scales.is_some(),
+            self.params.int8_block.is_some(),
+            "int8 kernels take int8 matrices with scales, the others dense ones"
+        );
+        (w.values, w.scales)
+    }
+
     fn groups(&self, n: u32) -> u32 {
         n.div_ceil(self.params.row_workgroup)
     }
@@ -220,11 +303,11 @@ impl Kernels {
     /// y (m×n) = act(x (m×k) · wᵀ + b) with w stored (n×k); k must be a multiple of 4 (the kernels
     /// load vec4; models are checked with [`vector_width_ok`] when they are built).
     #[allow(clippy::too_many_arguments)]
-    pub fn matmul(
+    pub fn matmul<'w>(
         &self,
         rec: &mut Recorder,
         x: &wgpu::Buffer,
-        w: &wgpu::Buffer,
+        w: impl Into<Matrix<'w>>,
         b: &wgpu::Buffer,
         y: &wgpu::Buffer,
         m: u32,
@@ -233,17 +316,17 @@ impl Kernels {
         act: Act,
     ) {
         assert!(k.is_multiple_of(4), "matmul reads vec4 along k; k = {k}");
+        rec.weights_read(n as u64 * (k as u64 * self.weight_size() + 4));
         let dims = [m, n, k, act as u32];
+        let (w, scales) = self.weight_bindings(w.into());
+        let mut buffers = vec![x, w, b, y];
+        buffers.extend(scales);
         if m <= self.params.matvec_max_rows {
-            rec.dispatch(
-                &self.matvec,
-                &[x, w, b, y],
-                &dims,
-                [n.div_ceil(self.params.matvec_cols), m.div_ceil(MATVEC_ROWS)],
-            );
+            let groups = [n.div_ceil(self.params.matvec_cols), m.div_ceil(MATVEC_ROWS)];
+            rec.dispatch(&self.matvec, &buffers, &dims, groups);
         } else {
             let t = self.params.matmul_tile;
-            rec.dispatch(&self.matmul, &[x, w, b, y], &dims, [n.div_ceil(t), m.div_ceil(t)]);
+            rec.dispatch(&self.matmul, &buffers, &dims, [n.div_ceil(t), m.div_ceil(t)]);
         }
     }
 
@@ -286,11 +369,11 @@ impl Kernels {
 
     /// x (rows×d) = table[token]·scale + positions[pos]; pos = r % period, or `position` when period is 0.
     #[allow(clippy::too_many_arguments)]
-    pub fn embed(
+    pub fn embed<'w>(
         &self,
         rec: &mut Recorder,
         tokens: TokenSource,
-        table: &wgpu::Buffer,
+        table: impl Into<Matrix<'w>>,
         positions: &wgpu::Buffer,
         x: &wgpu::Buffer,
         rows: u32,
@@ -299,13 +382,12 @@ impl Kernels {
         position: u32,
         scale: f32,
     ) {
+        rec.weights_read(rows as u64 * d as u64 * self.weight_size());
         let dims = [rows, d, period, position, scale.to_bits(), tokens.stride, tokens.offset, 0];
-        rec.dispatch(&self.embed, &[tokens.buffer, table, positions, x], &dims, [self.groups(rows * d), 1]);
-    }
-
-    /// x += a over n floats.
-    pub fn add(&self, rec: &mut Recorder, x: &wgpu::Buffer, a: &wgpu::Buffer, n: u32) {
-        rec.dispatch(&self.add, &[x, a], &[n, 0, 0, 0], [self.groups(n), 1]);
+        let (table, scales) = self.weight_bindings(table.into());
+        let mut buffers = vec![tokens.buffer, table, positions, x];
+        buffers.extend(scales);
+        rec.dispatch(&self.embed, &buffers, &dims, [self.groups(rows * d), 1]);
     }
 
     /// Fused scaled dot-product attention; `probs` receives the weights when `capture`.
@@ -341,7 +423,8 @@ impl Kernels {
         rec.dispatch(&self.attention, &[q, k, v, map, lengths, out, probs], &dims, [l.rows, l.heads]);
     }
 
-    /// K/V cache rows r < rows get position t from the fused K|V projection `kv` (rows × 2d).
+    /// K/V cache rows r < rows get position t from a fused projection with rows of `stride`
+    /// floats, K at `k_off` and V right after it (Q|K|V: stride 3d, k_off d).
     #[allow(clippy::too_many_arguments)]
     pub fn kv_append(
         &self,
@@ -353,8 +436,11 @@ impl Kernels {
         d: u32,
         max_len: u32,
         t: u32,
+        stride: u32,
+        k_off: u32,
     ) {
-        rec.dispatch(&self.kv_append, &[kv, k_cache, v_cache], &[rows, d, max_len, t], [self.groups(rows * d), 1]);
+        let dims = [rows, d, max_len, t, stride, k_off, 0, 0];
+        rec.dispatch(&self.kv_append, &[kv, k_cache, v_cache], &dims, [self.groups(rows * d), 1]);
     }
 
     /// dst[r, :len] = src[index[r], :len] for rows of `width` floats.

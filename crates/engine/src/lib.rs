@@ -9,10 +9,11 @@ pub mod kernels;
 pub mod record;
 pub mod transformer;
 mod weights;
+pub use weights::pack_int8;
 
 pub use engine::{Architecture, GpuEngine};
-pub use gpu::{AdapterReport, Gpu};
-pub use kernels::{vector_width_ok, Act, AttentionLayout, KernelParams, Kernels, TokenSource, MAX_TOP_K};
+pub use gpu::{AdapterReport, Cost, Gpu};
+pub use kernels::{vector_width_ok, Act, AttentionLayout, KernelParams, Kernels, Matrix, TokenSource, MAX_TOP_K};
 pub use record::{Pool, Recorder, Sites};
 pub use wgpu;
 

@@ -56,7 +56,7 @@ impl Pool {
     pub fn u32s(&mut self, gpu: &Gpu, name: &str, words: &[u32]) -> wgpu::Buffer {
         let b = self.get(gpu, name, (words.len() * 4) as u64);
         if !words.is_empty() {
-            gpu.queue.write_buffer(&b, 0, bytemuck::cast_slice(words));
+            gpu.write(&b, words);
         }
         b
     }
@@ -112,7 +112,7 @@ impl<'a> Recorder<'a> {
         }
         let site = &mut sites.sites[i];
         if site.dims != dims {
-            gpu.queue.write_buffer(&site.uniform, 0, bytemuck::cast_slice(dims));
+            gpu.write(&site.uniform, dims);
             site.dims.copy_from_slice(dims);
         }
         let found = site
@@ -152,11 +152,17 @@ impl<'a> Recorder<'a> {
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &site.groups[g].1, &[]);
         pass.dispatch_workgroups(groups[0], groups[1], 1);
+        gpu.count(|c| c.dispatches += 1);
+    }
+
+    /// Counts the weight bytes a recorded kernel reads (see [`crate::gpu::Cost`]).
+    pub fn weights_read(&mut self, bytes: u64) {
+        self.gpu.count(|c| c.weight_bytes += bytes);
     }
 
     /// Ends the pass and submits everything recorded.
     pub fn submit(mut self) {
         self.pass = None;
-        self.gpu.queue.submit([self.enc.finish()]);
+        self.gpu.submit(self.enc.finish());
     }
 }

@@ -4,11 +4,12 @@
 
 use std::collections::HashMap;
 
+use wgslate_model::quant::SCALE_SUFFIX;
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::TransformerConfig;
 
 use crate::engine::{Architecture, Sources, StepIo, F};
-use crate::kernels::{Act, AttentionLayout, Kernels, TokenSource};
+use crate::kernels::{Act, AttentionLayout, Kernels, Matrix, TokenSource};
 use crate::record::{Pool, Recorder};
 use crate::Gpu;
 
@@ -17,10 +18,10 @@ struct Rows {
     cap: usize,
     x: wgpu::Buffer,
     h: wgpu::Buffer,
+    /// Self-attention's fused Q|K|V (rows × 3d), and cross-attention's query.
+    qkv: wgpu::Buffer,
     q: wgpu::Buffer,
-    kv: wgpu::Buffer,
     att: wgpu::Buffer,
-    a: wgpu::Buffer,
     ff: wgpu::Buffer,
     probs: Vec<wgpu::Buffer>,
 }
@@ -59,7 +60,7 @@ impl Transformer {
         ];
         let lin = |p: &str| vec![format!("{p}.weight"), format!("{p}.bias")];
         for i in 0..cfg.encoder_layers {
-            for p in ["norm1", "norm2", "self_attn.q", "self_attn.kv", "self_attn.o", "ffn.up", "ffn.down"] {
+            for p in ["norm1", "norm2", "self_attn.o", "ffn.up", "ffn.down"] {
                 names.extend(lin(&format!("encoder.{i}.{p}")));
             }
         }
@@ -68,8 +69,6 @@ impl Transformer {
                 "norm1",
                 "norm2",
                 "norm3",
-                "self_attn.q",
-                "self_attn.kv",
                 "self_attn.o",
                 "cross_attn.q",
                 "cross_attn.kv",
@@ -80,7 +79,15 @@ impl Transformer {
                 names.extend(lin(&format!("decoder.{i}.{p}")));
             }
         }
-        let w = crate::weights::upload(gpu, weights, &names, k.params.f16_weights)?;
+        let mut w = crate::weights::upload(gpu, weights, &names, &k.params)?;
+        // Self-attention's Q and K|V products fused into one Q|K|V product over the same input.
+        let stacks = (0..cfg.encoder_layers).map(|i| format!("encoder.{i}.self_attn"));
+        for p in stacks.chain((0..cfg.decoder_layers).map(|i| format!("decoder.{i}.self_attn"))) {
+            for part in ["weight", "bias"] {
+                let parts = [format!("{p}.q.{part}"), format!("{p}.kv.{part}")];
+                w.extend(crate::weights::upload_stacked(gpu, weights, &format!("{p}.qkv.{part}"), &parts, &k.params)?);
+            }
+        }
         let pos = wgslate_model::layers::sinusoids(cfg.max_len, cfg.d_model, &wgslate_model::candle_core::Device::Cpu)
             .and_then(|t| t.flatten_all())
             .and_then(|t| t.to_vec1::<f32>())
@@ -97,6 +104,11 @@ impl Transformer {
         })
     }
 
+    /// A weight matrix or embedding table, with its scales when the weights are int8.
+    fn mat(&self, name: &str) -> Matrix<'_> {
+        Matrix { values: &self.w[name], scales: self.w.get(&format!("{name}{SCALE_SUFFIX}")) }
+    }
+
     fn wt(&self, name: &str) -> &wgpu::Buffer {
         &self.w[name]
     }
@@ -111,13 +123,12 @@ impl Transformer {
         rows: usize,
         n_in: usize,
         n_out: usize,
-        relu: bool,
+        act: Act,
     ) {
-        let act = if relu { Act::Relu } else { Act::None };
         self.k.matmul(
             rec,
             x,
-            self.wt(&format!("{prefix}.weight")),
+            self.mat(&format!("{prefix}.weight")),
             self.wt(&format!("{prefix}.bias")),
             y,
             rows as u32,
@@ -149,14 +160,12 @@ impl Transformer {
         x: &wgpu::Buffer,
         h: &wgpu::Buffer,
         ff: &wgpu::Buffer,
-        a: &wgpu::Buffer,
         rows: usize,
     ) {
         let (d, dff) = (self.cfg.d_model, self.cfg.d_ff);
         self.norm(rec, norm, x, h, rows);
-        self.linear(rec, &format!("{prefix}.ffn.up"), h, ff, rows, d, dff, true);
-        self.linear(rec, &format!("{prefix}.ffn.down"), ff, a, rows, dff, d, false);
-        self.k.add(rec, x, a, (rows * d) as u32);
+        self.linear(rec, &format!("{prefix}.ffn.up"), h, ff, rows, d, dff, Act::Relu);
+        self.linear(rec, &format!("{prefix}.ffn.down"), ff, x, rows, dff, d, Act::Residual);
     }
 
     fn cache_bytes(&self, cap: usize) -> u64 {
@@ -180,10 +189,9 @@ impl Transformer {
             cap,
             x: get("x", c * d),
             h: get("h", c * d),
+            qkv: get("qkv", c * 3 * d),
             q: get("q", c * d),
-            kv: get("kv", c * 2 * d),
             att: get("att", c * d),
-            a: get("a", c * d),
             ff: get("ff", c * dff),
             probs: (0..self.cfg.decoder_layers)
                 .map(|l| get(&format!("probs {l}"), c * self.cfg.n_heads as u64 * s_max as u64))
@@ -199,8 +207,8 @@ impl Architecture for Transformer {
     fn max_len(&self) -> usize {
         self.cfg.max_len
     }
-    fn output_weight(&self) -> &wgpu::Buffer {
-        self.wt("embed.weight")
+    fn output_weight(&self) -> Matrix<'_> {
+        self.mat("embed.weight")
     }
     fn output_width(&self) -> usize {
         self.cfg.d_model
@@ -220,7 +228,7 @@ impl Architecture for Transformer {
         self.k.embed(
             rec,
             tokens,
-            self.wt("embed.weight"),
+            self.mat("embed.weight"),
             &self.positions,
             &x.x,
             r as u32,
@@ -232,17 +240,18 @@ impl Architecture for Transformer {
         for l in 0..self.cfg.decoder_layers {
             let p = format!("decoder.{l}");
             self.norm(rec, &format!("{p}.norm1"), &x.x, &x.h, r);
-            self.linear(rec, &format!("{p}.self_attn.q"), &x.h, &x.q, r, d, d, false);
-            self.linear(rec, &format!("{p}.self_attn.kv"), &x.h, &x.kv, r, d, 2 * d, false);
+            self.linear(rec, &format!("{p}.self_attn.qkv"), &x.h, &x.qkv, r, d, 3 * d, Act::None);
             self.k.kv_append(
                 rec,
-                &x.kv,
+                &x.qkv,
                 &b.k_cache[l],
                 &b.v_cache[l],
                 r as u32,
                 d as u32,
                 self.cfg.max_len as u32,
                 t as u32,
+                3 * d as u32,
+                d as u32,
             );
             let own = AttentionLayout {
                 rows: r as u32,
@@ -253,11 +262,11 @@ impl Architecture for Transformer {
                 k_off: 0,
                 v_off: 0,
                 fixed_len: t as u32 + 1,
-                q_stride: d as u32,
+                q_stride: 3 * d as u32,
             };
             self.k.attention(
                 rec,
-                &x.q,
+                &x.qkv,
                 &b.k_cache[l],
                 &b.v_cache[l],
                 io.identity,
@@ -267,10 +276,9 @@ impl Architecture for Transformer {
                 own,
                 false,
             );
-            self.linear(rec, &format!("{p}.self_attn.o"), &x.att, &x.a, r, d, d, false);
-            self.k.add(rec, &x.x, &x.a, (r * d) as u32);
+            self.linear(rec, &format!("{p}.self_attn.o"), &x.att, &x.x, r, d, d, Act::Residual);
             self.norm(rec, &format!("{p}.norm2"), &x.x, &x.h, r);
-            self.linear(rec, &format!("{p}.cross_attn.q"), &x.h, &x.q, r, d, d, false);
+            self.linear(rec, &format!("{p}.cross_attn.q"), &x.h, &x.q, r, d, d, Act::None);
             let cross = AttentionLayout {
                 rows: r as u32,
                 heads: heads as u32,
@@ -294,9 +302,8 @@ impl Architecture for Transformer {
                 cross,
                 capture,
             );
-            self.linear(rec, &format!("{p}.cross_attn.o"), &x.att, &x.a, r, d, d, false);
-            self.k.add(rec, &x.x, &x.a, (r * d) as u32);
-            self.ffn(rec, &p, &format!("{p}.norm3"), &x.x, &x.h, &x.ff, &x.a, r);
+            self.linear(rec, &format!("{p}.cross_attn.o"), &x.att, &x.x, r, d, d, Act::Residual);
+            self.ffn(rec, &p, &format!("{p}.norm3"), &x.x, &x.h, &x.ff, r);
         }
         self.norm(rec, "decoder_norm", &x.x, &x.h, r);
         &x.h
@@ -310,9 +317,8 @@ impl Architecture for Transformer {
         let g = &self.gpu;
         let enc_map = pool.u32s(g, "encoder map", &enc_map);
         let rowsf = n as u64;
-        let [x, h, q, kv, att, a] =
-            [("enc x", d), ("enc h", d), ("enc q", d), ("enc kv", 2 * d), ("enc att", d), ("enc a", d)]
-                .map(|(name, w)| pool.get(g, name, rowsf * w as u64 * F));
+        let [x, h, qkv, att] = [("enc x", d), ("enc h", d), ("enc qkv", 3 * d), ("enc att", d)]
+            .map(|(name, w)| pool.get(g, name, rowsf * w as u64 * F));
         let ff = pool.get(g, "enc ff", rowsf * dff as u64 * F);
         let cross_kv: Vec<wgpu::Buffer> = (0..self.cfg.decoder_layers)
             .map(|l| pool.get(g, &format!("cross kv {l}"), rowsf * 2 * d as u64 * F))
@@ -320,7 +326,7 @@ impl Architecture for Transformer {
         self.k.embed(
             rec,
             TokenSource::ids(src.tokens),
-            self.wt("embed.weight"),
+            self.mat("embed.weight"),
             &self.positions,
             &x,
             n as u32,
@@ -334,25 +340,23 @@ impl Architecture for Transformer {
             heads: heads as u32,
             dk: (d / heads) as u32,
             kv_len: s_max as u32,
-            kv_stride: 2 * d as u32,
-            k_off: 0,
-            v_off: d as u32,
+            kv_stride: 3 * d as u32,
+            k_off: d as u32,
+            v_off: 2 * d as u32,
             fixed_len: 0,
-            q_stride: d as u32,
+            q_stride: 3 * d as u32,
         };
         for l in 0..self.cfg.encoder_layers {
             let p = format!("encoder.{l}");
             self.norm(rec, &format!("{p}.norm1"), &x, &h, n);
-            self.linear(rec, &format!("{p}.self_attn.q"), &h, &q, n, d, d, false);
-            self.linear(rec, &format!("{p}.self_attn.kv"), &h, &kv, n, d, 2 * d, false);
-            self.k.attention(rec, &q, &kv, &kv, &enc_map, src.lens, &att, &self.dummy_probs, layout, false);
-            self.linear(rec, &format!("{p}.self_attn.o"), &att, &a, n, d, d, false);
-            self.k.add(rec, &x, &a, (n * d) as u32);
-            self.ffn(rec, &p, &format!("{p}.norm2"), &x, &h, &ff, &a, n);
+            self.linear(rec, &format!("{p}.self_attn.qkv"), &h, &qkv, n, d, 3 * d, Act::None);
+            self.k.attention(rec, &qkv, &qkv, &qkv, &enc_map, src.lens, &att, &self.dummy_probs, layout, false);
+            self.linear(rec, &format!("{p}.self_attn.o"), &att, &x, n, d, d, Act::Residual);
+            self.ffn(rec, &p, &format!("{p}.norm2"), &x, &h, &ff, n);
         }
         self.norm(rec, "encoder_norm", &x, &h, n);
         for (l, buf) in cross_kv.iter().enumerate() {
-            self.linear(rec, &format!("decoder.{l}.cross_attn.kv"), &h, buf, n, d, 2 * d, false);
+            self.linear(rec, &format!("decoder.{l}.cross_attn.kv"), &h, buf, n, d, 2 * d, Act::None);
         }
         let (k_cache, v_cache) = self.caches(pool, 0, bsz);
         let buf = self.rows(pool, bsz, s_max);

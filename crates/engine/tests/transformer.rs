@@ -118,3 +118,28 @@ fn decoding_again_creates_no_gpu_objects() {
     run(&mut engine);
     assert_eq!(engine.0.objects_created(), before, "(buffers, uniforms + bind groups) grew on a repeat");
 }
+
+/// The cost of one decoder step, as the README's table states it: the embedding; per layer 12
+/// dispatches (norm, fused Q|K|V product, cache append, self-attention, output product with the
+/// residual add, norm, cross query, cross-attention, output product + residual, norm, FFN up,
+/// FFN down + residual); the final norm, output projection, log-softmax and top-k. One
+/// submission, and one copy for the readback of k candidates per row.
+#[test]
+fn a_decoder_step_costs_what_the_readme_says() {
+    use wgslate_decode::AsyncStepModel;
+    let (model, weights, gpu) = load();
+    let wgslate_model::ModelConfig::Transformer(cfg) = &model.config else { unreachable!() };
+    let mut engine = GpuEngine::new(&gpu, &model.config, &weights).unwrap();
+    let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(2)).unwrap().into_iter().map(|s| s.0).collect();
+    pollster::block_on(engine.start(&sources)).unwrap();
+    let bos = vec![engine.bos(); 2];
+    pollster::block_on(engine.step_top_k(&bos, 4, false)).unwrap();
+    let before = gpu.cost();
+    pollster::block_on(engine.step_top_k(&bos, 4, false)).unwrap();
+    let c = gpu.cost() - before;
+    assert_eq!(c.dispatches, 12 * cfg.decoder_layers as u64 + 5, "dispatches per decoder step");
+    assert_eq!(cfg.decoder_layers, 4);
+    assert_eq!(c.dispatches, 53, "the README's figure for the shipped Transformer");
+    assert_eq!(c.submissions, 2, "the step, and the copy for the readback");
+    assert_eq!(c.bytes_read, 2 * 4 * 8, "2 rows × 4 candidates × (index, value)");
+}

@@ -71,3 +71,82 @@ pub fn attention_maps(model: &Model, source_ids: &[u32], output: &[u32]) -> Resu
     };
     Ok(AttentionMaps { cross, encoder_self, decoder_self })
 }
+
+/// A heatmap reduced to at most `max_side` × `max_side` cells for drawing: consecutive rows and
+/// columns are grouped evenly; a cell holds its columns' sum averaged over its rows, so each row
+/// of cells still sums to what the rows did (1 for attention).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pooled {
+    pub cells: Vec<Vec<f32>>,
+    /// Each cell row's original rows, and each cell column's original columns (start..end).
+    pub row_groups: Vec<std::ops::Range<usize>>,
+    pub col_groups: Vec<std::ops::Range<usize>>,
+}
+
+fn groups(n: usize, max: usize) -> Vec<std::ops::Range<usize>> {
+    let size = n.div_ceil(max.max(1)).max(1);
+    (0..n).step_by(size).map(|s| s..(s + size).min(n)).collect()
+}
+
+pub fn pool_cells(rows: &[Vec<f32>], max_side: usize) -> Pooled {
+    let cols = rows.first().map_or(0, Vec::len);
+    let (row_groups, col_groups) = (groups(rows.len(), max_side), groups(cols, max_side));
+    let cells = row_groups
+        .iter()
+        .map(|rg| {
+            col_groups
+                .iter()
+                .map(|cg| {
+                    let sum: f32 = rows[rg.clone()].iter().map(|r| r[cg.clone()].iter().sum::<f32>()).sum();
+                    sum / rg.len() as f32
+                })
+                .collect()
+        })
+        .collect();
+    Pooled { cells, row_groups, col_groups }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_maps_are_drawn_as_they_are() {
+        let rows = vec![vec![0.25, 0.75], vec![1.0, 0.0]];
+        let p = pool_cells(&rows, 64);
+        assert_eq!(p.cells, rows);
+        assert_eq!(p.row_groups, vec![0..1, 1..2]);
+    }
+
+    #[test]
+    fn a_256_by_256_map_becomes_64_by_64_with_rows_still_summing_to_one() {
+        let n = 256;
+        // Row r puts its mass on columns r and (r * 7) % n.
+        let rows: Vec<Vec<f32>> = (0..n)
+            .map(|r| {
+                let mut row = vec![0f32; n];
+                row[r] += 0.5;
+                row[(r * 7) % n] += 0.5;
+                row
+            })
+            .collect();
+        let p = pool_cells(&rows, 64);
+        assert_eq!((p.cells.len(), p.cells[0].len()), (64, 64));
+        assert_eq!(p.row_groups[1], 4..8);
+        for row in &p.cells {
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+        // The diagonal's half of the mass stays on the diagonal of blocks.
+        assert!(p.cells.iter().enumerate().all(|(i, r)| r[i] >= 0.5 - 1e-6));
+    }
+
+    #[test]
+    fn uneven_sizes_keep_every_row_and_column() {
+        let rows = vec![vec![1.0 / 70.0; 70]; 130];
+        let p = pool_cells(&rows, 64);
+        assert_eq!(p.row_groups.last().unwrap().end, 130);
+        assert_eq!(p.col_groups.last().unwrap().end, 70);
+        assert!(p.cells.len() <= 64 && p.cells[0].len() <= 64);
+        assert!(p.cells.iter().all(|r| (r.iter().sum::<f32>() - 1.0).abs() < 1e-5));
+    }
+}

@@ -83,6 +83,16 @@ impl Vocab {
         Ok(ids)
     }
 
+    /// The distinct characters of `text` the tokenizer maps to `<unk>` (never seen in training),
+    /// in order of first appearance.
+    pub fn unseen_chars(&self, text: &str) -> Vec<char> {
+        let mut seen = std::collections::HashSet::new();
+        text.chars()
+            .filter(|c| !c.is_whitespace() && seen.insert(*c))
+            .filter(|c| self.encode(&c.to_string()).is_ok_and(|ids| ids.contains(&UNK_ID)))
+            .collect()
+    }
+
     pub fn decode(&self, ids: &[u32]) -> String {
         let ids: Vec<u32> = ids.iter().copied().filter(|&i| i >= SPECIAL_TOKENS.len() as u32 || i == UNK_ID).collect();
         self.inner.decode(&ids, false).unwrap_or_default().trim().to_string()

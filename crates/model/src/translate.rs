@@ -69,6 +69,43 @@ pub async fn translate_with_async<M: AsyncStepModel + ?Sized>(
     Ok(out.into_iter().map(|t| t.expect("every sentence translated")).collect())
 }
 
+/// What a user should be told about translations of `texts`: sources cut to the model's limit,
+/// outputs the maximum length stopped before their end, characters the model has never seen.
+/// The page shows these beside its status and the CLI prints them on stderr.
+pub fn notices(model: &Model, texts: &[String], out: &[Translation]) -> Vec<String> {
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut notes = Vec::new();
+    let cut = out.iter().filter(|t| t.truncated).count();
+    if cut > 0 {
+        notes.push(format!(
+            "{} cut to the model's limit of {} subwords",
+            plural(cut, "sentence was", "sentences were"),
+            model.config.max_len()
+        ));
+    }
+    let stopped = out.iter().filter(|t| t.outputs.first().is_some_and(|o| !o.1.reached_eos())).count();
+    if stopped > 0 {
+        notes.push(format!(
+            "{} stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
+            plural(stopped, "translation", "translations")
+        ));
+    }
+    let mut unseen: Vec<char> = Vec::new();
+    for t in texts {
+        for c in model.vocab.unseen_chars(t) {
+            if !unseen.contains(&c) {
+                unseen.push(c);
+            }
+        }
+    }
+    if !unseen.is_empty() {
+        let shown: Vec<String> = unseen.iter().take(12).map(|c| c.to_string()).collect();
+        let more = if unseen.len() > 12 { format!(" and {} more", unseen.len() - 12) } else { String::new() };
+        notes.push(format!("characters the model has never seen (translated as unknown): {}{more}", shown.join(" ")));
+    }
+    notes
+}
+
 /// Translates on the candle CPU reference.
 pub fn translate(
     model: &Model,

@@ -15,8 +15,18 @@ use crate::quant::{self, WeightFormat, SCALE_SUFFIX};
 /// model asks for recorded.
 pub struct CheckedWeights {
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
+    /// The int8 matrices as stored: values, f16 scales ([rows, k / block]) and block length.
+    quantized: HashMap<String, Quantized>,
     used: Mutex<HashSet<String>>,
     format: WeightFormat,
+}
+
+/// An int8 matrix as stored in the file.
+pub struct Quantized {
+    pub values: Vec<i8>,
+    pub scales: Vec<half::f16>,
+    /// Values per scale along a row (k for one scale per row).
+    pub block: usize,
 }
 
 fn f16_values(data: &[u8]) -> Vec<half::f16> {
@@ -28,6 +38,7 @@ impl CheckedWeights {
         let st = SafeTensors::deserialize(bytes)
             .map_err(|e| format!("model.safetensors is truncated or not a safetensors file ({e})"))?;
         let mut tensors = HashMap::new();
+        let mut quantized = HashMap::new();
         let mut format = WeightFormat::F16;
         for (name, view) in st.tensors() {
             match view.dtype() {
@@ -73,7 +84,9 @@ impl CheckedWeights {
                     }
                     format = tensor_format;
                     let q: Vec<i8> = view.data().iter().map(|&b| b as i8).collect();
-                    tensors.insert(name, (shape, quant::dequantize(&q, &f16_values(scale.data()), block)));
+                    let scales = f16_values(scale.data());
+                    tensors.insert(name.clone(), (shape, quant::dequantize(&q, &scales, block)));
+                    quantized.insert(name, Quantized { values: q, scales, block });
                 }
                 other => {
                     return Err(format!(
@@ -82,7 +95,7 @@ impl CheckedWeights {
                 }
             }
         }
-        Ok(Self { tensors, used: Mutex::new(HashSet::new()), format })
+        Ok(Self { tensors, quantized, used: Mutex::new(HashSet::new()), format })
     }
 
     /// f16, or int8 with its block length (the format of the file's matrices).
@@ -93,6 +106,11 @@ impl CheckedWeights {
     /// A tensor's shape and values (widened to f32), as the GPU engine uploads them.
     pub fn tensor(&self, name: &str) -> Option<(&[usize], &[f32])> {
         self.tensors.get(name).map(|(s, d)| (s.as_slice(), d.as_slice()))
+    }
+
+    /// An int8 matrix as stored (None for f16 tensors), for the GPU engine's int8 kernels.
+    pub fn quantized(&self, name: &str) -> Option<&Quantized> {
+        self.quantized.get(name)
     }
 
     /// Every tensor name in the file, sorted.
