@@ -8,7 +8,7 @@ use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::step::CpuStepper;
-use wgslate_model::translate::{translate, translate_with, Translation};
+use wgslate_model::translate::{translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::Model;
 
@@ -17,7 +17,7 @@ use crate::decode_args;
 pub const TRANSLATE_USAGE: &str =
     "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]
-  several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer; CPU)";
+  several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer)";
 
 struct Common {
     models: Vec<String>,
@@ -53,9 +53,6 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
     if !["cpu", "gpu", "auto"].contains(&c.backend.as_str()) {
         return Err(format!("--backend must be cpu, gpu or auto, not '{}'", c.backend));
     }
-    if c.models.len() > 1 && c.backend == "gpu" {
-        return Err("ensembles (several --model) run on the CPU backend; use --backend cpu or auto".into());
-    }
     Ok(c)
 }
 
@@ -77,54 +74,59 @@ fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
     dirs.iter().map(|d| Model::from_dir(std::path::Path::new(d))).collect()
 }
 
-/// Translates on the CPU with several models as one ensemble.
-fn translate_ensemble(
-    models: &[Model],
-    lines: &[String],
-    search: &Search,
-    batch: usize,
-) -> Result<(Vec<Translation>, String), String> {
-    let members =
-        models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel + '_>).collect();
-    let mut ensemble = Ensemble::new(members)?;
-    Ok((
-        translate_with(&mut ensemble, &models[0], lines, search, batch, false)?,
-        format!("cpu (ensemble of {})", models.len()),
-    ))
-}
-
-/// Translates on the backend asked for: `gpu` (the WGSL engine), `cpu` (the candle reference), or
-/// `auto` (the WGSL engine on a hardware adapter; the CPU reference when there is none or the only
-/// one is a CPU emulation such as lavapipe, where it is 10–30× slower than candle).
-/// Returns the translations and the backend actually used.
-pub fn translate_on(
+/// The step models to translate with on the backend asked for: `gpu` (the WGSL engine), `cpu`
+/// (the candle reference), or `auto` (the WGSL engine on a hardware adapter; the CPU reference when
+/// there is none or the only one is a CPU emulation such as lavapipe, where it is 10–30× slower
+/// than candle). One per model; several make an ensemble. Also returns the backend's name.
+fn engines<'a>(
     backend: &str,
-    dir: &str,
-    model: &Model,
-    lines: &[String],
-    search: &Search,
-    batch: usize,
-) -> Result<(Vec<Translation>, String), String> {
+    dirs: &[String],
+    models: &'a [Model],
+) -> Result<(Vec<Box<dyn StepModel + 'a>>, String), String> {
+    let cpu = |why: String| {
+        let members =
+            models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>).collect();
+        Ok((members, why))
+    };
     if backend == "cpu" {
-        return Ok((translate(model, lines, search, batch, false)?, "cpu".into()));
+        return cpu("cpu".into());
     }
     let gpu = match Gpu::new_blocking() {
         Ok(g) => g,
         Err(e) if backend == "auto" => {
             eprintln!("wgslate: {e}; using the CPU");
-            return Ok((translate(model, lines, search, batch, false)?, "cpu".into()));
+            return cpu("cpu".into());
         }
         Err(e) => return Err(e),
     };
     if backend == "auto" && gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu {
-        let out = translate(model, lines, search, batch, false)?;
-        return Ok((out, format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name)));
+        return cpu(format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name));
     }
-    let weights =
-        CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
-    let mut engine = Blocking(GpuEngine::new(&gpu, &model.config, &weights)?);
-    let out = translate_with(&mut engine, model, lines, search, batch, false)?;
-    Ok((out, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
+    let mut members: Vec<Box<dyn StepModel>> = Vec::new();
+    for (dir, model) in dirs.iter().zip(models) {
+        let bytes = std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| format!("{dir}: {e}"))?;
+        members.push(Box::new(Blocking(GpuEngine::new(&gpu, &model.config, &CheckedWeights::parse(&bytes)?)?)));
+    }
+    Ok((members, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
+}
+
+/// Translates `lines` with every model (an ensemble when there are several) on `backend`; returns
+/// the translations and the backend actually used.
+pub fn translate_on(
+    backend: &str,
+    dirs: &[String],
+    models: &[Model],
+    lines: &[String],
+    search: &Search,
+    batch: usize,
+) -> Result<(Vec<Translation>, String), String> {
+    let (mut members, name) = engines(backend, dirs, models)?;
+    if members.len() == 1 {
+        return Ok((translate_with(members[0].as_mut(), &models[0], lines, search, batch, false)?, name));
+    }
+    let n = members.len();
+    let mut ensemble = Ensemble::new(members)?;
+    Ok((translate_with(&mut ensemble, &models[0], lines, search, batch, false)?, format!("{name}, ensemble of {n}")))
 }
 
 fn read_lines(path: &str) -> Result<Vec<String>, String> {
@@ -145,10 +147,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("reading standard input: {e}"))?,
     };
-    let (out, _) = match &models[..] {
-        [model] => translate_on(&c.backend, &c.models[0], model, &lines, &search, c.batch)?,
-        _ => translate_ensemble(&models, &lines, &search, c.batch)?,
-    };
+    let (out, _) = translate_on(&c.backend, &c.models, &models, &lines, &search, c.batch)?;
     let mut stdout = std::io::stdout().lock();
     for t in &out {
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
@@ -171,10 +170,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         return Err(format!("{src} has {} lines but {reference} has {}", sources.len(), refs.len()));
     }
     let t0 = Instant::now();
-    let (out, backend) = match &models[..] {
-        [model] => translate_on(&c.backend, &c.models[0], model, &sources, &search, c.batch)?,
-        _ => translate_ensemble(&models, &sources, &search, c.batch)?,
-    };
+    let (out, backend) = translate_on(&c.backend, &c.models, &models, &sources, &search, c.batch)?;
     let model = &models[0];
     let seconds = t0.elapsed().as_secs_f64();
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
