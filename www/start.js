@@ -1,2 +1,27 @@
 import init from './wgslate-web.js';
 init({ module_or_path: './wgslate-web_bg.wasm' });
+
+// Offline after the first visit (sw.js). Files fetched before the worker took over are handed to
+// it to keep; a storage problem it meets is shown at the top of the page.
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.addEventListener('message', (event) => {
+    if (event.data?.type !== 'offline-error') return;
+    const note = document.createElement('p');
+    note.className = 'error';
+    note.setAttribute('role', 'alert');
+    note.dataset.testid = 'offline-error';
+    note.textContent = event.data.message;
+    document.body.prepend(note);
+  });
+  navigator.serviceWorker.register('./sw.js').then(async () => {
+    const worker = (await navigator.serviceWorker.ready).active;
+    const keep = (entries) => {
+      const urls = entries.map((e) => e.name).filter((u) => u.startsWith(location.origin));
+      if (urls.length) worker.postMessage({ type: 'keep', urls });
+    };
+    keep([{ name: location.origin + location.pathname }]);
+    // Every finished fetch, including those done before the worker took over and a model still
+    // loading now (those after it are kept by the worker itself; it skips what it holds).
+    new PerformanceObserver((list) => keep(list.getEntries())).observe({ type: 'resource', buffered: true });
+  }).catch((error) => console.warn(`offline use unavailable: ${error}`));
+}

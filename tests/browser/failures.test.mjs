@@ -46,7 +46,7 @@ for (const [what, fulfil, message] of [
 ]) {
   test(`a ${what} model file shows a clear message and the other model still works without a reload`, async () => {
     const errors = [];
-    const page = await rig.browser.newPage();
+    const page = await rig.browser.newPage({ serviceWorkers: 'block' });
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.route('**/models/en-de/gru/model.safetensors', (route) => route.fulfill(fulfil));
     await page.goto(rig.url + '#translate?model=en-de%2Fgru');
@@ -66,7 +66,7 @@ for (const [what, fulfil, message] of [
 
 test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {
   const errors = [];
-  const page = await rig.browser.newPage();
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
   // Keep the devices the page creates, so the test can destroy them as a driver reset would.
   await page.addInitScript(() => {

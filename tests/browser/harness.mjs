@@ -51,7 +51,8 @@ export function wgslate(args, input = '') {
 
 /// A page that fails the test on any uncaught error or panic message in the console.
 export async function openPage(browser, url, errors) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // No service worker (www/sw.js): page.route must see every request; offline.test.mjs allows it.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text()); });
   page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} for ${r.url()}`); });

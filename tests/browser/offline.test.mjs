@@ -1,0 +1,37 @@
+// Offline after the first visit: with the server gone, a reload still opens the app and translates
+// with the model used before (service worker, www/sw.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, startServer } from './harness.mjs';
+
+test('after one visit the page reloads and translates with the server gone', async () => {
+  const server = await startServer(8137);
+  const browser = await launch({ webgpu: false });
+  try {
+    const context = await browser.newContext({ serviceWorkers: 'allow' });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    const text = 'A man in a blue shirt is standing on a ladder.';
+    const done = () => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+    await page.goto(`${server.url}#translate?text=${encodeURIComponent(text)}`);
+    await done();
+    const online = await page.locator('[data-testid=tr-output]').innerText();
+    assert.ok(online.trim().length > 0);
+    // Wait until the service worker holds the page, the app and the model.
+    await page.waitForFunction(async () => {
+      const want = ['./', 'wgslate-web_bg.wasm', 'wgslate-web.js', 'start.js', 'models/index.json', 'models/en-de/transformer/model.safetensors', 'models/en-de/transformer/tokenizer.json', 'models/en-de/transformer/config.json'];
+      const hits = await Promise.all(want.map((u) => caches.match(new URL(u, location.href).href)));
+      return hits.every(Boolean);
+    }, null, { timeout: 60000, polling: 500 });
+    server.stop();
+    await new Promise((r) => setTimeout(r, 300));
+    await page.reload();
+    await done();
+    assert.equal(await page.locator('[data-testid=tr-output]').innerText(), online);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+});
