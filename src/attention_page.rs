@@ -53,19 +53,6 @@ fn select(maps: &[Vec<Vec<Vec<f32>>>], layer: Option<usize>, head: Option<usize>
     out
 }
 
-fn download(name: &str, blob: &web_sys::Blob) {
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else { return };
-    if let Some(a) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.create_element("a").ok())
-        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
-    {
-        a.set_href(&url);
-        a.set_download(name);
-        a.click();
-    }
-}
-
 fn svg_markup() -> Option<String> {
     let el = web_sys::window()?.document()?.query_selector("[data-testid=att-heatmap]").ok()??;
     web_sys::XmlSerializer::new().ok()?.serialize_to_string(&el).ok()
@@ -258,7 +245,7 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
                                 {(0..n_heads).map(|h| view! { <option value=h.to_string()>{(h + 1).to_string()}</option> }).collect_view()}
                             </select>
                         </label>
-                        <button data-testid="att-export-svg" on:click=move |_| if let Some(b) = svg_markup().and_then(|m| svg_blob(&m)) { download("attention.svg", &b) }>"Export SVG"</button>
+                        <button data-testid="att-export-svg" on:click=move |_| if let Some(b) = svg_markup().and_then(|m| svg_blob(&m)) { browser::download("attention.svg", &b) }>"Export SVG"</button>
                         <button data-testid="att-export-png" on:click=move |_| export_png()>"Export PNG"</button>
                     </div>
                 }

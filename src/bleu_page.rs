@@ -456,6 +456,37 @@ enum SortBy {
     Bleu,
 }
 
+/// The per-line table in line order, every line (not only those shown): line, sentence BLEU,
+/// hypothesis, references. TSV cells have tabs and line breaks turned into spaces.
+fn export_lines(report: &Report, lines: &[LineScore], json: bool) -> String {
+    let mut rows: Vec<&LineScore> = lines.iter().collect();
+    rows.sort_by_key(|l| l.index);
+    if json {
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|l| {
+                serde_json::json!({
+                    "line": l.index + 1,
+                    "sentence_bleu": l.bleu,
+                    "hypothesis": report.hyps[l.index],
+                    "references": report.refs.iter().map(|r| r[l.index].as_str()).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        return serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
+    }
+    let cell = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+    let mut out = String::from("line\tsentence_bleu\thypothesis");
+    (1..=report.refs.len()).for_each(|k| out.push_str(&format!("\treference_{k}")));
+    out.push('\n');
+    for l in rows {
+        out.push_str(&format!("{}\t{:.4}\t{}", l.index + 1, l.bleu, cell(&report.hyps[l.index])));
+        report.refs.iter().for_each(|r| out.push_str(&format!("\t{}", cell(&r[l.index]))));
+        out.push('\n');
+    }
+    out
+}
+
 #[component]
 fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
     let sort = RwSignal::new((SortBy::Line, true));
@@ -525,6 +556,16 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
                 }}
             </tbody>
         </table>
+        <div class="export">
+            <button data-testid="bleu-export-tsv" on:click=move |_| {
+                let text = export_lines(&report.get_value(), &lines.get_value(), false);
+                browser::download_text("sentence-bleu.tsv", &text, "text/tab-separated-values");
+            }>"Export TSV"</button>
+            <button data-testid="bleu-export-json" on:click=move |_| {
+                let text = export_lines(&report.get_value(), &lines.get_value(), true);
+                browser::download_text("sentence-bleu.json", &text, "application/json");
+            }>"Export JSON"</button>
+        </div>
         {move || (shown.get() < lines.with_value(|l| l.len())).then(|| view! {
             <button on:click=move |_| shown.update(|s| *s += PAGE)>{move || format!("Show more ({} of {})", shown.get(), lines.with_value(|l| l.len()))}</button>
         })}

@@ -149,3 +149,27 @@ pub async fn sleep_ms(ms: i32) {
 pub fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
 }
+
+/// Offers `blob` as a download named `name`.
+pub fn download(name: &str, blob: &web_sys::Blob) {
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else { return };
+    if let Some(a) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+}
+
+/// Offers `text` as a download of type `mime` named `name`.
+pub fn download_text(name: &str, text: &str, mime: &str) {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) {
+        download(name, &blob);
+    }
+}

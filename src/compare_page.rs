@@ -43,6 +43,27 @@ fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
 
+/// Every output of the three searches, one row each: search, rank, text, log-prob, score, tokens.
+fn export(source: &str, cols: [(&str, &Column); 3], json: bool) -> String {
+    let rows = cols.iter().flat_map(|(search, c)| {
+        c.outputs.iter().enumerate().map(move |(rank, (text, toks, lp, score))| (*search, rank + 1, text, toks.len(), lp, score))
+    });
+    if json {
+        let outputs: Vec<serde_json::Value> = rows
+            .map(|(search, rank, text, tokens, lp, score)| {
+                serde_json::json!({ "search": search, "rank": rank, "text": text, "tokens": tokens, "log_prob": lp, "score": score })
+            })
+            .collect();
+        let doc = serde_json::json!({ "source": source, "outputs": outputs });
+        return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    }
+    let mut out = String::from("search\trank\ttext\ttokens\tlog_prob\tscore\n");
+    for (search, rank, text, tokens, lp, score) in rows {
+        out.push_str(&format!("{search}\t{rank}\t{}\t{tokens}\t{lp:.4}\t{score:.4}\n", text.replace(['\t', '\n'], " ")));
+    }
+    out
+}
+
 #[component]
 pub fn ComparePage(shared: Shared) -> impl IntoView {
     let columns = RwSignal::new(None::<(Column, Column, Column, String)>);
@@ -114,8 +135,19 @@ pub fn ComparePage(shared: Shared) -> impl IntoView {
             {move || columns.get().map(|(g, b, s, src)| {
                 let greedy_text = g.outputs[0].0.clone();
                 let best_beam = b.outputs[0].0.clone();
+                let (g2, b2, s2, src2) = (g.clone(), b.clone(), s.clone(), src.clone());
+                let save = move |json: bool| {
+                    let text = export(&src2, [("greedy", &g2), ("beam", &b2), ("sample", &s2)], json);
+                    let (name, mime) = if json { ("compare.json", "application/json") } else { ("compare.tsv", "text/tab-separated-values") };
+                    browser::download_text(name, &text, mime);
+                };
+                let save2 = save.clone();
                 view! {
                     <p class="source">"Source: "{src}</p>
+                    <div class="export">
+                        <button data-testid="cmp-export-tsv" on:click=move |_| save(false)>"Export TSV"</button>
+                        <button data-testid="cmp-export-json" on:click=move |_| save2(true)>"Export JSON"</button>
+                    </div>
                     <div class="columns">
                         <div class="col">
                             <h3>"Greedy"</h3>

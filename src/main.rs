@@ -5,6 +5,7 @@ mod attention_page;
 mod bleu_page;
 mod browser;
 mod compare_page;
+mod file_translate;
 mod gpu_engine;
 mod metrics_client;
 mod metrics_job;

@@ -12,6 +12,7 @@ use wgslate_model::translate::{notices, split_sentences, translate, Translation}
 use wgslate_model::Model;
 
 use crate::browser;
+use crate::file_translate::FileTranslate;
 use crate::gpu_engine;
 use crate::models::{self, ModelEntry};
 use crate::settings::{self, Settings};
@@ -355,6 +356,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 </div>
             </div>
             <SettingsPanel settings />
+            <FileTranslate shared=shared.clone() />
             <details class="examples">
                 <summary>"Examples from test_2016_flickr"</summary>
                 <ul>

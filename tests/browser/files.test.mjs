@@ -1,0 +1,87 @@
+// Files in and out: a .txt translated line for line (the CLI's output, the same line count), a
+// long file stopped, and the BLEU per-line table and Compare outputs exported as TSV and JSON.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { useBrowser, openPage, wgslate, root } from './harness.mjs';
+
+const rig = useBrowser(8138);
+const dir = mkdtempSync(join(tmpdir(), 'wgslate-files-'));
+
+async function download(page, testid) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
+  return { name: d.suggestedFilename(), text: readFileSync(await d.path(), 'utf8') };
+}
+
+test('a picked .txt is translated line for line and downloaded with the same lines', async () => {
+  const errors = [];
+  const lines = ['A man is riding a bike.', '', 'Two dogs play in the snow.', 'A woman reads a book on a bench. She is smiling.'];
+  const file = join(dir, 'notes.txt');
+  writeFileSync(file, lines.join('\n') + '\n');
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.click('details.file-translate summary');
+  await page.setInputFiles('[data-testid=tr-file]', file);
+  await page.locator('[data-testid=tr-file-download]').waitFor({ timeout: 120000 });
+  const { name, text } = await download(page, 'tr-file-download');
+  assert.equal(name, 'notes.de.txt');
+  const out = text.split('\n');
+  assert.equal(out.pop(), '', 'ends with a line break');
+  assert.equal(out.length, lines.length, 'the same number of lines');
+  assert.equal(out[1], '', 'an empty line stays empty');
+  const model = join(root, 'www', 'models', 'en-de', 'transformer');
+  const native = wgslate(['translate', '--model', model, '--backend', 'cpu'], lines.filter((l) => l).join('\n') + '\n').split('\n');
+  assert.deepEqual([out[0], out[2], out[3]], native.slice(0, 3));
+  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /4 lines \(3 translated\)/);
+  assert.deepEqual(errors, []);
+});
+
+test('Stop ends a long file’s translation and offers no partial download', async () => {
+  const errors = [];
+  const file = join(dir, 'long.txt');
+  writeFileSync(file, Array.from({ length: 400 }, (_, i) => `A man with ${i % 9} dogs walks down the street number ${i}.`).join('\n'));
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.click('details.file-translate summary');
+  await page.setInputFiles('[data-testid=tr-file]', file);
+  await page.waitForFunction(() => /Translating [1-9]\d* of 400/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await page.click('[data-testid=tr-file-stop]');
+  await page.waitForFunction(() => /Stopped after \d+ of 400 lines/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''));
+  assert.equal(await page.locator('[data-testid=tr-file-download]').count(), 0);
+  assert.equal(await page.locator('[data-testid=tr-file-stop]').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('the BLEU per-line table and the Compare outputs export as TSV and JSON', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
+  await page.fill('[data-testid=bleu-hyp]', 'a b c d\nthe cat\tsat');
+  await page.fill('[data-testid=bleu-ref-0]', 'a b c d\nthe cat sat');
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-export-tsv]').waitFor();
+  const tsv = await download(page, 'bleu-export-tsv');
+  assert.equal(tsv.name, 'sentence-bleu.tsv');
+  const rows = tsv.text.trimEnd().split('\n').map((r) => r.split('\t'));
+  assert.deepEqual(rows[0], ['line', 'sentence_bleu', 'hypothesis', 'reference_1']);
+  assert.deepEqual(rows.slice(1).map((r) => [r[0], r[2]]), [['1', 'a b c d'], ['2', 'the cat sat']]);
+  assert.equal(Number(rows[1][1]), 100);
+  const json = JSON.parse((await download(page, 'bleu-export-json')).text);
+  assert.equal(json.length, 2);
+  assert.equal(json[1].hypothesis, 'the cat\tsat');
+  assert.deepEqual(json[1].references, ['the cat sat']);
+
+  assert.deepEqual(errors, []);
+
+  const compare = await openPage(rig.browser, rig.url + '#translate?backend=cpu&beam=3&text=' + encodeURIComponent('A man is riding a bike.'), errors);
+  await compare.click('[data-testid=nav-compare]');
+  await compare.click('[data-testid=cmp-run]');
+  await compare.locator('[data-testid=cmp-export-json]').waitFor({ timeout: 120000 });
+  const cmp = JSON.parse((await download(compare, 'cmp-export-json')).text);
+  assert.equal(cmp.source, 'A man is riding a bike.');
+  assert.deepEqual([...new Set(cmp.outputs.map((o) => o.search))], ['greedy', 'beam', 'sample']);
+  assert.equal(cmp.outputs.filter((o) => o.search === 'beam').length, 4, 'Compare runs beam 4 at least');
+  assert.equal(cmp.outputs.find((o) => o.search === 'greedy').text, (await compare.locator('[data-testid=cmp-greedy]').innerText()).trim());
+  const cmpTsv = (await download(compare, 'cmp-export-tsv')).text.trimEnd().split('\n');
+  assert.equal(cmpTsv.length, cmp.outputs.length + 1);
+  assert.deepEqual(errors, []);
+});
