@@ -23,7 +23,7 @@ async function translated(page, text) {
   return (await page.locator('[data-testid=tr-output]').innerText()).trim();
 }
 
-for (const model of ['en-de/transformer', 'en-de/gru']) {
+for (const model of ['en-de/transformer', 'en-de/transformer-small', 'en-de/gru']) {
   test(`${model}: the page gives the native CPU output`, async () => {
     const errors = [];
     // The test browser's WebGPU is SwiftShader, a software adapter that `auto` leaves for the CPU

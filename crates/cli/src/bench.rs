@@ -59,7 +59,12 @@ fn time_gpu(dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), Strin
     let gpu = Gpu::new_blocking()?;
     let weights =
         CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
-    let name = format!("gpu ({}, {}, f16 weights: {})", gpu.report.name, gpu.report.backend, gpu.has_f16());
+    let device_weights = match weights.format() {
+        wgslate_model::quant::WeightFormat::Int8 { .. } => "int8",
+        _ if gpu.has_f16() => "f16",
+        _ => "f32",
+    };
+    let name = format!("gpu ({}, {}, {device_weights} weights on the device)", gpu.report.name, gpu.report.backend);
     let mut e = Blocking(GpuEngine::new(&gpu, &w.model.config, &weights)?);
     let (greedy_s, mut fields) = time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())?;
     let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });

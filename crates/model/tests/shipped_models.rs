@@ -17,6 +17,9 @@ fn check(arch: &str, min_bleu: f64) {
     let dir = format!("{root}/www/models/en-de/{arch}");
     let size = std::fs::metadata(format!("{dir}/model.safetensors")).unwrap().len();
     assert!(size <= 16 * 1024 * 1024, "{arch}: {size} bytes is over 16 MB");
+    if arch == "transformer-small" {
+        assert!(size <= 4_000_000, "the small Transformer is {size} bytes, over the 4 MB it is shipped for");
+    }
     let model = Model::from_dir(Path::new(&dir)).unwrap();
     let src = lines(&format!("{root}/www/data/val.en"), 20);
     let refs = lines(&format!("{root}/www/data/val.de"), 20);
@@ -34,6 +37,11 @@ fn shipped_transformer_translates() {
 }
 
 #[test]
+fn shipped_small_transformer_translates() {
+    check("transformer-small", SHIPPED_SMALL_TRANSFORMER_MIN_BLEU);
+}
+
+#[test]
 fn shipped_gru_translates() {
     check("gru", SHIPPED_GRU_MIN_BLEU);
 }
@@ -42,3 +50,4 @@ fn shipped_gru_translates() {
 // epoch 18) on these 20 sentences.
 const SHIPPED_TRANSFORMER_MIN_BLEU: f64 = 30.0;
 const SHIPPED_GRU_MIN_BLEU: f64 = 25.0;
+const SHIPPED_SMALL_TRANSFORMER_MIN_BLEU: f64 = 28.0;
