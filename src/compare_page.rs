@@ -46,7 +46,10 @@ fn words(s: &str) -> Vec<String> {
 /// Every output of the three searches, one row each: search, rank, text, log-prob, score, tokens.
 fn export(source: &str, cols: [(&str, &Column); 3], json: bool) -> String {
     let rows = cols.iter().flat_map(|(search, c)| {
-        c.outputs.iter().enumerate().map(move |(rank, (text, toks, lp, score))| (*search, rank + 1, text, toks.len(), lp, score))
+        c.outputs
+            .iter()
+            .enumerate()
+            .map(move |(rank, (text, toks, lp, score))| (*search, rank + 1, text, toks.len(), lp, score))
     });
     if json {
         let outputs: Vec<serde_json::Value> = rows
@@ -59,7 +62,10 @@ fn export(source: &str, cols: [(&str, &Column); 3], json: bool) -> String {
     }
     let mut out = String::from("search\trank\ttext\ttokens\tlog_prob\tscore\n");
     for (search, rank, text, tokens, lp, score) in rows {
-        out.push_str(&format!("{search}\t{rank}\t{}\t{tokens}\t{lp:.4}\t{score:.4}\n", text.replace(['\t', '\n'], " ")));
+        out.push_str(&format!(
+            "{search}\t{rank}\t{}\t{tokens}\t{lp:.4}\t{score:.4}\n",
+            text.replace(['\t', '\n'], " ")
+        ));
     }
     out
 }
