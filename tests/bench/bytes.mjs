@@ -12,7 +12,10 @@ import { startServer } from '../browser/harness.mjs';
 const model = process.argv[2] ?? 'en-de/transformer';
 const server = await startServer(8190);
 const profile = mkdtempSync(join(tmpdir(), 'wgslate-bytes-'));
+// Service workers blocked: requests a worker makes are not seen by the page's CDP session, and the
+// worker (www/sw.js) changes what is cached, not what crosses the wire on the first visit.
 const context = await chromium.launchPersistentContext(profile, {
+  serviceWorkers: 'block',
   executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
 });
 const text = 'A man is riding a bike.';
