@@ -102,6 +102,13 @@ pub async fn translate_any(
     translate(model, texts, search, batch, false)
 }
 
+/// The finished sentences laid out as the input's lines, "…" for those still to come.
+fn arrange(lines: &[Vec<String>], done: &[OutSentence]) -> Vec<Vec<OutSentence>> {
+    let mut it = done.iter().cloned();
+    let pending = || OutSentence { text: "…".into(), tokens: vec![("…".into(), 1.0)] };
+    lines.iter().map(|l| l.iter().map(|_| it.next().unwrap_or_else(pending)).collect()).collect()
+}
+
 fn probability_class(p: f32) -> &'static str {
     match p {
         p if p >= 0.9 => "p5",
@@ -127,6 +134,8 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     // (BLEU, signature, hypotheses, number of sentences)
     let eval_result = RwSignal::new(None::<(String, String, String, usize)>);
     let eval_count = RwSignal::new(1000usize);
+    // The output shown is for an older text or settings while a newer run is under way.
+    let stale = RwSignal::new(false);
 
     let run = {
         let shared = shared.clone();
@@ -134,6 +143,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
             let gen = generation.get_value() + 1;
             generation.set_value(gen);
             status.set("…".into());
+            stale.set(true);
             let (t, s) = (text.get_untracked(), settings.get_untracked());
             let shared = shared.clone();
             spawn_local(async move {
@@ -144,9 +154,16 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     return;
                 }
                 input_error.set(None);
+                // An error replaces the old output instead of sitting below it.
+                let fail = move |message: String| {
+                    output.set(vec![]);
+                    status.set(String::new());
+                    stale.set(false);
+                    input_error.set(Some(message));
+                };
                 let chars = t.chars().count();
                 if chars > MAX_INPUT_CHARS {
-                    input_error.set(Some(format!("The text has {chars} characters; wgslate translates up to {MAX_INPUT_CHARS} at a time. Split it into smaller parts.")));
+                    fail(format!("The text has {chars} characters; wgslate translates up to {MAX_INPUT_CHARS} at a time. Split it into smaller parts, or use Translate a file."));
                     return;
                 }
                 let lines = split_sentences(&t);
@@ -154,9 +171,16 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 if total == 0 {
                     output.set(vec![]);
                     status.set(String::new());
+                    stale.set(false);
                     return;
                 }
-                let Some(model) = ensure_model(&shared, &s.model).await else { return };
+                let Some(model) = ensure_model(&shared, &s.model).await else {
+                    // The model's error is shown at the top; the old model's output is not kept.
+                    output.set(vec![]);
+                    status.set(String::new());
+                    stale.set(false);
+                    return;
+                };
                 if generation.get_value() != gen {
                     return;
                 }
@@ -191,13 +215,17 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                             all.extend(res);
                         }
                         Err(e) => {
-                            input_error.set(Some(format!("Translation failed: {e}")));
+                            fail(format!("Translation failed: {e}"));
                             return;
                         }
                     }
+                    // Sentences appear as they finish; the rest wait as "…".
+                    if done.len() < total && generation.get_value() == gen {
+                        output.set(arrange(&lines, &done));
+                    }
                 }
-                let mut it = done.into_iter();
-                output.set(lines.iter().map(|l| l.iter().map(|_| it.next().unwrap()).collect()).collect());
+                output.set(arrange(&lines, &done));
+                stale.set(false);
                 let ms = browser::now_ms() - t0;
                 status.set(format!(
                     "{total} sentence{} in {:.0} ms{}",
@@ -329,7 +357,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     <span class="lines">{move || format!("{} / {MAX_INPUT_CHARS} characters", text.get().chars().count())}</span>
                 </div>
                 <div class="pane">
-                    <div class="output" data-testid="tr-output" data-model=move || settings.get().model>
+                    <div class="output" class:stale=move || stale.get() aria-live="polite" aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model>
                         {move || {
                             let c = colour.get();
                             output.get().into_iter().map(|line| view! {

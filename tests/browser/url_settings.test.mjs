@@ -40,3 +40,22 @@ test('the status says when the maximum length cut the output and names unseen ch
   assert.match(await status.textContent(), /characters the model has never seen \(translated as unknown\): 你 好/);
   assert.deepEqual(errors, []);
 });
+
+test('sentences appear as they finish, and an error replaces the old output', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  const long = Array.from({ length: 40 }, (_, i) => `A man with ${i} red balloons is walking past the old church in the rain.`).join(' ');
+  await page.fill('[data-testid=tr-input]', long);
+  // While the run is under way, finished sentences are shown and the others wait as "…".
+  await page.waitForFunction(() => {
+    const s = [...document.querySelectorAll('[data-testid=tr-output] .sentence')].map((e) => e.textContent.trim());
+    return /Translating/.test(document.querySelector('[data-testid=tr-status]').textContent) && s.length === 40 && s.includes('…') && s.some((t) => t !== '…');
+  }, null, { timeout: 120000, polling: 50 });
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]').textContent), null, { timeout: 300000 });
+  assert.ok(!(await page.locator('[data-testid=tr-output]').innerText()).includes('…'));
+  await page.fill('[data-testid=tr-input]', 'x '.repeat(3000));
+  await page.locator('[data-testid=tr-input-error]').waitFor();
+  assert.match(await page.locator('[data-testid=tr-input-error]').textContent(), /6000 characters/);
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), '', 'the old translation is gone');
+  assert.deepEqual(errors, []);
+});
