@@ -154,11 +154,14 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     return;
                 }
                 input_error.set(None);
-                // An error replaces the old output instead of sitting below it.
-                let fail = move |message: String| {
+                let clear = move || {
                     output.set(vec![]);
                     status.set(String::new());
                     stale.set(false);
+                };
+                // An error replaces the old output instead of sitting below it.
+                let fail = move |message: String| {
+                    clear();
                     input_error.set(Some(message));
                 };
                 let chars = t.chars().count();
@@ -169,17 +172,11 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 let lines = split_sentences(&t);
                 let total: usize = lines.iter().map(Vec::len).sum();
                 if total == 0 {
-                    output.set(vec![]);
-                    status.set(String::new());
-                    stale.set(false);
-                    return;
+                    return clear();
                 }
                 let Some(model) = ensure_model(&shared, &s.model).await else {
                     // The model's error is shown at the top; the old model's output is not kept.
-                    output.set(vec![]);
-                    status.set(String::new());
-                    stale.set(false);
-                    return;
+                    return clear();
                 };
                 if generation.get_value() != gen {
                     return;

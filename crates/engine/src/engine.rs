@@ -39,8 +39,6 @@ pub struct StepIo<'a> {
 
 /// What differs between architectures; the [`GpuEngine`] does the rest.
 pub trait Architecture {
-    fn vocab_size(&self) -> usize;
-    fn max_len(&self) -> usize;
     /// The tied output projection (vocab × width) applied to a step's features.
     fn output_weight(&self) -> Matrix<'_>;
     fn output_width(&self) -> usize;
@@ -91,6 +89,9 @@ pub struct GpuEngine {
     k: Kernels,
     pool: Pool,
     arch: Box<dyn Architecture>,
+    vocab_size: usize,
+    /// Positions the model takes (sources, and outputs with BOS).
+    max_len: usize,
     zero_vocab: wgpu::Buffer,
     /// Dispatch sites of decoder steps (the hot path), of the encoder, and of row selection.
     pub step_sites: Sites,
@@ -128,7 +129,9 @@ impl GpuEngine {
         };
         Ok(Self {
             gpu: gpu.clone(),
-            zero_vocab: gpu.storage("zero bias", &vec![0.0; arch.vocab_size()]),
+            zero_vocab: gpu.storage("zero bias", &vec![0.0; config.vocab_size()]),
+            vocab_size: config.vocab_size(),
+            max_len: config.max_len(),
             k,
             pool: Pool::default(),
             arch,
@@ -148,7 +151,7 @@ impl GpuEngine {
 
     fn row_io(&mut self, cap: usize) -> RowIo {
         let (g, p) = (&self.gpu, &mut self.pool);
-        let (c, v) = (cap as u64, self.arch.vocab_size() as u64);
+        let (c, v) = (cap as u64, self.vocab_size as u64);
         let per_submit = GREEDY_STEPS_PER_SUBMIT.max(MAX_TOP_K) as u64;
         let identity: Vec<u32> = (0..cap as u32).collect();
         RowIo {
@@ -171,10 +174,10 @@ impl GpuEngine {
         if tokens.len() != b.rows {
             return Err(format!("{} tokens for {} rows", tokens.len(), b.rows));
         }
-        if b.position + steps > self.arch.max_len() {
-            return Err(format!("output longer than the model's max_len {}", self.arch.max_len()));
+        if b.position + steps > self.max_len {
+            return Err(format!("output longer than the model's max_len {}", self.max_len));
         }
-        let (rows, v) = (b.rows as u32, self.arch.vocab_size() as u32);
+        let (rows, v) = (b.rows as u32, self.vocab_size as u32);
         self.gpu.write(&b.io.tokens, tokens);
         let io = StepIo {
             rows: b.rows,
@@ -250,7 +253,7 @@ impl GpuEngine {
 
 impl AsyncStepModel for GpuEngine {
     fn vocab_size(&self) -> usize {
-        self.arch.vocab_size()
+        self.vocab_size
     }
     fn bos(&self) -> u32 {
         BOS_ID
@@ -259,14 +262,14 @@ impl AsyncStepModel for GpuEngine {
         EOS_ID
     }
     fn max_output_len(&self) -> usize {
-        self.arch.max_len() - 1
+        self.max_len - 1
     }
 
     async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
         if sources.is_empty() {
             return Err("no sources".into());
         }
-        let max = self.arch.max_len();
+        let max = self.max_len;
         if let Some(s) = sources.iter().find(|s| s.len() > max || s.is_empty()) {
             return Err(format!("source has {} tokens; the model takes 1 to {max}", s.len()));
         }
@@ -302,7 +305,7 @@ impl AsyncStepModel for GpuEngine {
     async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
         self.run_steps(tokens, 1, 0, want_attention)?;
         let b = self.batch.as_ref().unwrap();
-        let n = b.rows * self.arch.vocab_size();
+        let n = b.rows * self.vocab_size;
         let log_probs = self.gpu.read_f32_prefix(&mut self.staging, &b.io.log_probs, n).await?;
         let attention = self.attention_rows(want_attention).await?;
         Ok(StepOutput { log_probs, attention })
@@ -312,7 +315,7 @@ impl AsyncStepModel for GpuEngine {
     async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
         if k == 0 || k > MAX_TOP_K {
             let out = self.step(tokens, want_attention).await?;
-            let v = self.arch.vocab_size();
+            let v = self.vocab_size;
             return Ok(TopKOutput {
                 candidates: out.log_probs.chunks(v).map(|row| wgslate_decode::top_k(row, k)).collect(),
                 attention: out.attention,
@@ -326,7 +329,7 @@ impl AsyncStepModel for GpuEngine {
 
     async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         let position = self.batch.as_ref().ok_or("step before start")?.position;
-        let room = self.arch.max_len().saturating_sub(position);
+        let room = self.max_len.saturating_sub(position);
         let steps = max_steps.min(GREEDY_STEPS_PER_SUBMIT).min(room).max(1);
         self.run_steps(tokens, steps, 1, false)?;
         let cands = self.read_candidates(steps, 1).await?;

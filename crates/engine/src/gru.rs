@@ -137,12 +137,6 @@ impl Gru {
 }
 
 impl Architecture for Gru {
-    fn vocab_size(&self) -> usize {
-        self.cfg.vocab_size
-    }
-    fn max_len(&self) -> usize {
-        self.cfg.max_len
-    }
     fn output_weight(&self) -> Matrix<'_> {
         self.mat("embed.weight")
     }

@@ -201,12 +201,6 @@ impl Transformer {
 }
 
 impl Architecture for Transformer {
-    fn vocab_size(&self) -> usize {
-        self.cfg.vocab_size
-    }
-    fn max_len(&self) -> usize {
-        self.cfg.max_len
-    }
     fn output_weight(&self) -> Matrix<'_> {
         self.mat("embed.weight")
     }
