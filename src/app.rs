@@ -8,6 +8,8 @@ use crate::attention_page::AttentionPage;
 use crate::bleu_page::BleuPage;
 use crate::browser;
 use crate::compare_page::ComparePage;
+use crate::engine_client::{self, JobError};
+use crate::engine_jobs::Job;
 use crate::models;
 use crate::settings;
 use crate::translate_page::{Shared, TranslatePage};
@@ -49,7 +51,6 @@ pub fn App() -> impl IntoView {
     let hash = browser::location_hash();
     let view = RwSignal::new(View::from_hash(&hash));
     let (settings, text, url_problems) = settings::from_query(hash.split_once('?').map_or("", |(_, q)| q));
-    crate::gpu_engine::set_preference(&settings.backend);
     let url_problems_seen = RwSignal::new(false);
     let shared = Shared {
         settings: RwSignal::new(settings),
@@ -61,6 +62,12 @@ pub fn App() -> impl IntoView {
         backend: RwSignal::new("Choosing the backend…".into()),
         bleu_prefill: RwSignal::new(None),
     };
+    engine_client::init(engine_client::Status {
+        model_status: shared.model_status,
+        model_error: shared.model_error,
+        load_progress: shared.load_progress,
+        backend: shared.backend,
+    });
     {
         let shared = shared.clone();
         spawn_local(async move {
@@ -68,12 +75,10 @@ pub fn App() -> impl IntoView {
                 Ok(entries) => shared.model_entries.set(entries),
                 Err(e) => shared.model_error.set(Some(format!("Could not read the model list: {e}"))),
             }
-            if crate::models::cached(&shared.settings.get_untracked().model).is_none() {
-                shared.backend.set(match crate::gpu_engine::device().await {
-                    Ok(g) if !g.report.name.is_empty() => format!("GPU (WebGPU: {})", g.report.name),
-                    Ok(_) => "GPU (WebGPU)".into(),
-                    Err(e) => format!("CPU ({e})"),
-                });
+            // The worker names the backend it chose (the label says "Choosing…" until then).
+            let backend = shared.settings.get_untracked().backend;
+            if let Err(JobError::Failed(e)) = engine_client::run("backend", Job::Backend { backend }, |_, _| {}).await {
+                shared.backend.set(format!("unavailable: {e}"));
             }
         });
     }

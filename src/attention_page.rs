@@ -4,11 +4,12 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
-use wgslate_model::attention::{attention_maps, pool_cells, AttentionMaps};
-use wgslate_model::translate::{encode_sources, translate};
+use wgslate_model::attention::{pool_cells, AttentionMaps};
 
 use crate::browser;
-use crate::translate_page::{ensure_model, first_sentence, Shared};
+use crate::engine_client::{self, JobError};
+use crate::engine_jobs::{Event, Job};
+use crate::translate_page::{first_sentence, settings_pairs, Shared};
 
 const CELL: f64 = 26.0;
 /// Longer maps are drawn as blocks, at most this many per side (4 096 cells), so a long input
@@ -125,20 +126,13 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
             };
             busy.set(true);
             spawn_local(async move {
-                let Some(model) = ensure_model(&shared, &s.model).await else {
-                    busy.set(false);
-                    return;
+                let job = Job::Attention { settings: settings_pairs(&s), text: sentence };
+                let result = match engine_client::run("attention", job, |_, _| {}).await {
+                    Ok(Event::Attention { maps, source, target }) => Ok(Loaded { maps, source, target }),
+                    Ok(_) => Err(None),
+                    Err(JobError::Failed(e)) => Err(Some(e)),
+                    Err(_) => Err(None),
                 };
-                browser::yield_now().await;
-                let result = (|| {
-                    let out = translate(&model, std::slice::from_ref(&sentence), &s.search(), 1, false)?;
-                    let h = &out[0].outputs[0].1;
-                    let source_ids = encode_sources(&model, std::slice::from_ref(&sentence))?.remove(0).0;
-                    let maps = attention_maps(&model, &source_ids, &h.tokens)?;
-                    let mut target = model.vocab.token_strings(&h.tokens);
-                    target.push("</s>".into());
-                    Ok::<_, String>(Loaded { maps, source: model.vocab.token_strings(&source_ids), target })
-                })();
                 match result {
                     Ok(l) => {
                         layer.set(None);
@@ -146,7 +140,7 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
                         kind.set("cross".into());
                         loaded.set(Some(l));
                     }
-                    Err(e) => error.set(Some(e)),
+                    Err(e) => error.set(e),
                 }
                 busy.set(false);
             });

@@ -3,14 +3,20 @@
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-/// Lets the browser paint and handle input before the next chunk of work.
+/// A property of the global object (the window in the page, the scope in a worker).
+fn global_property(name: &str) -> JsValue {
+    js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// Calls the global `name` function (`fetch`, `setTimeout`) with `args`, in the page or a worker.
+fn call_global(name: &str, args: &js_sys::Array) -> Result<JsValue, String> {
+    let f: js_sys::Function = global_property(name).dyn_into().map_err(|_| format!("no {name} here"))?;
+    f.apply(&js_sys::global(), args).map_err(js_error)
+}
+
+/// Lets the browser paint and handle input (or a worker its messages) before the next chunk of work.
 pub async fn yield_now() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-        }
-    });
-    let _ = JsFuture::from(promise).await;
+    sleep_ms(0).await;
 }
 
 pub fn js_error(e: JsValue) -> String {
@@ -53,9 +59,8 @@ pub fn set_location_hash(hash: &str) {
 
 /// Fetches a URL's bytes, reporting (bytes so far, total if known) as chunks arrive.
 pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let resp: web_sys::Response =
-        JsFuture::from(window.fetch_with_str(url)).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
+    let promise: js_sys::Promise = call_global("fetch", &js_sys::Array::of1(&JsValue::from_str(url)))?.into();
+    let resp: web_sys::Response = JsFuture::from(promise).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
     if !resp.ok() {
         return Err(format!("{url}: HTTP {}", resp.status()));
     }
@@ -95,7 +100,7 @@ pub enum WebGpuAdapter {
 
 /// The default WebGPU adapter's kind, or why WebGPU cannot be used here.
 pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
-    let navigator = web_sys::window().ok_or("no window")?.navigator();
+    let navigator = global_property("navigator");
     let gpu = js_sys::Reflect::get(&navigator, &JsValue::from_str("gpu")).map_err(js_error)?;
     if gpu.is_undefined() || gpu.is_null() {
         return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
@@ -139,15 +144,13 @@ pub fn copy_to_clipboard(text: &str) {
 
 pub async fn sleep_ms(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        if let Some(w) = web_sys::window() {
-            let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
-        }
+        let _ = call_global("setTimeout", &js_sys::Array::of2(&resolve, &JsValue::from(ms)));
     });
     let _ = JsFuture::from(promise).await;
 }
 
 pub fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+    global_property("performance").dyn_into::<web_sys::Performance>().map(|p| p.now()).unwrap_or(0.0)
 }
 
 /// Offers `blob` as a download named `name`.

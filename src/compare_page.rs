@@ -2,10 +2,11 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wgslate_decode::{Hypothesis, Search};
 
 use crate::browser;
-use crate::translate_page::{ensure_model, first_sentence, translate_any, Shared};
+use crate::engine_client::{self, JobError};
+use crate::engine_jobs::{Job, SearchChoice};
+use crate::translate_page::{first_sentence, settings_pairs, Shared};
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -87,33 +88,36 @@ pub fn ComparePage(shared: Shared) -> impl IntoView {
             };
             busy.set(true);
             spawn_local(async move {
-                let Some(model) = ensure_model(&shared, &s.model).await else {
-                    busy.set(false);
-                    return;
-                };
-                let searches = [
-                    Search::Greedy(s.limits()),
-                    Search::Beam(s.beam_search(s.beam.max(4))),
-                    Search::Sample(s.sampling()),
-                ];
                 let mut cols = Vec::new();
-                for search in &searches {
-                    browser::yield_now().await;
+                for search in [SearchChoice::Greedy, SearchChoice::Beam, SearchChoice::Sample] {
                     let t0 = browser::now_ms();
-                    match translate_any(&shared, &s.model, &model, std::slice::from_ref(&sentence), search, 1).await {
-                        Ok(mut r) => {
-                            let outputs = r
-                                .remove(0)
-                                .outputs
-                                .into_iter()
-                                .map(|(text, h): (String, Hypothesis)| {
-                                    (text, model.vocab.token_strings(&h.tokens), h.log_prob, h.score)
-                                })
-                                .collect();
-                            cols.push(Column { outputs, ms: browser::now_ms() - t0 });
+                    let job = Job::Translate {
+                        settings: settings_pairs(&s),
+                        texts: vec![sentence.clone()],
+                        search,
+                        batch: 1,
+                    };
+                    let mut outputs = Vec::new();
+                    let result = engine_client::run("compare", job, |_, mut sentences| {
+                        outputs = sentences
+                            .pop()
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|o| (o.text, o.tokens, o.log_prob, o.score))
+                            .collect();
+                    })
+                    .await;
+                    match result {
+                        Ok(_) if outputs.is_empty() => {
+                            error.set(Some("The search found no translation (every candidate scored -inf or NaN).".into()));
+                            busy.set(false);
+                            return;
                         }
+                        Ok(_) => cols.push(Column { outputs, ms: browser::now_ms() - t0 }),
                         Err(e) => {
-                            error.set(Some(e));
+                            if let JobError::Failed(e) = e {
+                                error.set(Some(e));
+                            }
                             busy.set(false);
                             return;
                         }

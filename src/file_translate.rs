@@ -5,7 +5,9 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::browser;
-use crate::translate_page::{ensure_model, translate_any, Shared};
+use crate::engine_client::{self, JobError};
+use crate::engine_jobs::{Job, SearchChoice};
+use crate::translate_page::{settings_pairs, Shared};
 
 /// Lines per call: small enough that Stop and the progress answer quickly.
 const LINES_PER_CALL: usize = 8;
@@ -26,7 +28,7 @@ pub fn FileTranslate(shared: Shared) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let result = RwSignal::new(None::<(String, String)>);
     let running = RwSignal::new(false);
-    // Bumped by Stop and by a new file: a run that sees another value stops.
+    // Bumped by a new file, whose run cancels the older one.
     let generation = StoredValue::new(0u64);
     let start = {
         let shared = shared.clone();
@@ -56,29 +58,35 @@ pub fn FileTranslate(shared: Shared) -> impl IntoView {
                     )));
                 }
                 let s = shared.settings.get_untracked();
-                let Some(model) = ensure_model(&shared, &s.model).await else { return finish(None) };
-                let search = s.search();
                 let mut out = vec![String::new(); lines.len()];
                 let todo: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].trim().is_empty()).collect();
                 let t0 = browser::now_ms();
-                for (done, chunk) in todo.chunks(LINES_PER_CALL).enumerate() {
-                    status.set(format!("Translating {} of {} lines…", done * LINES_PER_CALL, todo.len()));
-                    browser::yield_now().await;
-                    if generation.get_value() != gen {
-                        status.set(format!("Stopped after {} of {} lines.", done * LINES_PER_CALL, todo.len()));
+                status.set(format!("Translating 0 of {} lines…", todo.len()));
+                let job = Job::Translate {
+                    settings: settings_pairs(&s),
+                    texts: todo.iter().map(|&i| lines[i].clone()).collect(),
+                    search: SearchChoice::Settings,
+                    batch: LINES_PER_CALL,
+                };
+                let mut done = 0;
+                let outcome = engine_client::run("file", job, |first, sentences| {
+                    for (k, nbest) in sentences.into_iter().enumerate() {
+                        out[todo[first + k]] = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
+                        done += 1;
+                    }
+                    status.set(format!("Translating {done} of {} lines…", todo.len()));
+                })
+                .await;
+                match outcome {
+                    Ok(_) => {}
+                    // A newer file took over.
+                    Err(JobError::Cancelled) if generation.get_value() != gen => return,
+                    Err(JobError::Cancelled) => {
+                        status.set(format!("Stopped after {done} of {} lines.", todo.len()));
                         return finish(None);
                     }
-                    let texts: Vec<String> = chunk.iter().map(|&i| lines[i].clone()).collect();
-                    match translate_any(&shared, &s.model, &model, &texts, &search, LINES_PER_CALL).await {
-                        Ok(res) => chunk
-                            .iter()
-                            .zip(res)
-                            .for_each(|(&i, t)| out[i] = t.outputs.into_iter().next().map(|o| o.0).unwrap_or_default()),
-                        Err(e) => return finish(Some(format!("Translation failed: {e}"))),
-                    }
-                }
-                if generation.get_value() != gen {
-                    return finish(None);
+                    Err(JobError::Model) => return finish(None),
+                    Err(JobError::Failed(e)) => return finish(Some(format!("Translation failed: {e}"))),
                 }
                 let target = s.model.split('/').next().and_then(|p| p.split('-').nth(1)).unwrap_or("out").to_string();
                 status.set(format!(
@@ -111,7 +119,7 @@ pub fn FileTranslate(shared: Shared) -> impl IntoView {
                     <input type="file" accept=".txt,text/plain" data-testid="tr-file" on:change=move |ev| start(browser::picked_file(&ev)) />
                 </label>
                 {move || running.get().then(|| view! {
-                    <button data-testid="tr-file-stop" on:click=move |_| generation.update_value(|g| *g += 1)>"Stop"</button>
+                    <button data-testid="tr-file-stop" on:click=move |_| engine_client::cancel("file")>"Stop"</button>
                 })}
                 <span class="status" data-testid="tr-file-status" aria-live="polite">{move || status.get()}</span>
             </div>

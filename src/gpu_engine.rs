@@ -1,15 +1,13 @@
-//! The WGSL engine in the page: one WebGPU device, one engine per loaded model. Any failure (no
+//! The WGSL engine in the engine worker: one WebGPU device, one engine per loaded model. Any failure (no
 //! adapter, a lost device, a shader error) is reported and the page falls back to the CPU engine.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use wgslate_decode::Search;
 use wgslate_engine::{Gpu, GpuEngine};
-use wgslate_model::translate::{translate_with_async, Translation};
 use wgslate_model::weights::CheckedWeights;
-use wgslate_model::{Model, ModelConfig};
+use wgslate_model::ModelConfig;
 
 use crate::browser;
 
@@ -24,6 +22,7 @@ thread_local! {
     /// auto, gpu or cpu (the `backend` setting), read when the device is first asked for.
     static PREFERENCE: RefCell<String> = RefCell::new("auto".into());
     static ENGINES: RefCell<HashMap<String, Rc<RefCell<GpuEngine>>>> = RefCell::new(HashMap::new());
+    static PREPARE_ERRORS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
 }
 
 /// Sets the backend the page asked for (auto, gpu or cpu) before the device is first requested.
@@ -74,40 +73,34 @@ pub fn disable(reason: &str) {
     ENGINES.with(|e| e.borrow_mut().clear());
 }
 
-/// Builds the engine for a loaded model from its weight file bytes.
-pub async fn prepare(name: &str, config: &ModelConfig, weights: &[u8]) -> Result<(), String> {
-    let gpu = device().await?;
-    let checked = CheckedWeights::parse(weights)?;
-    let engine = GpuEngine::new(&gpu, config, &checked)?;
-    ENGINES.with(|e| e.borrow_mut().insert(name.to_string(), Rc::new(RefCell::new(engine))));
-    Ok(())
-}
-
-pub fn adapter_name() -> Option<String> {
-    DEVICE.with(|d| match &*d.borrow() {
-        DeviceState::Ready(g) => Some(g.report.name.clone()),
-        _ => None,
-    })
-}
-
-/// Translates on the model's GPU engine; None when the model has no GPU engine.
-// The engine's RefCell is the lock: every user takes it with `try_borrow_mut` and waits while it
-// is held, so holding it across the search's awaits cannot panic.
-#[allow(clippy::await_holding_refcell_ref)]
-pub async fn translate(
-    name: &str,
-    model: &Model,
-    texts: &[String],
-    search: &Search,
-    batch: usize,
-) -> Option<Result<Vec<Translation>, String>> {
-    let engine = ENGINES.with(|e| e.borrow().get(name).cloned())?;
-    // One search at a time per engine: a newer run waits for the older one's step to finish.
-    let mut guard = loop {
-        if let Ok(g) = engine.try_borrow_mut() {
-            break g;
+/// Builds the engine for a loaded model from its weight file bytes (when there is a device); a
+/// failure is kept to name in the backend label.
+pub async fn prepare(name: &str, config: &ModelConfig, weights: &[u8]) {
+    let Ok(gpu) = device().await else { return };
+    let built = CheckedWeights::parse(weights).and_then(|checked| GpuEngine::new(&gpu, config, &checked));
+    match built {
+        Ok(engine) => {
+            ENGINES.with(|e| e.borrow_mut().insert(name.to_string(), Rc::new(RefCell::new(engine))));
         }
-        browser::yield_now().await;
-    };
-    Some(translate_with_async(&mut *guard, model, texts, search, batch, false).await)
+        Err(e) => {
+            let why = format!("the GPU engine could not be built: {e}");
+            PREPARE_ERRORS.with(|p| p.borrow_mut().insert(name.to_string(), why));
+        }
+    }
+}
+
+/// The model's GPU engine, if it has one.
+pub fn engine(name: &str) -> Option<Rc<RefCell<GpuEngine>>> {
+    ENGINES.with(|e| e.borrow().get(name).cloned())
+}
+
+/// The backend as the page names it: for a model (its engine may have failed to build), or for
+/// none (`""`) the device alone.
+pub async fn label(name: &str) -> String {
+    let failure = PREPARE_ERRORS.with(|p| p.borrow().get(name).cloned());
+    match (device().await, failure) {
+        (Err(e), _) | (Ok(_), Some(e)) => format!("CPU ({e})"),
+        (Ok(g), None) if !g.report.name.is_empty() => format!("GPU (WebGPU: {})", g.report.name),
+        (Ok(_), None) => "GPU (WebGPU)".into(),
+    }
 }

@@ -5,6 +5,9 @@ mod attention_page;
 mod bleu_page;
 mod browser;
 mod compare_page;
+mod engine_client;
+mod engine_jobs;
+mod engine_worker;
 mod file_translate;
 mod gpu_engine;
 mod metrics_client;
@@ -15,9 +18,9 @@ mod settings;
 mod translate_page;
 
 fn main() {
-    if metrics_worker::in_worker() {
-        metrics_worker::start();
-        return;
+    match metrics_worker::worker_name().as_deref() {
+        Some("engine") => engine_worker::start(),
+        Some(_) => metrics_worker::start(),
+        None => leptos::mount::mount_to_body(app::App),
     }
-    leptos::mount::mount_to_body(app::App);
 }

@@ -42,7 +42,8 @@ thread_local! {
 async fn spawn() -> Result<Running, String> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
-    let worker = Worker::new_with_options("./metrics_worker.js", &options).map_err(js_error)?;
+    options.set_name("metrics");
+    let worker = Worker::new_with_options("./worker.js", &options).map_err(js_error)?;
     let (sender, events) = unbounded();
     let (tx, tx2) = (sender.clone(), sender.clone());
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {

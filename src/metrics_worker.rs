@@ -1,4 +1,4 @@
-//! The metrics worker's side: this same wasm, started in a dedicated worker (www/metrics_worker.js),
+//! The metrics worker's side: this same wasm, started in a dedicated worker named "metrics" (www/worker.js),
 //! runs one metrics job per message. A panic posts its message before the instance traps, so the
 //! page can name it, throw the worker away and keep the other metrics' results.
 
@@ -16,9 +16,10 @@ fn post(v: serde_json::Value) {
     let _ = scope().post_message(&JsValue::from_str(&v.to_string()));
 }
 
-/// True in a worker, where the page's `main` must not mount the app.
-pub fn in_worker() -> bool {
-    js_sys::global().dyn_ref::<DedicatedWorkerGlobalScope>().is_some()
+/// The worker's name ("engine" or "metrics") when this instance runs in a worker, where the page's
+/// `main` must not mount the app.
+pub fn worker_name() -> Option<String> {
+    js_sys::global().dyn_ref::<DedicatedWorkerGlobalScope>().map(DedicatedWorkerGlobalScope::name)
 }
 
 pub fn start() {

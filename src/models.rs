@@ -1,7 +1,8 @@
-//! Shipped models: the list in models/index.json, loaded on demand with byte progress and kept.
+//! Shipped models: the list in models/index.json (read by the page), and each model loaded on
+//! demand with byte progress and kept (in the engine worker).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use wgslate_model::Model;
@@ -33,27 +34,39 @@ pub async fn load_index() -> Result<Vec<ModelEntry>, String> {
 }
 
 thread_local! {
+    /// Models loaded in this worker, and those being loaded (a second job waits for the first).
     static LOADED: RefCell<HashMap<String, Arc<Model>>> = RefCell::new(HashMap::new());
+    static LOADING: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
 }
 
-pub fn cached(name: &str) -> Option<Arc<Model>> {
-    LOADED.with(|m| m.borrow().get(name).cloned())
+/// The model, fetched (weights with progress, as a share) and built once, with its GPU engine
+/// when WebGPU works. The flag is true for the call that loaded it.
+pub async fn load(name: &str, mut progress: impl FnMut(f64)) -> Result<(Arc<Model>, bool), String> {
+    loop {
+        if let Some(m) = LOADED.with(|m| m.borrow().get(name).cloned()) {
+            return Ok((m, false));
+        }
+        if LOADING.with(|l| l.borrow_mut().insert(name.to_string())) {
+            break;
+        }
+        browser::sleep_ms(50).await;
+    }
+    let result = fetch_and_build(name, &mut progress).await;
+    LOADING.with(|l| l.borrow_mut().remove(name));
+    let model = result?;
+    LOADED.with(|m| m.borrow_mut().insert(name.to_string(), model.clone()));
+    Ok((model, true))
 }
 
-/// Fetches the three files (weights with progress), builds the model for the CPU and, when WebGPU
-/// works, its GPU engine. Returns the model and the GPU engine's status.
-pub async fn load(
-    name: &str,
-    mut progress: impl FnMut(u64, Option<u64>),
-) -> Result<(Arc<Model>, Result<(), String>), String> {
+async fn fetch_and_build(name: &str, progress: &mut impl FnMut(f64)) -> Result<Arc<Model>, String> {
     let base = format!("models/{name}");
     let config = browser::fetch_bytes(&format!("{base}/config.json"), |_, _| {}).await?;
     let tokenizer = browser::fetch_bytes(&format!("{base}/tokenizer.json"), |_, _| {}).await?;
-    let weights = browser::fetch_bytes(&format!("{base}/model.safetensors"), &mut progress).await?;
-    browser::yield_now().await;
+    let weights = browser::fetch_bytes(&format!("{base}/model.safetensors"), |got, total| {
+        progress(total.map_or(0.0, |t| got as f64 / t as f64))
+    })
+    .await?;
     let model = Arc::new(Model::from_bytes(&config, &weights, &tokenizer).map_err(|e| format!("{name}: {e}"))?);
-    browser::yield_now().await;
-    let gpu = crate::gpu_engine::prepare(name, &model.config, &weights).await;
-    LOADED.with(|m| m.borrow_mut().insert(name.to_string(), model.clone()));
-    Ok((model, gpu))
+    crate::gpu_engine::prepare(name, &model.config, &weights).await;
+    Ok(model)
 }

@@ -1,20 +1,17 @@
 //! Translate: type and see the translation, with settings, confidence colouring, examples and a
 //! whole-test-set evaluation.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wgslate_decode::Search;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
-use wgslate_model::translate::{notices, split_sentences, translate, Translation};
-use wgslate_model::Model;
+use wgslate_model::translate::split_sentences;
 
 use crate::browser;
+use crate::engine_client::{self, JobError};
+use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
-use crate::gpu_engine;
-use crate::models::{self, ModelEntry};
+use crate::models::ModelEntry;
 use crate::settings::{self, Settings};
 
 pub const MAX_INPUT_CHARS: usize = 5000;
@@ -41,36 +38,6 @@ pub struct Shared {
     pub bleu_prefill: RwSignal<Option<(String, String)>>,
 }
 
-/// Loads the selected model (once) and returns it, updating the shared status.
-pub async fn ensure_model(shared: &Shared, name: &str) -> Option<Arc<Model>> {
-    if let Some(m) = models::cached(name) {
-        return Some(m);
-    }
-    shared.model_error.set(None);
-    shared.model_status.set(format!("Loading {name}…"));
-    shared.load_progress.set(Some(0.0));
-    let progress = shared.load_progress;
-    let result =
-        models::load(name, move |got, total| progress.set(Some(total.map_or(0.0, |t| got as f64 / t as f64)))).await;
-    shared.load_progress.set(None);
-    match result {
-        Ok((m, gpu)) => {
-            shared.model_status.set(format!("{name} loaded: weights {}", m.weight_format));
-            shared.backend.set(match (gpu, gpu_engine::adapter_name()) {
-                (Ok(()), Some(adapter)) if !adapter.is_empty() => format!("GPU (WebGPU: {adapter})"),
-                (Ok(()), _) => "GPU (WebGPU)".into(),
-                (Err(e), _) => format!("CPU ({e})"),
-            });
-            Some(m)
-        }
-        Err(e) => {
-            shared.model_status.set(String::new());
-            shared.model_error.set(Some(format!("Could not load the model: {e}")));
-            None
-        }
-    }
-}
-
 /// The first sentence of the Translate view's text, which Compare and Attention work on.
 pub fn first_sentence(shared: &Shared) -> Result<String, String> {
     split_sentences(&shared.text.get_untracked())
@@ -80,26 +47,9 @@ pub fn first_sentence(shared: &Shared) -> Result<String, String> {
         .ok_or_else(|| "Type a sentence in the Translate view first.".to_string())
 }
 
-/// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
-/// reported and turns the GPU off) on the CPU reference.
-pub async fn translate_any(
-    shared: &Shared,
-    name: &str,
-    model: &Model,
-    texts: &[String],
-    search: &Search,
-    batch: usize,
-) -> Result<Vec<Translation>, String> {
-    if let Some(result) = gpu_engine::translate(name, model, texts, search, batch).await {
-        match result {
-            Ok(t) => return Ok(t),
-            Err(e) => {
-                gpu_engine::disable(&e);
-                shared.backend.set(format!("CPU (the GPU engine failed: {e})"));
-            }
-        }
-    }
-    translate(model, texts, search, batch, false)
+/// The settings as the engine worker takes them.
+pub fn settings_pairs(s: &Settings) -> Vec<(String, String)> {
+    s.to_pairs().into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The finished sentences laid out as the input's lines, "…" for those still to come.
@@ -134,18 +84,17 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     // (BLEU, signature, hypotheses, number of sentences)
     let eval_result = RwSignal::new(None::<(String, String, String, usize)>);
     let eval_count = RwSignal::new(1000usize);
+    let eval_note = RwSignal::new(None::<String>);
     // The output shown is for an older text or settings while a newer run is under way.
     let stale = RwSignal::new(false);
 
     let run = {
-        let shared = shared.clone();
         move |delay_ms: i32| {
             let gen = generation.get_value() + 1;
             generation.set_value(gen);
             status.set("…".into());
             stale.set(true);
             let (t, s) = (text.get_untracked(), settings.get_untracked());
-            let shared = shared.clone();
             spawn_local(async move {
                 if delay_ms > 0 {
                     browser::sleep_ms(delay_ms).await;
@@ -174,53 +123,39 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 if total == 0 {
                     return clear();
                 }
-                let Some(model) = ensure_model(&shared, &s.model).await else {
-                    // The model's error is shown at the top; the old model's output is not kept.
-                    return clear();
-                };
-                if generation.get_value() != gen {
-                    return;
-                }
-                let search = s.search();
                 let flat: Vec<String> = lines.iter().flatten().cloned().collect();
                 let mut done: Vec<OutSentence> = Vec::with_capacity(total);
-                let mut all = Vec::with_capacity(total);
+                status.set(format!("Translating 0/{total} sentences…"));
                 let t0 = browser::now_ms();
-                for chunk in flat.chunks(BATCH) {
-                    status.set(format!("Translating {}/{} sentences…", done.len(), total));
-                    browser::yield_now().await;
-                    if generation.get_value() != gen {
-                        return;
-                    }
-                    match translate_any(&shared, &s.model, &model, chunk, &search, BATCH).await {
-                        Ok(res) => {
-                            for tr in &res {
-                                let (txt, h) =
-                                    tr.outputs.first().map(|(t, h)| (t.clone(), Some(h))).unwrap_or_default();
-                                let tokens = h
-                                    .map(|h| {
-                                        model
-                                            .vocab
-                                            .token_strings(&h.tokens)
-                                            .into_iter()
-                                            .zip(h.token_log_probs.iter().map(|lp| lp.exp()))
-                                            .collect()
-                                    })
-                                    .unwrap_or_default();
-                                done.push(OutSentence { text: txt, tokens });
-                            }
-                            all.extend(res);
-                        }
-                        Err(e) => {
-                            fail(format!("Translation failed: {e}"));
-                            return;
-                        }
-                    }
+                let job = Job::Translate {
+                    settings: settings_pairs(&s),
+                    texts: flat,
+                    search: SearchChoice::Settings,
+                    batch: BATCH,
+                };
+                let result = engine_client::run("translate", job, |_, sentences| {
+                    done.extend(sentences.into_iter().map(|nbest| {
+                        nbest
+                            .into_iter()
+                            .next()
+                            .map(|o| OutSentence { tokens: o.tokens.into_iter().zip(o.probs).collect(), text: o.text })
+                            .unwrap_or(OutSentence { text: String::new(), tokens: vec![] })
+                    }));
                     // Sentences appear as they finish; the rest wait as "…".
-                    if done.len() < total && generation.get_value() == gen {
+                    if done.len() < total {
                         output.set(arrange(&lines, &done));
+                        status.set(format!("Translating {}/{total} sentences…", done.len()));
                     }
-                }
+                })
+                .await;
+                let notices = match result {
+                    Ok(Event::Finished { notices }) => notices,
+                    Ok(_) => vec![],
+                    Err(JobError::Cancelled) => return,
+                    // The model's error is shown at the top; the old model's output is not kept.
+                    Err(JobError::Model) => return clear(),
+                    Err(JobError::Failed(e)) => return fail(format!("Translation failed: {e}")),
+                };
                 output.set(arrange(&lines, &done));
                 stale.set(false);
                 let ms = browser::now_ms() - t0;
@@ -228,7 +163,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     "{total} sentence{} in {:.0} ms{}",
                     if total == 1 { "" } else { "s" },
                     ms,
-                    notices(&model, &flat, &all).iter().map(|n| format!("; {n}")).collect::<String>()
+                    notices.iter().map(|n| format!("; {n}")).collect::<String>()
                 ));
             });
         }
@@ -257,8 +192,8 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
             let shared = shared.clone();
             let s = settings.get_untracked();
             eval_result.set(None);
+            eval_note.set(None);
             spawn_local(async move {
-                let Some(model) = ensure_model(&shared, &s.model).await else { return };
                 let mut pairs = examples.get_untracked();
                 pairs.truncate(eval_count.get_untracked().max(1));
                 if pairs.is_empty() {
@@ -266,29 +201,31 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                     return;
                 }
                 let sources: Vec<String> = pairs.iter().map(|p| p.0.clone()).collect();
-                let search = s.search();
-                let mut hyps = vec![String::new(); sources.len()];
                 let mut order: Vec<usize> = (0..sources.len()).collect();
                 order.sort_by_key(|&i| sources[i].len());
+                let job = Job::Translate {
+                    settings: settings_pairs(&s),
+                    texts: order.iter().map(|&i| sources[i].clone()).collect(),
+                    search: SearchChoice::Settings,
+                    batch: 16,
+                };
+                let mut hyps = vec![String::new(); sources.len()];
                 let mut done = 0;
                 eval_progress.set(Some(0.0));
-                for chunk in order.chunks(16) {
-                    let batch: Vec<String> = chunk.iter().map(|&i| sources[i].clone()).collect();
-                    match translate_any(&shared, &s.model, &model, &batch, &search, 16).await {
-                        Ok(res) => {
-                            for (&i, tr) in chunk.iter().zip(res) {
-                                hyps[i] = tr.outputs.into_iter().next().map(|o| o.0).unwrap_or_default();
-                            }
-                        }
-                        Err(e) => {
-                            shared.model_error.set(Some(format!("Evaluation failed: {e}")));
-                            eval_progress.set(None);
-                            return;
-                        }
+                let result = engine_client::run("evaluate", job, |first, sentences| {
+                    for (k, nbest) in sentences.into_iter().enumerate() {
+                        hyps[order[first + k]] = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
+                        done += 1;
                     }
-                    done += chunk.len();
                     eval_progress.set(Some(done as f64 / sources.len() as f64));
-                    browser::yield_now().await;
+                })
+                .await;
+                eval_progress.set(None);
+                match result {
+                    Ok(_) => {}
+                    Err(JobError::Cancelled) => return eval_note.set(Some(format!("Stopped after {done} of {} sentences.", sources.len()))),
+                    Err(JobError::Model) => return,
+                    Err(JobError::Failed(e)) => return shared.model_error.set(Some(format!("Evaluation failed: {e}"))),
                 }
                 let refs: Vec<&str> = pairs.iter().map(|p| p.1.as_str()).collect();
                 let opts = BleuOptions::default();
@@ -402,7 +339,11 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                         } />
                     " of 1 000 sentences"
                 </label>
-                {move || eval_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress>{format!(" {:.0} %", 100.0 * p)} })}
+                {move || eval_progress.get().map(|p| view! {
+                    <progress max="1" prop:value=p></progress>{format!(" {:.0} % ", 100.0 * p)}
+                    <button data-testid="eval-stop" on:click=move |_| engine_client::cancel("evaluate")>"Stop"</button>
+                })}
+                {move || eval_note.get().map(|n| view! { <p class="hint" data-testid="eval-note">{n}</p> })}
                 {move || eval_result.get().map(|(score, sig, hyps, n)| {
                     let refs = examples.get_untracked().iter().take(n).map(|p| p.1.clone()).collect::<Vec<_>>().join("\n");
                     view! {

@@ -68,16 +68,28 @@ test('a lost GPU device falls back to the CPU engine with a message, keeping the
   const errors = [];
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
-  // Keep the devices the page creates, so the test can destroy them as a driver reset would.
-  await page.addInitScript(() => {
-    window.__devices = [];
+  // Keep the devices the engine worker creates, so the test can destroy them as a driver reset
+  // would: the worker's script gets a hook before its own code.
+  const hook = `self.__devices = [];
     const request = GPUAdapter.prototype.requestDevice;
     GPUAdapter.prototype.requestDevice = async function (...args) {
       const device = await request.apply(this, args);
-      window.__devices.push(device);
+      self.__devices.push(device);
       return device;
-    };
+    };\n`;
+  await page.route('**/worker.js', async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, body: hook + (await response.text()) });
   });
+  const devices = async (action) => {
+    let n = 0;
+    for (const w of page.workers()) n += await w.evaluate((destroy) => {
+      const list = self.__devices || [];
+      if (destroy) list.forEach((d) => d.destroy());
+      return list.length;
+    }, action === 'destroy');
+    return n;
+  };
   const sources = data('test_2016_flickr.en');
   const short = sources.slice(0, 300).sort((a, b) => a.split(' ').length - b.split(' ').length);
   // SwiftShader is a software adapter, which `auto` leaves for the CPU engine: ask for the GPU.
@@ -85,8 +97,8 @@ test('a lost GPU device falls back to the CPU engine with a message, keeping the
   await page.fill('[data-testid=tr-input]', short[0]);
   await done(page);
   assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU/);
-  assert.ok(await page.evaluate(() => window.__devices.length) > 0);
-  await page.evaluate(() => window.__devices.forEach((d) => d.destroy()));
+  assert.ok(await devices('count') > 0);
+  await devices('destroy');
   await page.fill('[data-testid=tr-input]', short[1]);
   await done(page);
   assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(the GPU engine failed: .+\)/);

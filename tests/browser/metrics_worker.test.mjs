@@ -34,7 +34,7 @@ test('a metric that crashes its worker is named next to the inputs; the others a
   const page = await openPage(rig.browser, rig.url + '#bleu', errors);
   // A worker whose TER job behaves as a Rust panic does in wasm: the hook posts the message, then
   // the instance traps and the worker raises an uncaught error.
-  await page.route('**/metrics_worker.js', (route) => route.fulfill({
+  await page.route('**/worker.js', (route) => route.fulfill({
     contentType: 'text/javascript',
     body: `import init from './wgslate-web.js';
       self.onmessage = async (event) => {
@@ -56,7 +56,7 @@ test('a metric that crashes its worker is named next to the inputs; the others a
   assert.match(await page.locator('[data-testid=bleu-ter-error]').textContent(), /^internal error in TER: panicked at a test hook/);
   await page.screenshot({ path: join(screenshots, 'bleu-metric-crash.png') });
   // The next computation gets a fresh worker; with the real one again, TER is back.
-  await page.unroute('**/metrics_worker.js');
+  await page.unroute('**/worker.js');
   await score(page, 'a a b', 'a b a');
   assert.equal(await title(page, 'bleu-ter'), '33.3333');
   assert.equal(await page.locator('[data-testid=bleu-ter-error]').count(), 0);

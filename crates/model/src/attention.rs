@@ -10,7 +10,7 @@ use crate::{Model, Net};
 /// maps[layer][head][target][source]; the GRU has one layer and one head.
 pub type Maps = Vec<Vec<Vec<Vec<f32>>>>;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct AttentionMaps {
     /// Decoder → encoder attention, one row per output token (EOS last).
     pub cross: Maps,

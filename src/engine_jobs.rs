@@ -1,0 +1,70 @@
+//! What the page asks of the engine worker and what it answers, as JSON over `postMessage`.
+
+use serde::{Deserialize, Serialize};
+use wgslate_model::attention::AttentionMaps;
+
+/// Which search a translation job runs: the settings' own, or one of Compare's three columns.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub enum SearchChoice {
+    Settings,
+    Greedy,
+    /// Beam search with the settings' width, at least 4.
+    Beam,
+    Sample,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Job {
+    /// Decide the backend (WebGPU or CPU) and name it.
+    Backend { backend: String },
+    /// Translate `texts` (each one sentence) `batch` at a time; answers `Done` per batch.
+    Translate { settings: Vec<(String, String)>, texts: Vec<String>, search: SearchChoice, batch: usize },
+    /// Translate one sentence and return its attention maps.
+    Attention { settings: Vec<(String, String)>, text: String },
+}
+
+/// One hypothesis, ready to show.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Output {
+    pub text: String,
+    /// Subword surface forms, EOS excluded, with the probability each was emitted with.
+    pub tokens: Vec<String>,
+    pub probs: Vec<f32>,
+    pub log_prob: f32,
+    pub score: f32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Event {
+    /// Share of the model's weights downloaded.
+    Loading { model: String, share: f64 },
+    /// The model could not be loaded (the job then fails).
+    LoadFailed(String),
+    /// The model is ready: "en-de/transformer loaded: weights int8 …".
+    Loaded(String),
+    /// The backend in use, as the page labels it.
+    Backend(String),
+    /// Sentences `first..first + n` of the job's texts, each its n-best (best first).
+    Done { first: usize, sentences: Vec<Vec<Output>> },
+    /// The job is finished; what the user should be told about it.
+    Finished { notices: Vec<String> },
+    Attention { maps: AttentionMaps, source: Vec<String>, target: Vec<String> },
+    Failed(String),
+    Cancelled,
+}
+
+/// A message from the page: a job to run, or a job to stop.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Request {
+    Run { id: u64, job: Job },
+    Cancel { id: u64 },
+}
+
+/// A message from the worker.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Reply {
+    Ready,
+    Event { id: u64, event: Event },
+    /// The wasm instance panicked and is dead; the page starts a new worker.
+    Panic(String),
+}

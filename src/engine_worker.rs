@@ -1,0 +1,234 @@
+//! The engine worker: this same wasm, started in a dedicated worker named "engine", holds the loaded
+//! models and runs every translation (CPU or WebGPU), so the page's thread only renders. Jobs check
+//! for cancellation before every decoder step and yield to the worker's event loop every 50 ms, so
+//! a newer job or a Stop is answered within one step.
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::DedicatedWorkerGlobalScope;
+use wgslate_decode::{AsyncStepModel, ChainedPicks, Search, Settings, StepOutput, TopKOutput};
+use wgslate_model::attention::attention_maps;
+use wgslate_model::step::CpuStepper;
+use wgslate_model::translate::{encode_sources, notices, translate, translate_with_async, Translation};
+use wgslate_model::Model;
+
+use crate::engine_jobs::{Event, Job, Output, Reply, Request, SearchChoice};
+use crate::{browser, gpu_engine, models};
+
+thread_local! {
+    static CANCELLED: RefCell<HashSet<u64>> = RefCell::new(HashSet::new());
+}
+
+fn post(reply: &Reply) {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let text = serde_json::to_string(reply).unwrap_or_default();
+    let _ = scope.post_message(&JsValue::from_str(&text));
+}
+
+fn send(id: u64, event: Event) {
+    post(&Reply::Event { id, event });
+}
+
+fn cancelled(id: u64) -> bool {
+    CANCELLED.with(|c| c.borrow().contains(&id))
+}
+
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| post(&Reply::Panic(info.to_string()))));
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|ev: web_sys::MessageEvent| {
+        match serde_json::from_str::<Request>(&ev.data().as_string().unwrap_or_default()) {
+            Ok(Request::Cancel { id }) => {
+                CANCELLED.with(|c| c.borrow_mut().insert(id));
+            }
+            Ok(Request::Run { id, job }) => wasm_bindgen_futures::spawn_local(async move {
+                let event = match run(id, job).await {
+                    Ok(event) => event,
+                    Err(_) if cancelled(id) => Event::Cancelled,
+                    Err(e) => Event::Failed(e),
+                };
+                CANCELLED.with(|c| c.borrow_mut().remove(&id));
+                send(id, event);
+            }),
+            Err(e) => post(&Reply::Panic(format!("the engine worker got a message it cannot read: {e}"))),
+        }
+    });
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    post(&Reply::Ready);
+}
+
+/// Runs one job to its last event (`Finished`, `Attention`), sending the others on the way.
+async fn run(id: u64, job: Job) -> Result<Event, String> {
+    match job {
+        Job::Backend { backend } => {
+            gpu_engine::set_preference(&backend);
+            send(id, Event::Backend(gpu_engine::label("").await));
+            Ok(Event::Finished { notices: vec![] })
+        }
+        Job::Translate { settings, texts, search, batch } => {
+            let s = settings_from(&settings);
+            let model = load(id, &s).await?;
+            let search = match search {
+                SearchChoice::Settings => s.search(),
+                SearchChoice::Greedy => Search::Greedy(s.limits()),
+                SearchChoice::Beam => Search::Beam(s.beam_search(s.beam.max(4))),
+                SearchChoice::Sample => Search::Sample(s.sampling()),
+            };
+            let mut all = Vec::with_capacity(texts.len());
+            for (n, chunk) in texts.chunks(batch.max(1)).enumerate() {
+                let done = translate_chunk(id, &s.model, &model, chunk, &search, batch).await?;
+                let sentences = done.iter().map(|t| outputs(&model, t)).collect();
+                send(id, Event::Done { first: n * batch.max(1), sentences });
+                all.extend(done);
+            }
+            Ok(Event::Finished { notices: notices(&model, &texts, &all) })
+        }
+        Job::Attention { settings, text } => {
+            let s = settings_from(&settings);
+            let model = load(id, &s).await?;
+            let texts = std::slice::from_ref(&text);
+            let out = translate(&model, texts, &s.search(), 1, false)?;
+            let h = &out[0].outputs.first().ok_or("the search found no translation")?.1;
+            let source_ids = encode_sources(&model, texts)?.remove(0).0;
+            let maps = attention_maps(&model, &source_ids, &h.tokens)?;
+            let mut target = model.vocab.token_strings(&h.tokens);
+            target.push("</s>".into());
+            Ok(Event::Attention { maps, source: model.vocab.token_strings(&source_ids), target })
+        }
+    }
+}
+
+fn settings_from(pairs: &[(String, String)]) -> Settings {
+    Settings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).0
+}
+
+/// The job's model, loaded once per worker (the first job to need it reports the download).
+async fn load(id: u64, s: &Settings) -> Result<Arc<Model>, String> {
+    gpu_engine::set_preference(&s.backend);
+    let progress = |share| send(id, Event::Loading { model: s.model.clone(), share });
+    let (model, new) = match models::load(&s.model, progress).await {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            send(id, Event::LoadFailed(format!("Could not load the model: {e}")));
+            return Err(e);
+        }
+    };
+    if new {
+        send(id, Event::Loaded(format!("{} loaded: weights {}", s.model, model.weight_format)));
+        send(id, Event::Backend(gpu_engine::label(&s.model).await));
+    }
+    Ok(model)
+}
+
+/// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
+/// reported and turns the GPU off) on the CPU reference.
+// The engine's RefCell is the lock: every user takes it with `try_borrow_mut` and waits while it is
+// held, so holding it across the search's awaits cannot panic.
+#[allow(clippy::await_holding_refcell_ref)]
+async fn translate_chunk(
+    id: u64,
+    name: &str,
+    model: &Model,
+    texts: &[String],
+    search: &Search,
+    batch: usize,
+) -> Result<Vec<Translation>, String> {
+    if let Some(engine) = gpu_engine::engine(name) {
+        // One search at a time per engine: a newer job waits for the older one's step to finish.
+        let mut guard = loop {
+            if let Ok(g) = engine.try_borrow_mut() {
+                break g;
+            }
+            browser::yield_now().await;
+        };
+        let result = translate_with_async(&mut Checked::new(id, &mut *guard), model, texts, search, batch, false).await;
+        drop(guard);
+        match result {
+            Ok(t) => return Ok(t),
+            Err(e) if cancelled(id) => return Err(e),
+            Err(e) => {
+                gpu_engine::disable(&e);
+                send(id, Event::Backend(format!("CPU (the GPU engine failed: {e})")));
+            }
+        }
+    }
+    let mut cpu = CpuStepper::new(&model.net, &model.config);
+    translate_with_async(&mut Checked::new(id, &mut cpu), model, texts, search, batch, false).await
+}
+
+fn outputs(model: &Model, t: &Translation) -> Vec<Output> {
+    t.outputs
+        .iter()
+        .map(|(text, h)| Output {
+            text: text.clone(),
+            tokens: model.vocab.token_strings(&h.tokens),
+            probs: h.token_log_probs.iter().take(h.tokens.len()).map(|lp| lp.exp()).collect(),
+            log_prob: h.log_prob,
+            score: h.score,
+        })
+        .collect()
+}
+
+/// An engine that stops (with an error) once its job is cancelled, and lets the worker read its
+/// messages every 50 ms of work.
+pub struct Checked<'a, M: ?Sized> {
+    id: u64,
+    engine: &'a mut M,
+    last_yield: f64,
+}
+
+impl<'a, M: AsyncStepModel + ?Sized> Checked<'a, M> {
+    pub fn new(id: u64, engine: &'a mut M) -> Self {
+        Self { id, engine, last_yield: browser::now_ms() }
+    }
+
+    async fn checkpoint(&mut self) -> Result<(), String> {
+        if browser::now_ms() - self.last_yield > 50.0 {
+            browser::yield_now().await;
+            self.last_yield = browser::now_ms();
+        }
+        if cancelled(self.id) {
+            return Err("cancelled".into());
+        }
+        Ok(())
+    }
+}
+
+impl<M: AsyncStepModel + ?Sized> AsyncStepModel for Checked<'_, M> {
+    fn vocab_size(&self) -> usize {
+        self.engine.vocab_size()
+    }
+    fn bos(&self) -> u32 {
+        self.engine.bos()
+    }
+    fn eos(&self) -> u32 {
+        self.engine.eos()
+    }
+    fn max_output_len(&self) -> usize {
+        self.engine.max_output_len()
+    }
+    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        self.checkpoint().await?;
+        self.engine.start(sources).await
+    }
+    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        self.checkpoint().await?;
+        self.engine.step(tokens, want_attention).await
+    }
+    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
+        self.checkpoint().await?;
+        self.engine.step_top_k(tokens, k, want_attention).await
+    }
+    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        self.engine.select_rows(rows).await
+    }
+    async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
+        self.checkpoint().await?;
+        self.engine.greedy_steps(tokens, max_steps).await
+    }
+}
