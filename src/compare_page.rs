@@ -109,7 +109,9 @@ pub fn ComparePage(shared: Shared) -> impl IntoView {
                     .await;
                     match result {
                         Ok(_) if outputs.is_empty() => {
-                            error.set(Some("The search found no translation (every candidate scored -inf or NaN).".into()));
+                            error.set(Some(
+                                "The search found no translation (every candidate scored -inf or NaN).".into(),
+                            ));
                             busy.set(false);
                             return;
                         }

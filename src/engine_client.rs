@@ -35,10 +35,13 @@ pub enum JobError {
     Failed(String),
 }
 
+/// The worker's message and error handlers, kept alive while it runs.
+type Handlers = (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(web_sys::Event)>);
+
 struct EngineWorker {
     worker: Worker,
     jobs: Rc<RefCell<HashMap<u64, UnboundedSender<Event>>>>,
-    _handlers: (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(web_sys::Event)>),
+    _handlers: Handlers,
 }
 
 enum State {
@@ -114,8 +117,10 @@ async fn spawn() -> Result<Rc<EngineWorker>, String> {
                 }
                 Ok(Reply::Event { id, event }) => {
                     show(&event);
-                    let finished =
-                        matches!(event, Event::Finished { .. } | Event::Attention { .. } | Event::Failed(_) | Event::Cancelled);
+                    let finished = matches!(
+                        event,
+                        Event::Finished { .. } | Event::Attention { .. } | Event::Failed(_) | Event::Cancelled
+                    );
                     let tx = if finished { jobs.borrow_mut().remove(&id) } else { jobs.borrow().get(&id).cloned() };
                     if let Some(tx) = tx {
                         let _ = tx.unbounded_send(event);

@@ -37,7 +37,10 @@ pub struct Output {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Event {
     /// Share of the model's weights downloaded.
-    Loading { model: String, share: f64 },
+    Loading {
+        model: String,
+        share: f64,
+    },
     /// The model could not be loaded (the job then fails).
     LoadFailed(String),
     /// The model is ready: "en-de/transformer loaded: weights int8 …".
@@ -45,10 +48,19 @@ pub enum Event {
     /// The backend in use, as the page labels it.
     Backend(String),
     /// Sentences `first..first + n` of the job's texts, each its n-best (best first).
-    Done { first: usize, sentences: Vec<Vec<Output>> },
+    Done {
+        first: usize,
+        sentences: Vec<Vec<Output>>,
+    },
     /// The job is finished; what the user should be told about it.
-    Finished { notices: Vec<String> },
-    Attention { maps: AttentionMaps, source: Vec<String>, target: Vec<String> },
+    Finished {
+        notices: Vec<String>,
+    },
+    Attention {
+        maps: AttentionMaps,
+        source: Vec<String>,
+        target: Vec<String>,
+    },
     Failed(String),
     Cancelled,
 }
@@ -64,7 +76,10 @@ pub enum Request {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Reply {
     Ready,
-    Event { id: u64, event: Event },
+    Event {
+        id: u64,
+        event: Event,
+    },
     /// The wasm instance panicked and is dead; the page starts a new worker.
     Panic(String),
 }

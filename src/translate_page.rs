@@ -88,89 +88,87 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     // The output shown is for an older text or settings while a newer run is under way.
     let stale = RwSignal::new(false);
 
-    let run = {
-        move |delay_ms: i32| {
-            let gen = generation.get_value() + 1;
-            generation.set_value(gen);
-            status.set("…".into());
-            stale.set(true);
-            let (t, s) = (text.get_untracked(), settings.get_untracked());
-            spawn_local(async move {
-                if delay_ms > 0 {
-                    browser::sleep_ms(delay_ms).await;
-                }
-                if generation.get_value() != gen {
-                    return;
-                }
-                input_error.set(None);
-                let clear = move || {
-                    output.set(vec![]);
-                    status.set(String::new());
-                    stale.set(false);
-                };
-                // An error replaces the old output instead of sitting below it.
-                let fail = move |message: String| {
-                    clear();
-                    input_error.set(Some(message));
-                };
-                let chars = t.chars().count();
-                if chars > MAX_INPUT_CHARS {
-                    fail(format!("The text has {chars} characters; wgslate translates up to {MAX_INPUT_CHARS} at a time. Split it into smaller parts, or use Translate a file."));
-                    return;
-                }
-                let lines = split_sentences(&t);
-                let total: usize = lines.iter().map(Vec::len).sum();
-                if total == 0 {
-                    return clear();
-                }
-                let flat: Vec<String> = lines.iter().flatten().cloned().collect();
-                let mut done: Vec<OutSentence> = Vec::with_capacity(total);
-                status.set(format!("Translating 0/{total} sentences…"));
-                let t0 = browser::now_ms();
-                let job = Job::Translate {
-                    settings: settings_pairs(&s),
-                    texts: flat,
-                    search: SearchChoice::Settings,
-                    batch: BATCH,
-                };
-                let result = engine_client::run("translate", job, |_, sentences| {
-                    done.extend(sentences.into_iter().map(|nbest| {
-                        nbest
-                            .into_iter()
-                            .next()
-                            .map(|o| OutSentence { tokens: o.tokens.into_iter().zip(o.probs).collect(), text: o.text })
-                            .unwrap_or(OutSentence { text: String::new(), tokens: vec![] })
-                    }));
-                    // Sentences appear as they finish; the rest wait as "…".
-                    if done.len() < total {
-                        output.set(arrange(&lines, &done));
-                        status.set(format!("Translating {}/{total} sentences…", done.len()));
-                    }
-                })
-                .await;
-                let notices = match result {
-                    Ok(Event::Finished { notices }) => notices,
-                    Ok(_) => vec![],
-                    Err(JobError::Cancelled) => return,
-                    // The model's error is shown at the top; the old model's output is not kept.
-                    Err(JobError::Model) => return clear(),
-                    Err(JobError::Failed(e)) => return fail(format!("Translation failed: {e}")),
-                };
-                output.set(arrange(&lines, &done));
+    let run = move |delay_ms: i32| {
+        let gen = generation.get_value() + 1;
+        generation.set_value(gen);
+        status.set("…".into());
+        stale.set(true);
+        let (t, s) = (text.get_untracked(), settings.get_untracked());
+        spawn_local(async move {
+            if delay_ms > 0 {
+                browser::sleep_ms(delay_ms).await;
+            }
+            if generation.get_value() != gen {
+                return;
+            }
+            input_error.set(None);
+            let clear = move || {
+                output.set(vec![]);
+                status.set(String::new());
                 stale.set(false);
-                let ms = browser::now_ms() - t0;
-                status.set(format!(
-                    "{total} sentence{} in {:.0} ms{}",
-                    if total == 1 { "" } else { "s" },
-                    ms,
-                    notices.iter().map(|n| format!("; {n}")).collect::<String>()
-                ));
-            });
-        }
+            };
+            // An error replaces the old output instead of sitting below it.
+            let fail = move |message: String| {
+                clear();
+                input_error.set(Some(message));
+            };
+            let chars = t.chars().count();
+            if chars > MAX_INPUT_CHARS {
+                fail(format!("The text has {chars} characters; wgslate translates up to {MAX_INPUT_CHARS} at a time. Split it into smaller parts, or use Translate a file."));
+                return;
+            }
+            let lines = split_sentences(&t);
+            let total: usize = lines.iter().map(Vec::len).sum();
+            if total == 0 {
+                return clear();
+            }
+            let flat: Vec<String> = lines.iter().flatten().cloned().collect();
+            let mut done: Vec<OutSentence> = Vec::with_capacity(total);
+            status.set(format!("Translating 0/{total} sentences…"));
+            let t0 = browser::now_ms();
+            let job = Job::Translate {
+                settings: settings_pairs(&s),
+                texts: flat,
+                search: SearchChoice::Settings,
+                batch: BATCH,
+            };
+            let result = engine_client::run("translate", job, |_, sentences| {
+                done.extend(sentences.into_iter().map(|nbest| {
+                    nbest
+                        .into_iter()
+                        .next()
+                        .map(|o| OutSentence { tokens: o.tokens.into_iter().zip(o.probs).collect(), text: o.text })
+                        .unwrap_or(OutSentence { text: String::new(), tokens: vec![] })
+                }));
+                // Sentences appear as they finish; the rest wait as "…".
+                if done.len() < total {
+                    output.set(arrange(&lines, &done));
+                    status.set(format!("Translating {}/{total} sentences…", done.len()));
+                }
+            })
+            .await;
+            let notices = match result {
+                Ok(Event::Finished { notices }) => notices,
+                Ok(_) => vec![],
+                Err(JobError::Cancelled) => return,
+                // The model's error is shown at the top; the old model's output is not kept.
+                Err(JobError::Model) => return clear(),
+                Err(JobError::Failed(e)) => return fail(format!("Translation failed: {e}")),
+            };
+            output.set(arrange(&lines, &done));
+            stale.set(false);
+            let ms = browser::now_ms() - t0;
+            status.set(format!(
+                "{total} sentence{} in {:.0} ms{}",
+                if total == 1 { "" } else { "s" },
+                ms,
+                notices.iter().map(|n| format!("; {n}")).collect::<String>()
+            ));
+        });
     };
 
     // Translate as the text or the settings change (debounced), and keep the URL in step.
-    let run_debounced = run.clone();
+    let run_debounced = run;
     Effect::new(move |_| {
         let (t, s) = (text.get(), settings.get());
         browser::set_location_hash(&format!("#translate?{}", settings::to_query(&s, &t)));
@@ -223,7 +221,9 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 eval_progress.set(None);
                 match result {
                     Ok(_) => {}
-                    Err(JobError::Cancelled) => return eval_note.set(Some(format!("Stopped after {done} of {} sentences.", sources.len()))),
+                    Err(JobError::Cancelled) => {
+                        return eval_note.set(Some(format!("Stopped after {done} of {} sentences.", sources.len())))
+                    }
                     Err(JobError::Model) => return,
                     Err(JobError::Failed(e)) => return shared.model_error.set(Some(format!("Evaluation failed: {e}"))),
                 }
@@ -253,7 +253,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
         Some(format!("{:.1}", b.compute(&st).score))
     };
 
-    let run_now = run.clone();
+    let run_now = run;
     view! {
         <section class="translate">
             <div class="toolbar">

@@ -1,0 +1,71 @@
+// Translations run in the engine worker (src/engine_worker.rs): the page stays responsive during a
+// long run, a newer input or Stop cancels the older run, and a crashed worker is reported and
+// replaced.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { useBrowser, openPage, wgslate, root } from './harness.mjs';
+
+const rig = useBrowser(8141);
+const model = join(root, 'www', 'models', 'en-de', 'transformer');
+const status = (page) => page.locator('[data-testid=tr-status]').textContent();
+const finished = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+const output = async (page) => (await page.locator('[data-testid=tr-output]').innerText()).trim();
+
+test('a beam-16 long word from a shared link leaves the page responsive, and a new sentence replaces it', async () => {
+  const errors = [];
+  // Without WebGPU this froze the tab for 19.7 s when the CPU engine ran on the page's thread.
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&beam=16&text=${'abcdefghij'.repeat(50)}`, errors);
+  await page.waitForFunction(() => /Translating/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 60000 });
+  // The page answers clicks while the worker translates: another view opens with the run still going.
+  await page.click('[data-testid=nav-compare]');
+  await page.locator('[data-testid=cmp-run]').waitFor({ state: 'visible' });
+  assert.match(await status(page), /Translating 0\/1/);
+  await page.click('[data-testid=nav-translate]');
+  const sentence = 'Two dogs are playing in the snow.';
+  await page.fill('[data-testid=tr-input]', sentence);
+  await finished(page);
+  assert.equal(await output(page), wgslate(['translate', '--model', model, '--backend', 'cpu', '--beam', '16'], sentence + '\n').trim());
+  assert.deepEqual(errors, []);
+});
+
+test('Stop ends an evaluation in the worker after some sentences', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.click('[data-testid=eval-run]');
+  await page.locator('[data-testid=eval-stop]').waitFor();
+  await page.waitForFunction(() => Number(document.querySelector('.evaluate progress')?.value) > 0, null, { timeout: 120000 });
+  await page.click('[data-testid=eval-stop]');
+  const note = page.locator('[data-testid=eval-note]');
+  await note.waitFor({ timeout: 60000 });
+  const [, done, all] = (await note.textContent()).match(/Stopped after (\d+) of (\d+) sentences/);
+  assert.ok(Number(done) > 0 && Number(done) < Number(all), await note.textContent());
+  assert.equal(await page.locator('[data-testid=eval-bleu]').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('a crash of the engine worker is reported next to the input, and the next translation works', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  const long = Array.from({ length: 40 }, (_, i) => `A man with ${i} red balloons is walking past the old church.`).join(' ');
+  await page.fill('[data-testid=tr-input]', long);
+  await page.waitForFunction(() => /Translating/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  let crashed = 0;
+  for (const w of page.workers()) {
+    crashed += await w.evaluate(() => {
+      if (self.name !== 'engine') return 0;
+      setTimeout(() => { throw new Error('simulated crash'); });
+      return 1;
+    });
+  }
+  assert.equal(crashed, 1, 'one engine worker runs');
+  const error = page.locator('[data-testid=tr-input-error]');
+  await error.waitFor({ timeout: 60000 });
+  assert.match(await error.textContent(), /translation engine crashed \(.*simulated crash.*\); it has been restarted/);
+  const sentence = 'A girl is reading a book.';
+  await page.fill('[data-testid=tr-input]', sentence);
+  await finished(page);
+  assert.equal(await output(page), wgslate(['translate', '--model', model, '--backend', 'cpu'], sentence + '\n').trim());
+  assert.equal(await page.locator('[data-testid=tr-input-error]').count(), 0);
+  assert.deepEqual(errors.filter((e) => !/simulated crash/.test(e)), []);
+});
