@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
-use wgslate_model::attention::{pool_cells, AttentionMaps};
+use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
 
 use crate::browser;
 use crate::engine_client::{self, JobError};
@@ -12,9 +12,6 @@ use crate::engine_jobs::{Event, Job};
 use crate::translate_page::{first_sentence, settings_pairs, Shared};
 
 const CELL: f64 = 26.0;
-/// Longer maps are drawn as blocks, at most this many per side (4 096 cells), so a long input
-/// never builds a huge SVG.
-const MAX_SIDE: usize = 64;
 
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
 fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
@@ -52,6 +49,28 @@ fn select(maps: &[Vec<Vec<Vec<f32>>>], layer: Option<usize>, head: Option<usize>
     let mut out = out.unwrap_or_default();
     out.iter_mut().for_each(|r| r.iter_mut().for_each(|x| *x /= count));
     out
+}
+
+/// The heatmap's cells as SVG markup: a rect per cell with its weight as data and as tooltip.
+fn cells_markup(rows: &[Vec<f32>]) -> String {
+    let mut out = String::with_capacity(rows.len() * rows.first().map_or(0, Vec::len) * 160);
+    for (r, row) in rows.iter().enumerate() {
+        for (c, &w) in row.iter().enumerate() {
+            let shade = (255.0 * (1.0 - w.clamp(0.0, 1.0))) as u8;
+            let (x, y, side) = (LABEL + c as f64 * CELL, LABEL + r as f64 * CELL, CELL - 1.0);
+            out.push_str(&format!(
+                r#"<rect data-row="{r}" data-col="{c}" data-weight="{w:.6}" x="{x}" y="{y}" width="{side}" height="{side}" fill="rgb({shade},{shade},255)"><title>{w:.3}</title></rect>"#
+            ));
+        }
+    }
+    out
+}
+
+/// The (row, column) of the cell under the pointer, from the rect's data attributes.
+fn hovered_cell(ev: &web_sys::MouseEvent) -> Option<(usize, usize)> {
+    let el: web_sys::Element = ev.target()?.dyn_into().ok()?;
+    let attr = |name: &str| el.get_attribute(name)?.parse().ok();
+    Some((attr("data-row")?, attr("data-col")?))
 }
 
 fn svg_markup() -> Option<String> {
@@ -161,25 +180,25 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
         Some((rows, row_labels, col_labels, maps.len(), maps[0].len()))
     };
     let pooled_note = move || {
-        current().and_then(|(rows, _, col_labels, _, _)| {
-            let p = pool_cells(&rows, MAX_SIDE);
-            let (gr, gc) = (p.row_groups[0].len(), p.col_groups.first().map_or(1, |g| g.len()));
+        current().and_then(|(_, row_labels, col_labels, _, _)| {
+            let (nr, nc) = (row_labels.len(), col_labels.len());
+            let (gr, gc) = (nr.div_ceil(MAX_SIDE).max(1), nc.div_ceil(MAX_SIDE).max(1));
             (gr > 1 || gc > 1).then(|| {
                 view! {
                     <p class="hint" data-testid="att-pooled">{format!(
-                        "{} × {} tokens: each cell is a block of up to {gr} × {gc}, its rows' attention summed over the block's columns and averaged over its rows.",
-                        rows.len(), col_labels.len()
+                        "{nr} × {nc} tokens: each cell is a block of up to {gr} × {gc}, its rows' attention summed over the block's columns and averaged over its rows."
                     )}</p>
                 }
             })
         })
     };
     let heatmap = move || {
+        // The worker sent the maps pooled; the labels are grouped the same way.
         current().map(|(rows, row_labels, col_labels, _, _)| {
-            let p = pool_cells(&rows, MAX_SIDE);
-            let row_labels: Vec<String> = p.row_groups.iter().map(|g| group_label(&row_labels, g)).collect();
-            let col_labels: Vec<String> = p.col_groups.iter().map(|g| group_label(&col_labels, g)).collect();
-            let rows = p.cells;
+            let row_labels: Vec<String> =
+                groups(row_labels.len(), MAX_SIDE).iter().map(|g| group_label(&row_labels, g)).collect();
+            let col_labels: Vec<String> =
+                groups(col_labels.len(), MAX_SIDE).iter().map(|g| group_label(&col_labels, g)).collect();
             let (nr, nc) = (rows.len(), col_labels.len());
             let (w, h) = (LABEL + nc as f64 * CELL + 10.0, LABEL + nr as f64 * CELL + 10.0);
             view! {
@@ -191,21 +210,18 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
                     {row_labels.iter().enumerate().map(|(r, t)| view! {
                         <text class="att-label" class:hot=move || hover.get().is_some_and(|x| x.0 == r) x=LABEL - 6.0 y=LABEL + (r as f64 + 0.7) * CELL text-anchor="end">{t.clone()}</text>
                     }).collect_view()}
-                    {rows.iter().enumerate().flat_map(|(r, row)| row.iter().enumerate().map(move |(c, &wgt)| (r, c, wgt))).map(|(r, c, wgt)| {
-                        let shade = (255.0 * (1.0 - wgt.clamp(0.0, 1.0))) as u8;
-                        view! {
-                            <rect
-                                data-row=r data-col=c data-weight=format!("{wgt:.6}")
-                                x=LABEL + c as f64 * CELL y=LABEL + r as f64 * CELL width=CELL - 1.0 height=CELL - 1.0
-                                fill=format!("rgb({shade},{shade},255)")
-                                stroke=move || if hover.get().is_some_and(|x| x.0 == r || x.1 == c) { "#f08c00" } else { "none" }
-                                on:mouseenter=move |_| hover.set(Some((r, c)))
-                                on:mouseleave=move |_| hover.set(None)
-                            >
-                                <title>{format!("{wgt:.3}")}</title>
-                            </rect>
-                        }
-                    }).collect_view()}
+                    // The cells are one string of markup: thousands of reactive elements cost the
+                    // page hundreds of milliseconds. One handler finds the cell under the pointer,
+                    // and two bands outline its row and column.
+                    <g
+                        inner_html=cells_markup(&rows)
+                        on:mouseover=move |ev: web_sys::MouseEvent| hover.set(hovered_cell(&ev))
+                        on:mouseleave=move |_| hover.set(None)
+                    ></g>
+                    {move || hover.get().map(|(r, c)| view! {
+                        <rect class="att-band" x=LABEL y=LABEL + r as f64 * CELL width=nc as f64 * CELL height=CELL fill="none" stroke="#f08c00" pointer-events="none" />
+                        <rect class="att-band" x=LABEL + c as f64 * CELL y=LABEL width=CELL height=nr as f64 * CELL fill="none" stroke="#f08c00" pointer-events="none" />
+                    })}
                 </svg>
             }
         })

@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 use wgslate_decode::{AsyncStepModel, ChainedPicks, Search, Settings, StepOutput, TopKOutput};
-use wgslate_model::attention::attention_maps;
+use wgslate_model::attention::{attention_maps, MAX_SIDE};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, notices, translate, translate_with_async, Translation};
 use wgslate_model::Model;
@@ -95,7 +95,8 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             let out = translate(&model, texts, &s.search(), 1, false)?;
             let h = &out[0].outputs.first().ok_or("the search found no translation")?.1;
             let source_ids = encode_sources(&model, texts)?.remove(0).0;
-            let maps = attention_maps(&model, &source_ids, &h.tokens)?;
+            // Pooled here: the full maps of a long input are tens of MB to send and parse.
+            let maps = attention_maps(&model, &source_ids, &h.tokens)?.pooled(MAX_SIDE);
             let mut target = model.vocab.token_strings(&h.tokens);
             target.push("</s>".into());
             Ok(Event::Attention { maps, source: model.vocab.token_strings(&source_ids), target })

@@ -83,9 +83,29 @@ pub struct Pooled {
     pub col_groups: Vec<std::ops::Range<usize>>,
 }
 
-fn groups(n: usize, max: usize) -> Vec<std::ops::Range<usize>> {
+/// Longer maps are drawn as blocks, at most this many per side (4 096 cells), so a long input
+/// never builds a huge heatmap (nor sends one from the engine worker to the page).
+pub const MAX_SIDE: usize = 64;
+
+/// `n` consecutive indices split evenly into at most `max` groups.
+pub fn groups(n: usize, max: usize) -> Vec<std::ops::Range<usize>> {
     let size = n.div_ceil(max.max(1)).max(1);
     (0..n).step_by(size).map(|s| s..(s + size).min(n)).collect()
+}
+
+impl AttentionMaps {
+    /// Every map pooled as [`pool_cells`] does (the groups follow from the token counts alone).
+    /// Pooling is linear, so the mean of pooled maps over layers or heads is the pooled mean.
+    pub fn pooled(&self, max_side: usize) -> AttentionMaps {
+        let pool = |m: &Maps| -> Maps {
+            m.iter().map(|layer| layer.iter().map(|head| pool_cells(head, max_side).cells).collect()).collect()
+        };
+        AttentionMaps {
+            cross: pool(&self.cross),
+            encoder_self: pool(&self.encoder_self),
+            decoder_self: pool(&self.decoder_self),
+        }
+    }
 }
 
 pub fn pool_cells(rows: &[Vec<f32>], max_side: usize) -> Pooled {
@@ -109,6 +129,25 @@ pub fn pool_cells(rows: &[Vec<f32>], max_side: usize) -> Pooled {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mean_of_pooled_maps_is_the_pooled_mean() {
+        let map = |seed: usize| -> Vec<Vec<f32>> {
+            (0..150).map(|r| (0..130).map(|c| ((r * 31 + c * 17 + seed * 7) % 23) as f32).collect()).collect()
+        };
+        let maps = AttentionMaps { cross: vec![vec![map(1), map(2)]], ..Default::default() };
+        let pooled = maps.pooled(64);
+        let mean: Vec<Vec<f32>> =
+            map(1).iter().zip(map(2)).map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x + y) / 2.0).collect()).collect();
+        let want = pool_cells(&mean, 64).cells;
+        let got = &pooled.cross[0];
+        assert_eq!((got[0].len(), got[0][0].len()), (want.len(), want[0].len()));
+        for (r, row) in want.iter().enumerate() {
+            for (c, w) in row.iter().enumerate() {
+                assert!(((got[0][r][c] + got[1][r][c]) / 2.0 - w).abs() < 1e-3 * w.abs().max(1.0));
+            }
+        }
+    }
 
     #[test]
     fn small_maps_are_drawn_as_they_are() {
