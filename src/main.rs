@@ -10,6 +10,7 @@ mod engine_jobs;
 mod engine_worker;
 mod file_translate;
 mod gpu_engine;
+mod language_picker;
 mod metrics_client;
 mod metrics_job;
 mod metrics_worker;

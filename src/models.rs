@@ -5,32 +5,13 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use wgslate_model::catalog::{self, CatalogEntry};
 use wgslate_model::Model;
 
 use crate::browser;
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct ModelEntry {
-    /// "en-de/transformer"
-    pub name: String,
-    pub label: String,
-}
-
-pub async fn load_index() -> Result<Vec<ModelEntry>, String> {
-    let text = browser::fetch_text("models/index.json").await?;
-    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("models/index.json: {e}"))?;
-    Ok(v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|m| {
-                    Some(ModelEntry {
-                        name: format!("{}/{}", m["pair"].as_str()?, m["arch"].as_str()?),
-                        label: m["label"].as_str()?.to_string(),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default())
+pub async fn load_index() -> Result<Vec<CatalogEntry>, String> {
+    catalog::parse(&browser::fetch_text("models/index.json").await?)
 }
 
 thread_local! {

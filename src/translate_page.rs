@@ -5,13 +5,14 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
+use wgslate_model::catalog::{language_name, CatalogEntry};
 use wgslate_model::translate::split_sentences;
 
 use crate::browser;
 use crate::engine_client::{self, JobError};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
-use crate::models::ModelEntry;
+use crate::language_picker::{direction, LanguagePicker};
 use crate::settings::{self, Settings};
 
 pub const MAX_INPUT_CHARS: usize = 5000;
@@ -29,7 +30,7 @@ pub struct OutSentence {
 pub struct Shared {
     pub settings: RwSignal<Settings>,
     pub text: RwSignal<String>,
-    pub model_entries: RwSignal<Vec<ModelEntry>>,
+    pub model_entries: RwSignal<Vec<CatalogEntry>>,
     pub model_status: RwSignal<String>,
     pub model_error: RwSignal<Option<String>>,
     pub load_progress: RwSignal<Option<f64>>,
@@ -175,14 +176,30 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
         run_debounced(300);
     });
 
-    spawn_local(async move {
-        if let (Ok(src), Ok(rf)) = (
-            browser::fetch_text("data/test_2016_flickr.en").await,
-            browser::fetch_text("data/test_2016_flickr.de").await,
-        ) {
-            examples.set(src.lines().zip(rf.lines()).map(|(a, b)| (a.to_string(), b.to_string())).collect());
-        }
+    // The examples and the evaluation set follow the direction.
+    let pair = Memo::new(move |_| direction(&settings.get().model));
+    Effect::new(move |_| {
+        let (s, t) = pair.get();
+        examples.set(vec![]);
+        spawn_local(async move {
+            if let (Ok(src), Ok(rf)) = (
+                browser::fetch_text(&format!("data/test_2016_flickr.{s}")).await,
+                browser::fetch_text(&format!("data/test_2016_flickr.{t}")).await,
+            ) {
+                if pair.get_untracked() == (s, t) {
+                    examples.set(src.lines().zip(rf.lines()).map(|(a, b)| (a.to_string(), b.to_string())).collect());
+                }
+            }
+        });
     });
+    let output_text = move || {
+        output
+            .get()
+            .iter()
+            .map(|l| l.iter().map(|s| s.text.clone()).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
 
     let evaluate = {
         let shared = shared.clone();
@@ -257,15 +274,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     view! {
         <section class="translate">
             <div class="toolbar">
-                <label>
-                    "Model "
-                    <select data-testid="tr-model" on:change=move |ev| settings.update(|s| s.model = event_target_value(&ev)) prop:value=move || settings.get().model>
-                        {move || model_entries.get().into_iter().map(|m| {
-                            let name = m.name.clone();
-                            view! { <option value=m.name.clone() prop:selected=move || settings.get().model == name>{m.label}</option> }
-                        }).collect_view()}
-                    </select>
-                </label>
+                <LanguagePicker settings entries=model_entries output_text=Signal::derive(output_text) text />
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 {move || load_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress> })}
@@ -275,7 +284,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 <div class="pane">
                     <textarea
                         data-testid="tr-input"
-                        placeholder="Type English text… (Ctrl+Enter translates now)"
+                        placeholder=move || format!("Type {} text… (Ctrl+Enter translates now)", language_name(&pair.get().0))
                         prop:value=move || text.get()
                         on:input=move |ev| {
                             example_ref.set(None);
@@ -306,7 +315,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                         }}
                     </div>
                     <div class="out-tools">
-                        <button on:click=move |_| browser::copy_to_clipboard(&output.get_untracked().iter().map(|l| l.iter().map(|s| s.text.clone()).collect::<Vec<_>>().join(" ")).collect::<Vec<_>>().join("\n"))>"Copy"</button>
+                        <button on:click=move |_| browser::copy_to_clipboard(&output_text())>"Copy"</button>
                         <label><input type="checkbox" prop:checked=move || colour.get() on:change=move |ev| colour.set(event_target_checked(&ev)) />" Colour by confidence"</label>
                         {move || colour.get().then(|| view! {
                             <span class="legend">"p ≥ 0.9 "<span class="conf p5">"■"</span>" ≥ 0.7 "<span class="conf p4">"■"</span>" ≥ 0.5 "<span class="conf p3">"■"</span>" ≥ 0.3 "<span class="conf p2">"■"</span>" < 0.3 "<span class="conf p1">"■"</span></span>

@@ -1,6 +1,7 @@
 //! wgslate models: configs, weights, tokenizer and the candle reference forward pass.
 
 pub mod attention;
+pub mod catalog;
 pub mod config;
 pub mod gru;
 pub mod layers;

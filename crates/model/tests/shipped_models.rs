@@ -1,10 +1,12 @@
 //! The files in www/models load and translate: 20 validation sentences per model, corpus BLEU above
-//! a bound well under what the README reports (this proves the shipped files, not just the code).
+//! a bound well under what the README reports (this proves the shipped files, not just the code);
+//! and models/index.json tells the truth about each model's download size and test BLEU.
 
 use std::path::Path;
 
 use wgslate_decode::Search;
 use wgslate_metrics::{Bleu, BleuOptions};
+use wgslate_model::catalog;
 use wgslate_model::translate::translate;
 use wgslate_model::Model;
 
@@ -12,22 +14,60 @@ fn lines(path: &str, n: usize) -> Vec<String> {
     std::fs::read_to_string(path).unwrap().lines().take(n).map(str::to_string).collect()
 }
 
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+fn corpus_bleu(model: &Model, src: &[String], refs: &[String]) -> f64 {
+    let out = translate(model, src, &Search::default(), 32, false).unwrap();
+    let hyps: Vec<&str> = out.iter().map(|t| t.outputs[0].0.as_str()).collect();
+    Bleu::new(BleuOptions::default()).corpus_score(&hyps, &[refs.iter().map(String::as_str).collect()]).score
+}
+
+#[test]
+fn the_index_states_each_models_size_and_test_bleu() {
+    let entries = catalog::parse(&std::fs::read_to_string(format!("{ROOT}/www/models/index.json")).unwrap()).unwrap();
+    assert!(!entries.is_empty());
+    for e in &entries {
+        let dir = format!("{ROOT}/www/models/{}", e.name());
+        let bytes: u64 = ["config.json", "tokenizer.json", "model.safetensors"]
+            .iter()
+            .map(|f| std::fs::metadata(format!("{dir}/{f}")).unwrap().len())
+            .sum();
+        assert_eq!(bytes, e.bytes, "{}: the index says {} bytes", e.name(), e.bytes);
+        let model = Model::from_dir(Path::new(&dir)).unwrap();
+        let src = lines(&format!("{ROOT}/www/data/test_2016_flickr.{}", e.source()), 1000);
+        let refs = lines(&format!("{ROOT}/www/data/test_2016_flickr.{}", e.target()), 1000);
+        let bleu = corpus_bleu(&model, &src, &refs);
+        println!("{}: test BLEU {bleu:.2}", e.name());
+        assert!(
+            (bleu - e.test_bleu).abs() < 0.006,
+            "{}: test BLEU {bleu:.2}, the index says {}",
+            e.name(),
+            e.test_bleu
+        );
+    }
+}
+
 fn check(arch: &str, min_bleu: f64) {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let dir = format!("{root}/www/models/en-de/{arch}");
+    check_pair("en-de", arch, min_bleu);
+}
+
+fn check_pair(pair: &str, arch: &str, min_bleu: f64) {
+    let root = ROOT;
+    let dir = format!("{root}/www/models/{pair}/{arch}");
     let size = std::fs::metadata(format!("{dir}/model.safetensors")).unwrap().len();
     assert!(size <= 16 * 1024 * 1024, "{arch}: {size} bytes is over 16 MB");
     if arch == "transformer-small" {
         assert!(size <= 4_000_000, "the small Transformer is {size} bytes, over the 4 MB it is shipped for");
     }
     let model = Model::from_dir(Path::new(&dir)).unwrap();
-    let src = lines(&format!("{root}/www/data/val.en"), 20);
-    let refs = lines(&format!("{root}/www/data/val.de"), 20);
+    let (s, t) = pair.split_once('-').unwrap();
+    let src = lines(&format!("{root}/www/data/val.{s}"), 20);
+    let refs = lines(&format!("{root}/www/data/val.{t}"), 20);
     let out = translate(&model, &src, &Search::default(), 20, false).unwrap();
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs[0].0.as_str()).collect();
     let bleu = Bleu::new(BleuOptions::default()).corpus_score(&hyps, &[refs.iter().map(String::as_str).collect()]);
-    println!("{arch}: BLEU {:.2} on 20 validation sentences", bleu.score);
-    assert!(bleu.score > min_bleu, "{arch}: BLEU {:.2} is not above {min_bleu}", bleu.score);
+    println!("{pair}/{arch}: BLEU {:.2} on 20 validation sentences", bleu.score);
+    assert!(bleu.score > min_bleu, "{pair}/{arch}: BLEU {:.2} is not above {min_bleu}", bleu.score);
     assert!(hyps.iter().all(|h| !h.contains("<unk>") && !h.contains('▁')), "detokenized output");
 }
 

@@ -1,0 +1,145 @@
+//! The shipped models' index (`www/models/index.json`): which directions and architectures exist,
+//! their download size and test BLEU, and the choices the page's language pickers offer.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CatalogEntry {
+    /// Source and target language codes: "en-de".
+    pub pair: String,
+    /// The directory under the pair: "transformer".
+    pub arch: String,
+    /// What the picker calls it: "Transformer".
+    pub title: String,
+    /// Bytes to download: config.json, tokenizer.json and model.safetensors.
+    pub bytes: u64,
+    /// sacreBLEU 13a, cased, greedy, on test_2016_flickr.
+    pub test_bleu: f64,
+}
+
+impl CatalogEntry {
+    /// "en-de/transformer", the `model` setting.
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.pair, self.arch)
+    }
+
+    pub fn source(&self) -> &str {
+        self.pair.split('-').next().unwrap_or("")
+    }
+
+    pub fn target(&self) -> &str {
+        self.pair.split('-').nth(1).unwrap_or("")
+    }
+
+    /// "Transformer · 7.8 MB · test BLEU 38.1": the size shows before anything is downloaded.
+    pub fn label(&self) -> String {
+        format!("{} · {:.1} MB · test BLEU {:.1}", self.title, self.bytes as f64 / 1e6, self.test_bleu)
+    }
+}
+
+pub fn parse(json: &str) -> Result<Vec<CatalogEntry>, String> {
+    let entries: Vec<CatalogEntry> = serde_json::from_str(json).map_err(|e| format!("models/index.json: {e}"))?;
+    if let Some(e) = entries.iter().find(|e| e.source().is_empty() || e.target().is_empty()) {
+        return Err(format!("models/index.json: the pair {:?} is not source-target", e.pair));
+    }
+    Ok(entries)
+}
+
+/// English name of a language code the models use.
+pub fn language_name(code: &str) -> String {
+    match code {
+        "en" => "English",
+        "de" => "German",
+        "fr" => "French",
+        "cs" => "Czech",
+        other => other,
+    }
+    .to_string()
+}
+
+fn unique<'a>(codes: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in codes {
+        if !out.iter().any(|o| o == c) {
+            out.push(c.to_string());
+        }
+    }
+    out
+}
+
+/// Languages some model translates from, in index order.
+pub fn sources(entries: &[CatalogEntry]) -> Vec<String> {
+    unique(entries.iter().map(CatalogEntry::source))
+}
+
+/// Languages some model translates `source` into.
+pub fn targets(entries: &[CatalogEntry], source: &str) -> Vec<String> {
+    unique(entries.iter().filter(|e| e.source() == source).map(CatalogEntry::target))
+}
+
+/// The models of one direction, in index order.
+pub fn models_for<'a>(entries: &'a [CatalogEntry], source: &str, target: &str) -> Vec<&'a CatalogEntry> {
+    entries.iter().filter(|e| e.source() == source && e.target() == target).collect()
+}
+
+/// The model for `source` → `target`, keeping the architecture `arch` when that direction has it;
+/// a target the source lacks falls back to the source's first target.
+pub fn pick(entries: &[CatalogEntry], source: &str, target: &str, arch: &str) -> Option<String> {
+    let targets = targets(entries, source);
+    let target = if targets.iter().any(|t| t == target) { target } else { targets.first()? };
+    let models = models_for(entries, source, target);
+    models.iter().find(|e| e.arch == arch).or(models.first()).map(|e| e.name())
+}
+
+/// The model of the opposite direction (same architecture when there is one), if any.
+pub fn swapped(entries: &[CatalogEntry], name: &str) -> Option<String> {
+    let current = entries.iter().find(|e| e.name() == name)?;
+    let back = models_for(entries, current.target(), current.source());
+    back.iter().find(|e| e.arch == current.arch).or(back.first()).map(|e| e.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(pair: &str, arch: &str) -> CatalogEntry {
+        CatalogEntry { pair: pair.into(), arch: arch.into(), title: arch.into(), bytes: 1_500_000, test_bleu: 30.04 }
+    }
+
+    fn index() -> Vec<CatalogEntry> {
+        vec![
+            entry("en-de", "transformer"),
+            entry("en-de", "gru"),
+            entry("de-en", "transformer"),
+            entry("en-fr", "transformer"),
+        ]
+    }
+
+    #[test]
+    fn pickers_offer_only_directions_that_exist() {
+        let i = index();
+        assert_eq!(sources(&i), ["en", "de"]);
+        assert_eq!(targets(&i, "en"), ["de", "fr"]);
+        assert_eq!(targets(&i, "de"), ["en"]);
+        assert_eq!(pick(&i, "en", "fr", "gru").as_deref(), Some("en-fr/transformer"));
+        assert_eq!(pick(&i, "en", "de", "gru").as_deref(), Some("en-de/gru"));
+        // German has no German target: its first target is taken.
+        assert_eq!(pick(&i, "de", "de", "transformer").as_deref(), Some("de-en/transformer"));
+        assert_eq!(pick(&i, "cs", "en", "transformer"), None);
+    }
+
+    #[test]
+    fn swap_finds_the_opposite_direction() {
+        let i = index();
+        assert_eq!(swapped(&i, "en-de/transformer").as_deref(), Some("de-en/transformer"));
+        assert_eq!(swapped(&i, "en-de/gru").as_deref(), Some("de-en/transformer"));
+        assert_eq!(swapped(&i, "en-fr/transformer"), None);
+    }
+
+    #[test]
+    fn labels_show_size_and_quality() {
+        assert_eq!(entry("en-de", "gru").label(), "gru · 1.5 MB · test BLEU 30.0");
+        assert!(parse(r#"[{"pair":"ende","arch":"x","title":"x","bytes":1,"test_bleu":1}]"#).is_err());
+        assert!(parse("[]").unwrap().is_empty());
+    }
+}

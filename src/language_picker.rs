@@ -1,0 +1,90 @@
+//! The direction and model pickers: source and target languages (only directions that exist), a
+//! swap button that also moves the output into the input, and the architecture with its size and
+//! test BLEU. All of it is the `model` setting, so it lives in the URL.
+
+use leptos::prelude::*;
+use wgslate_model::catalog::{self, language_name, CatalogEntry};
+
+use crate::settings::Settings;
+
+/// "en" and "de" of "en-de/transformer".
+pub fn direction(model: &str) -> (String, String) {
+    let pair = model.split('/').next().unwrap_or("");
+    let (s, t) = pair.split_once('-').unwrap_or((pair, ""));
+    (s.to_string(), t.to_string())
+}
+
+fn arch(model: &str) -> String {
+    model.split_once('/').map_or("", |(_, a)| a).to_string()
+}
+
+#[component]
+pub fn LanguagePicker(
+    settings: RwSignal<Settings>,
+    entries: RwSignal<Vec<CatalogEntry>>,
+    /// The output as text, which the swap button moves into the input.
+    output_text: Signal<String>,
+    text: RwSignal<String>,
+) -> impl IntoView {
+    let model = move || settings.get().model;
+    let choose = move |name: Option<String>| {
+        if let Some(name) = name {
+            settings.update(|s| s.model = name);
+        }
+    };
+    let on_source = move |ev| {
+        let (_, t) = direction(&model());
+        choose(catalog::pick(&entries.get_untracked(), &event_target_value(&ev), &t, &arch(&model())));
+    };
+    let on_target = move |ev| {
+        let (s, _) = direction(&model());
+        choose(catalog::pick(&entries.get_untracked(), &s, &event_target_value(&ev), &arch(&model())));
+    };
+    let swap_to = move || catalog::swapped(&entries.get(), &model());
+    let swap = move |_| {
+        let Some(name) = swap_to() else { return };
+        let out = output_text.get_untracked();
+        choose(Some(name));
+        if !out.trim().is_empty() {
+            text.set(out);
+        }
+    };
+    let options = |codes: Vec<String>, current: String| {
+        codes
+            .into_iter()
+            .map(|c| {
+                let selected = c == current;
+                view! { <option value=c.clone() selected=selected>{language_name(&c)}</option> }
+            })
+            .collect_view()
+    };
+    view! {
+        <label>
+            "From "
+            <select data-testid="tr-src" on:change=on_source prop:value=move || direction(&model()).0>
+                {move || options(catalog::sources(&entries.get()), direction(&model()).0)}
+            </select>
+        </label>
+        <button class="swap" data-testid="tr-swap" on:click=swap disabled=move || swap_to().is_none()
+            title="Swap the languages (the translation becomes the input)" aria-label="Swap the languages">"⇄"</button>
+        <label>
+            "To "
+            <select data-testid="tr-tgt" on:change=on_target prop:value=move || direction(&model()).1>
+                {move || { let (s, t) = direction(&model()); options(catalog::targets(&entries.get(), &s), t) }}
+            </select>
+        </label>
+        <label>
+            "Model "
+            <select data-testid="tr-model" on:change=move |ev| choose(Some(event_target_value(&ev))) prop:value=model>
+                {move || {
+                    let (s, t) = direction(&model());
+                    let current = model();
+                    catalog::models_for(&entries.get(), &s, &t)
+                        .into_iter()
+                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{e.label()}</option> })
+                        .collect_view()
+                }}
+            </select>
+        </label>
+    }
+}
