@@ -15,6 +15,7 @@ mod metrics_client;
 mod metrics_job;
 mod metrics_worker;
 mod models;
+mod offline_models;
 mod settings;
 mod translate_page;
 

@@ -12,6 +12,7 @@ use crate::browser;
 use crate::engine_client::{self, JobError};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
+use crate::offline_models::OfflineModels;
 use crate::language_picker::{direction, LanguagePicker};
 use crate::settings::{self, Settings};
 
@@ -328,6 +329,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
             </div>
             <SettingsPanel settings />
             <FileTranslate shared=shared.clone() />
+            <OfflineModels entries=model_entries model_status />
             <details class="examples">
                 <summary>"Examples from test_2016_flickr"</summary>
                 <ul>

@@ -1,5 +1,6 @@
 // Offline after the first visit: with the server gone, a reload still opens the app and translates
-// with the model used before (service worker, www/sw.js).
+// with the model used before (service worker, www/sw.js); the model is listed as available offline
+// and can be removed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, startServer } from './harness.mjs';
@@ -29,6 +30,14 @@ test('after one visit the page reloads and translates with the server gone', asy
     await page.reload();
     await done();
     assert.equal(await page.locator('[data-testid=tr-output]').innerText(), online);
+    // "Available offline" lists the model with its size, and Remove deletes its files.
+    await page.click('[data-testid=offline-models] summary');
+    const item = page.locator('[data-testid=offline-model][data-model="en-de/transformer"]');
+    await item.waitFor();
+    assert.match(await item.textContent(), /en → de · Transformer · \d+\.\d MB/);
+    await page.click('[data-testid="offline-remove-en-de/transformer"]');
+    await item.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(async () => Boolean(await caches.match(new URL('models/en-de/transformer/model.safetensors', location.href).href))), false);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -1,0 +1,104 @@
+//! "Available offline": the models the service worker (www/sw.js) keeps in the Cache API, each with
+//! its size and a button that removes its files.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use wgslate_model::catalog::CatalogEntry;
+
+use crate::browser::{self, js_error};
+
+/// The Cache API cache www/sw.js writes.
+const CACHE: &str = "wgslate";
+const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+async fn open_cache() -> Result<web_sys::Cache, String> {
+    let caches = web_sys::window().ok_or("no window")?.caches().map_err(js_error)?;
+    JsFuture::from(caches.open(CACHE)).await.map_err(js_error)?.dyn_into().map_err(js_error)
+}
+
+/// The models whose weights are in the cache.
+async fn kept(entries: &[CatalogEntry]) -> Result<Vec<CatalogEntry>, String> {
+    let cache = open_cache().await?;
+    let mut out = Vec::new();
+    for e in entries {
+        let url = format!("models/{}/model.safetensors", e.name());
+        if !JsFuture::from(cache.match_with_str(&url)).await.map_err(js_error)?.is_undefined() {
+            out.push(e.clone());
+        }
+    }
+    Ok(out)
+}
+
+async fn remove(name: &str) -> Result<(), String> {
+    let cache = open_cache().await?;
+    for f in FILES {
+        JsFuture::from(cache.delete_with_str(&format!("models/{name}/{f}"))).await.map_err(js_error)?;
+    }
+    Ok(())
+}
+
+#[component]
+pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSignal<String>) -> impl IntoView {
+    let list = RwSignal::new(Vec::<CatalogEntry>::new());
+    let error = RwSignal::new(None::<String>);
+    let refresh = move || {
+        spawn_local(async move {
+            match kept(&entries.get_untracked()).await {
+                Ok(k) => {
+                    error.set(None);
+                    list.set(k);
+                }
+                Err(e) => error.set(Some(format!("The offline copies cannot be read: {e}"))),
+            }
+        })
+    };
+    // After a model loads the service worker stores it a moment later: look now and again then.
+    Effect::new(move |_| {
+        entries.track();
+        model_status.track();
+        refresh();
+        spawn_local(async move {
+            browser::sleep_ms(1500).await;
+            refresh();
+        });
+    });
+    view! {
+        <details class="offline" data-testid="offline-models" on:toggle=move |_| refresh()>
+            <summary>"Available offline"</summary>
+            <p class="hint">"Each model you use is kept in this browser, so the page translates without a network after the first visit."</p>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || {
+                let kept = list.get();
+                if kept.is_empty() {
+                    return view! { <p data-testid="offline-none">"No model is kept yet."</p> }.into_any();
+                }
+                view! {
+                    <ul>
+                        {kept.into_iter().map(|e| {
+                            let name = e.name();
+                            let testid = format!("offline-remove-{name}");
+                            let label = format!("{} → {} · {}", e.source(), e.target(), e.label());
+                            let aria = format!("Remove {name} from this browser");
+                            view! {
+                                <li data-testid="offline-model" data-model=e.name()>
+                                    {label}" "
+                                    <button data-testid=testid aria-label=aria on:click=move |_| {
+                                        let name = name.clone();
+                                        spawn_local(async move {
+                                            if let Err(e) = remove(&name).await {
+                                                error.set(Some(format!("Could not remove {name}: {e}")));
+                                            }
+                                            refresh();
+                                        });
+                                    }>"Remove"</button>
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+        </details>
+    }
+}

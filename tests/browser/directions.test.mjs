@@ -1,0 +1,50 @@
+// Language pickers: only directions that exist are offered, the swap button turns the direction
+// round and moves the translation into the input, and all of it is in the URL.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { useBrowser, openPage, wgslate, root } from './harness.mjs';
+
+const rig = useBrowser(8142);
+const finished = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+const output = async (page) => (await page.locator('[data-testid=tr-output]').innerText()).trim();
+const options = (page, id) => page.locator(`[data-testid=${id}] option`).allTextContents();
+const index = JSON.parse(readFileSync(join(root, 'www', 'models', 'index.json'), 'utf8'));
+const names = { en: 'English', de: 'German', fr: 'French', cs: 'Czech' };
+
+test('the pickers offer the shipped directions, and swap translates the output back', async () => {
+  const errors = [];
+  const sentence = 'A brown dog runs through the grass.';
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&text=${encodeURIComponent(sentence)}`, errors);
+  await finished(page);
+  const german = await output(page);
+  assert.equal(german, wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'transformer'), '--backend', 'cpu'], sentence + '\n').trim());
+  const sources = [...new Set(index.map((e) => e.pair.split('-')[0]))].map((c) => names[c]);
+  assert.deepEqual(await options(page, 'tr-src'), sources);
+  const fromEnglish = [...new Set(index.filter((e) => e.pair.startsWith('en-')).map((e) => e.pair.split('-')[1]))].map((c) => names[c]);
+  assert.deepEqual(await options(page, 'tr-tgt'), fromEnglish);
+  // The model list shows each model's size and test BLEU before anything is downloaded.
+  const models = await options(page, 'tr-model');
+  assert.equal(models.length, index.filter((e) => e.pair === 'en-de').length);
+  assert.match(models[0], /^Transformer · \d+\.\d MB · test BLEU \d+\.\d$/);
+
+  await page.click('[data-testid=tr-swap]');
+  assert.equal(await page.inputValue('[data-testid=tr-input]'), german);
+  assert.equal(await page.inputValue('[data-testid=tr-src]'), 'de');
+  assert.equal(await page.inputValue('[data-testid=tr-tgt]'), 'en');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-output]')?.dataset.model === 'de-en/transformer');
+  await finished(page);
+  const back = wgslate(['translate', '--model', join(root, 'www', 'models', 'de-en', 'transformer'), '--backend', 'cpu'], german + '\n').trim();
+  assert.equal(await output(page), back);
+  assert.match(await page.getAttribute('[data-testid=tr-input]', 'placeholder'), /Type German text/);
+  assert.match(page.url(), /model=de-en%2Ftransformer/);
+
+  // A reload keeps the direction; choosing English as the source again goes back to en-de.
+  await page.reload();
+  await finished(page);
+  assert.equal(await output(page), back);
+  await page.selectOption('[data-testid=tr-src]', 'en');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-output]')?.dataset.model === 'en-de/transformer');
+  assert.deepEqual(errors, []);
+});
