@@ -82,6 +82,11 @@ fn shipped_small_transformer_translates() {
 }
 
 #[test]
+fn shipped_de_en_transformer_translates() {
+    check_pair("de-en", "transformer", SHIPPED_DE_EN_MIN_BLEU);
+}
+
+#[test]
 fn shipped_gru_translates() {
     check("gru", SHIPPED_GRU_MIN_BLEU);
 }
@@ -91,3 +96,4 @@ fn shipped_gru_translates() {
 const SHIPPED_TRANSFORMER_MIN_BLEU: f64 = 30.0;
 const SHIPPED_GRU_MIN_BLEU: f64 = 25.0;
 const SHIPPED_SMALL_TRANSFORMER_MIN_BLEU: f64 = 28.0;
+const SHIPPED_DE_EN_MIN_BLEU: f64 = 30.0;
