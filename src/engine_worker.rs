@@ -10,7 +10,7 @@ use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
-use wgslate_decode::{AsyncStepModel, ChainedPicks, Search, Settings, StepOutput, TopKOutput};
+use wgslate_decode::{AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel, StepOutput, TopKOutput};
 use wgslate_model::attention::{attention_maps, MAX_SIDE};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, notices, translate, translate_with_async, Translation};
@@ -72,7 +72,8 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
         }
         Job::Translate { settings, texts, search, batch } => {
             let s = settings_from(&settings);
-            let model = load(id, &s).await?;
+            let models = load(id, &s).await?;
+            let model = &models[0];
             let search = match search {
                 SearchChoice::Settings => s.search(),
                 SearchChoice::Greedy => Search::Greedy(s.limits()),
@@ -81,22 +82,26 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             };
             let mut all = Vec::with_capacity(texts.len());
             for (n, chunk) in texts.chunks(batch.max(1)).enumerate() {
-                let done = translate_chunk(id, &s.model, &model, chunk, &search, batch).await?;
-                let sentences = done.iter().map(|t| outputs(&model, t)).collect();
+                let done = translate_chunk(id, &s.model, &models, chunk, &search, batch).await?;
+                let sentences = done.iter().map(|t| outputs(model, t)).collect();
                 send(id, Event::Done { first: n * batch.max(1), sentences });
                 all.extend(done);
             }
-            Ok(Event::Finished { notices: notices(&model, &texts, &all) })
+            Ok(Event::Finished { notices: notices(model, &texts, &all) })
         }
         Job::Attention { settings, text } => {
             let s = settings_from(&settings);
-            let model = load(id, &s).await?;
+            let models = load(id, &s).await?;
+            if models.len() > 1 {
+                return Err("Attention is drawn for one model at a time: choose one of the ensemble's members.".into());
+            }
+            let model = &models[0];
             let texts = std::slice::from_ref(&text);
-            let out = translate(&model, texts, &s.search(), 1, false)?;
+            let out = translate(model, texts, &s.search(), 1, false)?;
             let h = &out[0].outputs.first().ok_or("the search found no translation")?.1;
-            let source_ids = encode_sources(&model, texts)?.remove(0).0;
+            let source_ids = encode_sources(model, texts)?.remove(0).0;
             // Pooled here: the full maps of a long input are tens of MB to send and parse.
-            let maps = attention_maps(&model, &source_ids, &h.tokens)?.pooled(MAX_SIDE);
+            let maps = attention_maps(model, &source_ids, &h.tokens)?.pooled(MAX_SIDE);
             let mut target = model.vocab.token_strings(&h.tokens);
             target.push("</s>".into());
             Ok(Event::Attention { maps, source: model.vocab.token_strings(&source_ids), target })
@@ -108,22 +113,31 @@ fn settings_from(pairs: &[(String, String)]) -> Settings {
     Settings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).0
 }
 
-/// The job's model, loaded once per worker (the first job to need it reports the download).
-async fn load(id: u64, s: &Settings) -> Result<Arc<Model>, String> {
+/// The job's model (or an ensemble's members), each loaded once per worker; the first job to need
+/// one reports its download.
+async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
     gpu_engine::set_preference(&s.backend);
-    let progress = |share| send(id, Event::Loading { model: s.model.clone(), share });
-    let (model, new) = match models::load(&s.model, progress).await {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            send(id, Event::LoadFailed(format!("Could not load the model: {e}")));
-            return Err(e);
-        }
+    let failed = |e: String| {
+        send(id, Event::LoadFailed(format!("Could not load the model: {e}")));
+        e
     };
-    if new {
-        send(id, Event::Loaded(format!("{} loaded: weights {}", s.model, model.weight_format)));
-        send(id, Event::Backend(gpu_engine::label(&s.model).await));
+    let names = models::model_names(&s.model).await.map_err(failed)?;
+    let mut loaded = Vec::with_capacity(names.len());
+    for name in &names {
+        let progress = |share| send(id, Event::Loading { model: name.clone(), share });
+        let (model, new) = models::load(name, progress).await.map_err(failed)?;
+        if new {
+            send(id, Event::Loaded(format!("{name} loaded: weights {}", model.weight_format)));
+        }
+        loaded.push(model);
     }
-    Ok(model)
+    let backend = if names.len() > 1 {
+        format!("CPU (an ensemble of {} runs on the CPU engine in the page)", names.len())
+    } else {
+        gpu_engine::label(&s.model).await
+    };
+    send(id, Event::Backend(backend));
+    Ok(loaded)
 }
 
 /// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
@@ -134,11 +148,20 @@ async fn load(id: u64, s: &Settings) -> Result<Arc<Model>, String> {
 async fn translate_chunk(
     id: u64,
     name: &str,
-    model: &Model,
+    models: &[Arc<Model>],
     texts: &[String],
     search: &Search,
     batch: usize,
 ) -> Result<Vec<Translation>, String> {
+    let model = &models[0];
+    if models.len() > 1 {
+        let members: Vec<Box<dyn StepModel + '_>> = models
+            .iter()
+            .map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>)
+            .collect();
+        let mut ensemble = Ensemble::new(members)?;
+        return translate_with_async(&mut Checked::new(id, &mut ensemble), model, texts, search, batch, false).await;
+    }
     if let Some(engine) = gpu_engine::engine(name) {
         // One search at a time per engine: a newer job waits for the older one's step to finish.
         let mut guard = loop {

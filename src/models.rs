@@ -14,10 +14,25 @@ pub async fn load_index() -> Result<Vec<CatalogEntry>, String> {
     catalog::parse(&browser::fetch_text("models/index.json").await?)
 }
 
+/// The models `name` stands for: an ensemble's members (from the index), else itself.
+pub async fn model_names(name: &str) -> Result<Vec<String>, String> {
+    let cached = INDEX.with(|i| i.borrow().clone());
+    let index = match cached {
+        Some(i) => i,
+        None => {
+            let i = load_index().await?;
+            INDEX.with(|c| *c.borrow_mut() = Some(i.clone()));
+            i
+        }
+    };
+    Ok(index.iter().find(|e| e.name() == name).map_or_else(|| vec![name.to_string()], CatalogEntry::model_names))
+}
+
 thread_local! {
     /// Models loaded in this worker, and those being loaded (a second job waits for the first).
     static LOADED: RefCell<HashMap<String, Arc<Model>>> = RefCell::new(HashMap::new());
     static LOADING: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+    static INDEX: RefCell<Option<Vec<CatalogEntry>>> = const { RefCell::new(None) };
 }
 
 /// The model, fetched (weights with progress, as a share) and built once, with its GPU engine

@@ -48,3 +48,15 @@ test('the pickers offer the shipped directions, and swap translates the output b
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-output]')?.dataset.model === 'en-de/transformer');
   assert.deepEqual(errors, []);
 });
+
+test('the ensemble model gives the CLI ensemble’s translation', async () => {
+  const errors = [];
+  const sentence = 'Three children are sitting on a wooden bench near the lake.';
+  const page = await openPage(rig.browser, rig.url + `#translate?model=en-de%2Fensemble&text=${encodeURIComponent(sentence)}`, errors);
+  await finished(page);
+  const models = ['transformer', 'transformer-small'].flatMap((a) => ['--model', join(root, 'www', 'models', 'en-de', a)]);
+  assert.equal(await output(page), wgslate(['translate', ...models, '--backend', 'cpu'], sentence + '\n').trim());
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /ensemble of 2/);
+  assert.match(await page.locator('[data-testid=tr-model] option:checked').textContent(), /ensemble/);
+  assert.deepEqual(errors, []);
+});

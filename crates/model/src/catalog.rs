@@ -15,12 +15,24 @@ pub struct CatalogEntry {
     pub bytes: u64,
     /// sacreBLEU 13a, cased, greedy, on test_2016_flickr.
     pub test_bleu: f64,
+    /// For an ensemble: the architectures (of the same pair) whose models it averages; its own
+    /// directory holds no files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<String>,
 }
 
 impl CatalogEntry {
     /// "en-de/transformer", the `model` setting.
     pub fn name(&self) -> String {
         format!("{}/{}", self.pair, self.arch)
+    }
+
+    /// The models to load: the members of an ensemble, or this one.
+    pub fn model_names(&self) -> Vec<String> {
+        if self.members.is_empty() {
+            return vec![self.name()];
+        }
+        self.members.iter().map(|a| format!("{}/{a}", self.pair)).collect()
     }
 
     pub fn source(&self) -> &str {
@@ -41,6 +53,11 @@ pub fn parse(json: &str) -> Result<Vec<CatalogEntry>, String> {
     let entries: Vec<CatalogEntry> = serde_json::from_str(json).map_err(|e| format!("models/index.json: {e}"))?;
     if let Some(e) = entries.iter().find(|e| e.source().is_empty() || e.target().is_empty()) {
         return Err(format!("models/index.json: the pair {:?} is not source-target", e.pair));
+    }
+    for e in entries.iter().filter(|e| !e.members.is_empty()) {
+        if let Some(m) = e.model_names().iter().find(|m| !entries.iter().any(|x| &x.name() == *m && x.members.is_empty())) {
+            return Err(format!("models/index.json: {} has a member {m} that is not a model of the index", e.name()));
+        }
     }
     Ok(entries)
 }
@@ -103,7 +120,14 @@ mod tests {
     use super::*;
 
     fn entry(pair: &str, arch: &str) -> CatalogEntry {
-        CatalogEntry { pair: pair.into(), arch: arch.into(), title: arch.into(), bytes: 1_500_000, test_bleu: 30.04 }
+        CatalogEntry {
+            pair: pair.into(),
+            arch: arch.into(),
+            title: arch.into(),
+            bytes: 1_500_000,
+            test_bleu: 30.04,
+            members: vec![],
+        }
     }
 
     fn index() -> Vec<CatalogEntry> {
@@ -141,5 +165,15 @@ mod tests {
         assert_eq!(entry("en-de", "gru").label(), "gru · 1.5 MB · test BLEU 30.0");
         assert!(parse(r#"[{"pair":"ende","arch":"x","title":"x","bytes":1,"test_bleu":1}]"#).is_err());
         assert!(parse("[]").unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_ensemble_names_its_members_which_must_exist() {
+        let one = r#"{"pair":"en-de","arch":"transformer","title":"T","bytes":1,"test_bleu":1}"#;
+        let ens = |m: &str| format!(r#"[{one},{{"pair":"en-de","arch":"ensemble","title":"E","bytes":2,"test_bleu":2,"members":["transformer","{m}"]}}]"#);
+        let entries = parse(&ens("transformer")).unwrap();
+        assert_eq!(entries[1].model_names(), ["en-de/transformer", "en-de/transformer"]);
+        assert_eq!(entries[0].model_names(), ["en-de/transformer"]);
+        assert!(parse(&ens("gru")).unwrap_err().contains("en-de/gru"));
     }
 }

@@ -4,10 +4,11 @@
 
 use std::path::Path;
 
-use wgslate_decode::Search;
+use wgslate_decode::{Ensemble, Search, StepModel};
 use wgslate_metrics::{Bleu, BleuOptions};
 use wgslate_model::catalog;
-use wgslate_model::translate::translate;
+use wgslate_model::step::CpuStepper;
+use wgslate_model::translate::{translate, translate_with};
 use wgslate_model::Model;
 
 fn lines(path: &str, n: usize) -> Vec<String> {
@@ -16,8 +17,16 @@ fn lines(path: &str, n: usize) -> Vec<String> {
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
-fn corpus_bleu(model: &Model, src: &[String], refs: &[String]) -> f64 {
-    let out = translate(model, src, &Search::default(), 32, false).unwrap();
+/// Greedy corpus BLEU of one model, or of an ensemble of several (the mean of their probabilities).
+fn corpus_bleu(models: &[Model], src: &[String], refs: &[String]) -> f64 {
+    let out = if models.len() == 1 {
+        translate(&models[0], src, &Search::default(), 32, false).unwrap()
+    } else {
+        let members: Vec<Box<dyn StepModel + '_>> =
+            models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>).collect();
+        let mut ensemble = Ensemble::new(members).unwrap();
+        translate_with(&mut ensemble, &models[0], src, &Search::default(), 32, false).unwrap()
+    };
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs[0].0.as_str()).collect();
     Bleu::new(BleuOptions::default()).corpus_score(&hyps, &[refs.iter().map(String::as_str).collect()]).score
 }
@@ -27,16 +36,19 @@ fn the_index_states_each_models_size_and_test_bleu() {
     let entries = catalog::parse(&std::fs::read_to_string(format!("{ROOT}/www/models/index.json")).unwrap()).unwrap();
     assert!(!entries.is_empty());
     for e in &entries {
-        let dir = format!("{ROOT}/www/models/{}", e.name());
-        let bytes: u64 = ["config.json", "tokenizer.json", "model.safetensors"]
+        let dirs: Vec<String> = e.model_names().iter().map(|n| format!("{ROOT}/www/models/{n}")).collect();
+        let bytes: u64 = dirs
             .iter()
-            .map(|f| std::fs::metadata(format!("{dir}/{f}")).unwrap().len())
+            .flat_map(|dir| {
+                ["config.json", "tokenizer.json", "model.safetensors"]
+                    .map(|f| std::fs::metadata(format!("{dir}/{f}")).unwrap().len())
+            })
             .sum();
         assert_eq!(bytes, e.bytes, "{}: the index says {} bytes", e.name(), e.bytes);
-        let model = Model::from_dir(Path::new(&dir)).unwrap();
+        let models: Vec<Model> = dirs.iter().map(|d| Model::from_dir(Path::new(d)).unwrap()).collect();
         let src = lines(&format!("{ROOT}/www/data/test_2016_flickr.{}", e.source()), 1000);
         let refs = lines(&format!("{ROOT}/www/data/test_2016_flickr.{}", e.target()), 1000);
-        let bleu = corpus_bleu(&model, &src, &refs);
+        let bleu = corpus_bleu(&models, &src, &refs);
         println!("{}: test BLEU {bleu:.2}", e.name());
         assert!(
             (bleu - e.test_bleu).abs() < 0.006,
