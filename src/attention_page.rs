@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
 
 use crate::browser;
-use crate::engine_client::{self, JobError};
+use crate::engine_client;
 use crate::engine_jobs::{Event, Job};
 use crate::translate_page::{first_sentence, settings_pairs, Shared};
 
@@ -149,8 +149,7 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
                 let result = match engine_client::run("attention", job, |_, _| {}).await {
                     Ok(Event::Attention { maps, source, target }) => Ok(Loaded { maps, source, target }),
                     Ok(_) => Err(None),
-                    Err(JobError::Failed(e)) => Err(Some(e)),
-                    Err(_) => Err(None),
+                    Err(e) => Err(e.message()),
                 };
                 match result {
                     Ok(l) => {

@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::browser;
-use crate::engine_client::{self, JobError};
+use crate::engine_client;
 use crate::engine_jobs::{Job, SearchChoice};
 use crate::translate_page::{first_sentence, settings_pairs, Shared};
 
@@ -117,9 +117,7 @@ pub fn ComparePage(shared: Shared) -> impl IntoView {
                         }
                         Ok(_) => cols.push(Column { outputs, ms: browser::now_ms() - t0 }),
                         Err(e) => {
-                            if let JobError::Failed(e) = e {
-                                error.set(Some(e));
-                            }
+                            error.set(e.message());
                             busy.set(false);
                             return;
                         }

@@ -26,6 +26,19 @@ pub struct Status {
     pub backend: RwSignal<String>,
 }
 
+impl JobError {
+    /// What a view shows for it; None for a cancelled job (a newer one replaces it).
+    pub fn message(self) -> Option<String> {
+        match self {
+            JobError::Cancelled => None,
+            JobError::Model => {
+                Some("The model could not be loaded; the message at the top of the Translate view says why.".into())
+            }
+            JobError::Failed(e) => Some(e),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum JobError {
     /// A newer job in the same lane, or Stop, cancelled it.
@@ -116,7 +129,10 @@ async fn spawn() -> Result<Rc<EngineWorker>, String> {
                     let _ = ready_tx.unbounded_send(Ok(()));
                 }
                 Ok(Reply::Event { id, event }) => {
-                    show(&event);
+                    // Model and backend news from a job no lane runs any more is out of date.
+                    if LANES.with(|l| l.borrow().values().any(|&v| v == id)) {
+                        show(&event);
+                    }
                     let finished = matches!(
                         event,
                         Event::Finished { .. } | Event::Attention { .. } | Event::Failed(_) | Event::Cancelled
@@ -129,9 +145,16 @@ async fn spawn() -> Result<Rc<EngineWorker>, String> {
                 // The instance is dead after a panic; the error event that follows names no cause.
                 Ok(Reply::Panic(message)) => {
                     *last_panic.borrow_mut() = Some(message.clone());
+                    let _ = ready_tx.unbounded_send(Err(message.clone()));
                     crashed(&jobs, &worker, &message);
                 }
-                Err(e) => crashed(&jobs, &worker, &format!("an unreadable message: {e}")),
+                // www/worker.js reports a failed start as {"error": …}.
+                Err(e) => {
+                    let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                    let why = v["error"].as_str().map_or_else(|| format!("an unreadable message: {e}"), String::from);
+                    let _ = ready_tx.unbounded_send(Err(why.clone()));
+                    crashed(&jobs, &worker, &why);
+                }
             }
         })
     };

@@ -30,8 +30,24 @@ pub struct Output {
     /// Subword surface forms, EOS excluded, with the probability each was emitted with.
     pub tokens: Vec<String>,
     pub probs: Vec<f32>,
+    /// -inf when no candidate had a finite score (JSON has no infinities: sent as null).
+    #[serde(with = "non_finite_as_null")]
     pub log_prob: f32,
+    #[serde(with = "non_finite_as_null")]
     pub score: f32,
+}
+
+/// JSON numbers are finite: -inf and NaN travel as null and come back as -inf.
+mod non_finite_as_null {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f32, s: S) -> Result<S::Ok, S::Error> {
+        x.is_finite().then_some(*x).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+        Ok(Option::<f32>::deserialize(d)?.unwrap_or(f32::NEG_INFINITY))
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use web_sys::DedicatedWorkerGlobalScope;
 use wgslate_decode::{AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel, StepOutput, TopKOutput};
 use wgslate_model::attention::{attention_maps, MAX_SIDE};
 use wgslate_model::step::CpuStepper;
-use wgslate_model::translate::{encode_sources, notices, translate, translate_with_async, Translation};
+use wgslate_model::translate::{encode_sources, notices, translate_with_async, Translation};
 use wgslate_model::Model;
 
 use crate::engine_jobs::{Event, Job, Output, Reply, Request, SearchChoice};
@@ -97,7 +97,9 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             }
             let model = &models[0];
             let texts = std::slice::from_ref(&text);
-            let out = translate(model, texts, &s.search(), 1, false)?;
+            let mut cpu = CpuStepper::new(&model.net, &model.config);
+            let out =
+                translate_with_async(&mut Checked::new(id, &mut cpu), model, texts, &s.search(), 1, false).await?;
             let h = &out[0].outputs.first().ok_or("the search found no translation")?.1;
             let source_ids = encode_sources(model, texts)?.remove(0).0;
             // Pooled here: the full maps of a long input are tens of MB to send and parse.
@@ -125,10 +127,9 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
     let mut loaded = Vec::with_capacity(names.len());
     for name in &names {
         let progress = |share| send(id, Event::Loading { model: name.clone(), share });
-        let (model, new) = models::load(name, progress).await.map_err(failed)?;
-        if new {
-            send(id, Event::Loaded(format!("{name} loaded: weights {}", model.weight_format)));
-        }
+        // Every job says so (not only the one that loaded it): the page shows news only from current jobs.
+        let (model, _) = models::load(name, progress).await.map_err(failed)?;
+        send(id, Event::Loaded(format!("{name} loaded: weights {}", model.weight_format)));
         loaded.push(model);
     }
     let backend = if names.len() > 1 {
@@ -155,10 +156,8 @@ async fn translate_chunk(
 ) -> Result<Vec<Translation>, String> {
     let model = &models[0];
     if models.len() > 1 {
-        let members: Vec<Box<dyn StepModel + '_>> = models
-            .iter()
-            .map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>)
-            .collect();
+        let members: Vec<Box<dyn StepModel + '_>> =
+            models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>).collect();
         let mut ensemble = Ensemble::new(members)?;
         return translate_with_async(&mut Checked::new(id, &mut ensemble), model, texts, search, batch, false).await;
     }
@@ -172,6 +171,8 @@ async fn translate_chunk(
         };
         let result = translate_with_async(&mut Checked::new(id, &mut *guard), model, texts, search, batch, false).await;
         drop(guard);
+        // Lets a job waiting for the engine take it before this job's next batch does.
+        browser::yield_now().await;
         match result {
             Ok(t) => return Ok(t),
             Err(e) if cancelled(id) => return Err(e),
@@ -191,7 +192,12 @@ fn outputs(model: &Model, t: &Translation) -> Vec<Output> {
         .map(|(text, h)| Output {
             text: text.clone(),
             tokens: model.vocab.token_strings(&h.tokens),
-            probs: h.token_log_probs.iter().take(h.tokens.len()).map(|lp| lp.exp()).collect(),
+            probs: h
+                .token_log_probs
+                .iter()
+                .take(h.tokens.len())
+                .map(|lp| if lp.is_nan() { 0.0 } else { lp.exp() })
+                .collect(),
             log_prob: h.log_prob,
             score: h.score,
         })

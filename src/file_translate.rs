@@ -37,13 +37,17 @@ pub fn FileTranslate(shared: Shared) -> impl IntoView {
             let shared = shared.clone();
             generation.update_value(|g| *g += 1);
             let gen = generation.get_value();
+            engine_client::cancel("file");
             error.set(None);
             result.set(None);
             running.set(true);
             spawn_local(async move {
-                let finish = |e: Option<String>| {
-                    error.set(e);
-                    running.set(false);
+                // Only the newest file's run may touch the view.
+                let finish = move |e: Option<String>| {
+                    if generation.get_value() == gen {
+                        error.set(e);
+                        running.set(false);
+                    }
                 };
                 let text = match browser::read_file(&file).await {
                     Ok(t) => t,
@@ -70,6 +74,9 @@ pub fn FileTranslate(shared: Shared) -> impl IntoView {
                 };
                 let mut done = 0;
                 let outcome = engine_client::run("file", job, |first, sentences| {
+                    if generation.get_value() != gen {
+                        return;
+                    }
                     for (k, nbest) in sentences.into_iter().enumerate() {
                         out[todo[first + k]] = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
                         done += 1;
@@ -85,8 +92,16 @@ pub fn FileTranslate(shared: Shared) -> impl IntoView {
                         status.set(format!("Stopped after {done} of {} lines.", todo.len()));
                         return finish(None);
                     }
-                    Err(JobError::Model) => return finish(None),
-                    Err(JobError::Failed(e)) => return finish(Some(format!("Translation failed: {e}"))),
+                    Err(JobError::Model) => {
+                        status.set(String::new());
+                        return finish(Some(
+                            "The model could not be loaded (the message is at the top of the page).".into(),
+                        ));
+                    }
+                    Err(JobError::Failed(e)) => {
+                        status.set(String::new());
+                        return finish(Some(format!("Translation failed: {e}")));
+                    }
                 }
                 let target = s.model.split('/').next().and_then(|p| p.split('-').nth(1)).unwrap_or("out").to_string();
                 status.set(format!(

@@ -24,6 +24,8 @@ pub fn LanguagePicker(
     entries: RwSignal<Vec<CatalogEntry>>,
     /// The output as text, which the swap button moves into the input.
     output_text: Signal<String>,
+    /// True while the output is for an older input (swap waits for the new one).
+    stale: Signal<bool>,
     text: RwSignal<String>,
 ) -> impl IntoView {
     let model = move || settings.get().model;
@@ -49,7 +51,11 @@ pub fn LanguagePicker(
             text.set(out);
         }
     };
-    let options = |codes: Vec<String>, current: String| {
+    // A model from a link that the index does not list is shown as it is, not as the first entry.
+    let options = |mut codes: Vec<String>, current: String| {
+        if !codes.contains(&current) {
+            codes.insert(0, current.clone());
+        }
         codes
             .into_iter()
             .map(|c| {
@@ -65,7 +71,7 @@ pub fn LanguagePicker(
                 {move || options(catalog::sources(&entries.get()), direction(&model()).0)}
             </select>
         </label>
-        <button class="swap" data-testid="tr-swap" on:click=swap disabled=move || swap_to().is_none()
+        <button class="swap" data-testid="tr-swap" on:click=swap disabled=move || swap_to().is_none() || stale.get()
             title="Swap the languages (the translation becomes the input)" aria-label="Swap the languages">"⇄"</button>
         <label>
             "To "
@@ -79,10 +85,15 @@ pub fn LanguagePicker(
                 {move || {
                     let (s, t) = direction(&model());
                     let current = model();
-                    catalog::models_for(&entries.get(), &s, &t)
+                    let entries = entries.get();
+                    let listed = catalog::models_for(&entries, &s, &t);
+                    let unknown = (!listed.iter().any(|e| e.name() == current))
+                        .then(|| view! { <option value=current.clone() selected=true>{format!("{current} (not in the model list)")}</option> });
+                    let known = listed
                         .into_iter()
                         .map(|e| view! { <option value=e.name() selected=e.name() == current>{e.label()}</option> })
-                        .collect_view()
+                        .collect_view();
+                    (unknown, known)
                 }}
             </select>
         </label>

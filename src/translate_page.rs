@@ -12,8 +12,8 @@ use crate::browser;
 use crate::engine_client::{self, JobError};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
-use crate::offline_models::OfflineModels;
 use crate::language_picker::{direction, LanguagePicker};
+use crate::offline_models::OfflineModels;
 use crate::settings::{self, Settings};
 
 pub const MAX_INPUT_CHARS: usize = 5000;
@@ -93,6 +93,8 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     let run = move |delay_ms: i32| {
         let gen = generation.get_value() + 1;
         generation.set_value(gen);
+        // The older run stops now, not when this one (after the debounce) starts.
+        engine_client::cancel("translate");
         status.set("…".into());
         stale.set(true);
         let (t, s) = (text.get_untracked(), settings.get_untracked());
@@ -135,6 +137,9 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 batch: BATCH,
             };
             let result = engine_client::run("translate", job, |_, sentences| {
+                if generation.get_value() != gen {
+                    return;
+                }
                 done.extend(sentences.into_iter().map(|nbest| {
                     nbest
                         .into_iter()
@@ -149,6 +154,9 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 }
             })
             .await;
+            if generation.get_value() != gen {
+                return;
+            }
             let notices = match result {
                 Ok(Event::Finished { notices }) => notices,
                 Ok(_) => vec![],
@@ -182,6 +190,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     Effect::new(move |_| {
         let (s, t) = pair.get();
         examples.set(vec![]);
+        example_ref.set(None);
         spawn_local(async move {
             if let (Ok(src), Ok(rf)) = (
                 browser::fetch_text(&format!("data/test_2016_flickr.{s}")).await,
@@ -275,7 +284,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     view! {
         <section class="translate">
             <div class="toolbar">
-                <LanguagePicker settings entries=model_entries output_text=Signal::derive(output_text) text />
+                <LanguagePicker settings entries=model_entries output_text=Signal::derive(output_text) stale=stale.into() text />
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 {move || load_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress> })}

@@ -33,8 +33,8 @@ test('Stop ends an evaluation in the worker after some sentences', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
   await page.click('[data-testid=eval-run]');
-  await page.locator('[data-testid=eval-stop]').waitFor();
-  await page.waitForFunction(() => Number(document.querySelector('.evaluate progress')?.value) > 0, null, { timeout: 120000 });
+  await page.locator('[data-testid=eval-stop]').waitFor({ timeout: 120000 });
+  await page.waitForFunction(() => Number(document.querySelector('.evaluate progress')?.value) > 0, null, { timeout: 300000 });
   await page.click('[data-testid=eval-stop]');
   const note = page.locator('[data-testid=eval-note]');
   await note.waitFor({ timeout: 60000 });

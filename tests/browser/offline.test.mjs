@@ -21,7 +21,7 @@ test('after one visit the page reloads and translates with the server gone', asy
     assert.ok(online.trim().length > 0);
     // Wait until the service worker holds the page, the app and the model.
     await page.waitForFunction(async () => {
-      const want = ['./', 'wgslate-web_bg.wasm', 'wgslate-web.js', 'start.js', 'models/index.json', 'models/en-de/transformer/model.safetensors', 'models/en-de/transformer/tokenizer.json', 'models/en-de/transformer/config.json'];
+      const want = ['./', 'wgslate-web_bg.wasm', 'wgslate-web.js', 'start.js', 'worker.js', 'models/index.json', 'models/en-de/transformer/model.safetensors', 'models/en-de/transformer/tokenizer.json', 'models/en-de/transformer/config.json'];
       const hits = await Promise.all(want.map((u) => caches.match(new URL(u, location.href).href)));
       return hits.every(Boolean);
     }, null, { timeout: 60000, polling: 500 });

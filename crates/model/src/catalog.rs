@@ -55,7 +55,9 @@ pub fn parse(json: &str) -> Result<Vec<CatalogEntry>, String> {
         return Err(format!("models/index.json: the pair {:?} is not source-target", e.pair));
     }
     for e in entries.iter().filter(|e| !e.members.is_empty()) {
-        if let Some(m) = e.model_names().iter().find(|m| !entries.iter().any(|x| &x.name() == *m && x.members.is_empty())) {
+        if let Some(m) =
+            e.model_names().iter().find(|m| !entries.iter().any(|x| &x.name() == *m && x.members.is_empty()))
+        {
             return Err(format!("models/index.json: {} has a member {m} that is not a model of the index", e.name()));
         }
     }
@@ -170,7 +172,11 @@ mod tests {
     #[test]
     fn an_ensemble_names_its_members_which_must_exist() {
         let one = r#"{"pair":"en-de","arch":"transformer","title":"T","bytes":1,"test_bleu":1}"#;
-        let ens = |m: &str| format!(r#"[{one},{{"pair":"en-de","arch":"ensemble","title":"E","bytes":2,"test_bleu":2,"members":["transformer","{m}"]}}]"#);
+        let ens = |m: &str| {
+            format!(
+                r#"[{one},{{"pair":"en-de","arch":"ensemble","title":"E","bytes":2,"test_bleu":2,"members":["transformer","{m}"]}}]"#
+            )
+        };
         let entries = parse(&ens("transformer")).unwrap();
         assert_eq!(entries[1].model_names(), ["en-de/transformer", "en-de/transformer"]);
         assert_eq!(entries[0].model_names(), ["en-de/transformer"]);
