@@ -62,6 +62,7 @@ pub fn App() -> impl IntoView {
         backend: RwSignal::new("Choosing the backend…".into()),
         bleu_prefill: RwSignal::new(None),
     };
+    provide_context(shared);
     engine_client::init(engine_client::Status {
         model_status: shared.model_status,
         model_error: shared.model_error,
@@ -69,7 +70,6 @@ pub fn App() -> impl IntoView {
         backend: shared.backend,
     });
     {
-        let shared = shared.clone();
         spawn_local(async move {
             match models::load_index().await {
                 Ok(entries) => shared.model_entries.set(entries),
@@ -123,13 +123,13 @@ pub fn App() -> impl IntoView {
                 <BleuPage prefill />
             </div>
             <div class:hidden=move || view.get() != View::Translate>
-                <TranslatePage shared=shared.clone() />
+                <TranslatePage />
             </div>
             <div class:hidden=move || view.get() != View::Compare>
-                <ComparePage shared=shared.clone() />
+                <ComparePage />
             </div>
             <div class:hidden=move || view.get() != View::Attention>
-                <AttentionPage shared=shared.clone() />
+                <AttentionPage />
             </div>
         </main>
     }

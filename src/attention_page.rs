@@ -125,7 +125,8 @@ fn export_png() {
 }
 
 #[component]
-pub fn AttentionPage(shared: Shared) -> impl IntoView {
+pub fn AttentionPage() -> impl IntoView {
+    let shared = expect_context::<Shared>();
     let loaded = RwSignal::new(None::<Loaded>);
     let kind = RwSignal::new("cross".to_string());
     let layer = RwSignal::new(None::<usize>);
@@ -134,9 +135,7 @@ pub fn AttentionPage(shared: Shared) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     let run = {
-        let shared = shared.clone();
         move |_| {
-            let shared = shared.clone();
             let s = shared.settings.get_untracked();
             error.set(None);
             let sentence = match first_sentence(&shared) {

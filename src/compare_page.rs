@@ -72,14 +72,13 @@ fn export(source: &str, cols: [(&str, &Column); 3], json: bool) -> String {
 }
 
 #[component]
-pub fn ComparePage(shared: Shared) -> impl IntoView {
+pub fn ComparePage() -> impl IntoView {
+    let shared = expect_context::<Shared>();
     let columns = RwSignal::new(None::<(Column, Column, Column, String)>);
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let run = {
-        let shared = shared.clone();
         move |_| {
-            let shared = shared.clone();
             let s = shared.settings.get_untracked();
             error.set(None);
             let sentence = match first_sentence(&shared) {

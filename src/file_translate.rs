@@ -23,7 +23,8 @@ fn output_name(input: &str, target: &str) -> String {
 }
 
 #[component]
-pub fn FileTranslate(shared: Shared) -> impl IntoView {
+pub fn FileTranslate() -> impl IntoView {
+    let shared = expect_context::<Shared>();
     let status = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
     let result = RwSignal::new(None::<(String, String)>);
@@ -31,10 +32,8 @@ pub fn FileTranslate(shared: Shared) -> impl IntoView {
     // Bumped by a new file, whose run cancels the older one.
     let generation = StoredValue::new(0u64);
     let start = {
-        let shared = shared.clone();
         move |file: Option<web_sys::File>| {
             let Some(file) = file else { return };
-            let shared = shared.clone();
             generation.update_value(|g| *g += 1);
             let gen = generation.get_value();
             engine_client::cancel("file");
@@ -117,7 +116,7 @@ pub fn FileTranslate(shared: Shared) -> impl IntoView {
             });
         }
     };
-    let start_drop = start.clone();
+    let start_drop = start;
     view! {
         <details class="file-translate">
             <summary>"Translate a file"</summary>

@@ -26,8 +26,9 @@ pub struct OutSentence {
     pub tokens: Vec<(String, f32)>,
 }
 
-/// The engine status shown to the user.
-#[derive(Clone, Debug, PartialEq)]
+/// The state the views share: settings and text (the URL), the model list and the engine status.
+/// Provided as context by the app; each view takes it with `expect_context::<Shared>()`.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shared {
     pub settings: RwSignal<Settings>,
     pub text: RwSignal<String>,
@@ -72,9 +73,10 @@ fn probability_class(p: f32) -> &'static str {
 }
 
 #[component]
-pub fn TranslatePage(shared: Shared) -> impl IntoView {
+pub fn TranslatePage() -> impl IntoView {
+    let shared = expect_context::<Shared>();
     let Shared { settings, text, model_entries, model_status, model_error, load_progress, backend, bleu_prefill } =
-        shared.clone();
+        shared;
     let output = RwSignal::new(Vec::<Vec<OutSentence>>::new());
     let status = RwSignal::new(String::new());
     let input_error = RwSignal::new(None::<String>);
@@ -212,9 +214,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
     };
 
     let evaluate = {
-        let shared = shared.clone();
         move |_| {
-            let shared = shared.clone();
             let s = settings.get_untracked();
             eval_result.set(None);
             eval_note.set(None);
@@ -337,7 +337,7 @@ pub fn TranslatePage(shared: Shared) -> impl IntoView {
                 </div>
             </div>
             <SettingsPanel settings />
-            <FileTranslate shared=shared.clone() />
+            <FileTranslate />
             <OfflineModels entries=model_entries model_status />
             <details class="examples">
                 <summary>"Examples from test_2016_flickr"</summary>
