@@ -10,8 +10,9 @@ use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
-use wgslate_decode::{AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel, StepOutput, TopKOutput};
+use wgslate_decode::{AsyncEnsemble, AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel, StepOutput, TopKOutput};
 use wgslate_model::attention::{attention_maps, MAX_SIDE};
+use wgslate_engine::GpuEngine;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, notices, translate_with_async, Translation};
 use wgslate_model::Model;
@@ -132,11 +133,12 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
         send(id, Event::Loaded(format!("{name} loaded: weights {}", model.weight_format)));
         loaded.push(model);
     }
-    let backend = if names.len() > 1 {
-        format!("CPU (an ensemble of {} runs on the CPU engine in the page)", names.len())
-    } else {
-        gpu_engine::label(&s.model).await
-    };
+    // An ensemble runs on the GPU only when every member has a GPU engine.
+    let shown = names.iter().find(|n| gpu_engine::engine(n).is_none()).unwrap_or(&names[0]);
+    let mut backend = gpu_engine::label(shown).await;
+    if names.len() > 1 {
+        backend.push_str(&format!(", ensemble of {}", names.len()));
+    }
     send(id, Event::Backend(backend));
     Ok(loaded)
 }
@@ -156,6 +158,33 @@ async fn translate_chunk(
 ) -> Result<Vec<Translation>, String> {
     let model = &models[0];
     if models.len() > 1 {
+        let names = models::model_names(name).await?;
+        let engines: Option<Vec<_>> = names.iter().map(|n| gpu_engine::engine(n)).collect();
+        if let Some(engines) = engines {
+            let mut guards = Vec::with_capacity(engines.len());
+            for engine in &engines {
+                guards.push(loop {
+                    if let Ok(g) = engine.try_borrow_mut() {
+                        break g;
+                    }
+                    browser::yield_now().await;
+                });
+            }
+            let members: Vec<&mut GpuEngine> = guards.iter_mut().map(|g| &mut **g).collect();
+            let mut ensemble = AsyncEnsemble::new(members)?;
+            let result =
+                translate_with_async(&mut Checked::new(id, &mut ensemble), model, texts, search, batch, false).await;
+            drop(ensemble);
+            drop(guards);
+            browser::yield_now().await;
+            match result {
+                Err(e) if !cancelled(id) => {
+                    gpu_engine::disable(&e);
+                    send(id, Event::Backend(format!("CPU (the GPU engine failed: {e})")));
+                }
+                done => return done,
+            }
+        }
         let members: Vec<Box<dyn StepModel + '_>> =
             models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>).collect();
         let mut ensemble = Ensemble::new(members)?;

@@ -60,3 +60,15 @@ test('the ensemble model gives the CLI ensemble’s translation', async () => {
   assert.match(await page.locator('[data-testid=tr-model] option:checked').textContent(), /ensemble/);
   assert.deepEqual(errors, []);
 });
+
+test('on WebGPU the ensemble runs on the WGSL engine and gives the CPU ensemble’s tokens', async () => {
+  const errors = [];
+  const sentence = 'A woman is riding a horse on the beach.';
+  // SwiftShader is a software adapter, which `auto` leaves for the CPU engine: ask for the GPU.
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=gpu&model=en-de%2Fensemble&text=${encodeURIComponent(sentence)}`, errors);
+  await finished(page);
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU .*ensemble of 2/);
+  const models = ['transformer', 'transformer-small'].flatMap((a) => ['--model', join(root, 'www', 'models', 'en-de', a)]);
+  assert.equal(await output(page), wgslate(['translate', ...models, '--backend', 'cpu'], sentence + '\n').trim());
+  assert.deepEqual(errors, []);
+});

@@ -2,7 +2,7 @@
 //! the members' mean probability, log(1/N Σ exp(lp_i)), as fairseq's ensembles do (a normalised
 //! distribution, so beam scores and sampling keep their meaning). Attention is the members' mean.
 
-use crate::step::{StepModel, StepOutput};
+use crate::step::{top_k, AsyncStepModel, ChainedPicks, StepModel, StepOutput, TopKOutput};
 
 pub struct Ensemble<'a> {
     members: Vec<Box<dyn StepModel + 'a>>,
@@ -30,6 +30,41 @@ fn log_mean_exp(values: &[f32]) -> f32 {
     max + (sum / values.len() as f64).ln() as f32
 }
 
+/// The members' step outputs combined: log of the mean probability, mean attention.
+fn mean_of(outputs: Vec<StepOutput>, want_attention: bool) -> Result<StepOutput, String> {
+    let n = outputs[0].log_probs.len();
+    if let Some(i) = outputs.iter().position(|o| o.log_probs.len() != n) {
+        return Err(format!(
+            "ensemble member {} returned {} log-probabilities, the first {n}",
+            i + 1,
+            outputs[i].log_probs.len()
+        ));
+    }
+    let mut column = vec![0f32; outputs.len()];
+    let log_probs = (0..n)
+        .map(|j| {
+            column.iter_mut().zip(&outputs).for_each(|(c, o)| *c = o.log_probs[j]);
+            log_mean_exp(&column)
+        })
+        .collect();
+    let attention = match outputs.iter().map(|o| o.attention.as_ref()).collect::<Option<Vec<_>>>() {
+        Some(all) if want_attention => Some(
+            (0..all[0].len())
+                .map(|row| {
+                    let len = all[0][row].len();
+                    (0..len)
+                        .map(|k| {
+                            all.iter().map(|a| a[row].get(k).copied().unwrap_or(0.0)).sum::<f32>() / all.len() as f32
+                        })
+                        .collect()
+                })
+                .collect(),
+        ),
+        _ => None,
+    };
+    Ok(StepOutput { log_probs, attention })
+}
+
 impl StepModel for Ensemble<'_> {
     fn vocab_size(&self) -> usize {
         self.members[0].vocab_size()
@@ -49,40 +84,70 @@ impl StepModel for Ensemble<'_> {
     fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
         let outputs: Vec<StepOutput> =
             self.members.iter_mut().map(|m| m.step(tokens, want_attention)).collect::<Result<_, _>>()?;
-        let n = outputs[0].log_probs.len();
-        if let Some(i) = outputs.iter().position(|o| o.log_probs.len() != n) {
-            return Err(format!(
-                "ensemble member {} returned {} log-probabilities, the first {n}",
-                i + 1,
-                outputs[i].log_probs.len()
-            ));
-        }
-        let mut column = vec![0f32; outputs.len()];
-        let log_probs = (0..n)
-            .map(|j| {
-                column.iter_mut().zip(&outputs).for_each(|(c, o)| *c = o.log_probs[j]);
-                log_mean_exp(&column)
-            })
-            .collect();
-        let attention = match outputs.iter().map(|o| o.attention.as_ref()).collect::<Option<Vec<_>>>() {
-            Some(all) if want_attention => Some(
-                (0..all[0].len())
-                    .map(|row| {
-                        let len = all[0][row].len();
-                        (0..len)
-                            .map(|k| {
-                                all.iter().map(|a| a[row].get(k).copied().unwrap_or(0.0)).sum::<f32>()
-                                    / all.len() as f32
-                            })
-                            .collect()
-                    })
-                    .collect(),
-            ),
-            _ => None,
-        };
-        Ok(StepOutput { log_probs, attention })
+        mean_of(outputs, want_attention)
     }
     fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
         self.members.iter_mut().try_for_each(|m| m.select_rows(rows))
+    }
+}
+
+/// The same ensemble over awaitable members (the WGSL engine in the browser, where steps must be
+/// awaited): the members step one after another and their outputs are combined as above.
+pub struct AsyncEnsemble<'a, M: AsyncStepModel + ?Sized> {
+    members: Vec<&'a mut M>,
+}
+
+impl<'a, M: AsyncStepModel + ?Sized> AsyncEnsemble<'a, M> {
+    /// Members must share the vocabulary and its BOS/EOS ids.
+    pub fn new(members: Vec<&'a mut M>) -> Result<Self, String> {
+        let first = members.first().ok_or("an ensemble needs at least one model")?;
+        let key = |m: &M| (m.vocab_size(), m.bos(), m.eos());
+        if let Some(i) = members.iter().position(|m| key(m) != key(first)) {
+            return Err(format!("ensemble member {} has another vocabulary (size, BOS, EOS) than the first", i + 1));
+        }
+        Ok(Self { members })
+    }
+}
+
+impl<M: AsyncStepModel + ?Sized> AsyncStepModel for AsyncEnsemble<'_, M> {
+    fn vocab_size(&self) -> usize {
+        self.members[0].vocab_size()
+    }
+    fn bos(&self) -> u32 {
+        self.members[0].bos()
+    }
+    fn eos(&self) -> u32 {
+        self.members[0].eos()
+    }
+    fn max_output_len(&self) -> usize {
+        self.members.iter().map(|m| m.max_output_len()).min().unwrap_or(0)
+    }
+    async fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
+        for m in &mut self.members {
+            m.start(sources).await?;
+        }
+        Ok(())
+    }
+    async fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
+        let mut outputs = Vec::with_capacity(self.members.len());
+        for m in &mut self.members {
+            outputs.push(m.step(tokens, want_attention).await?);
+        }
+        mean_of(outputs, want_attention)
+    }
+    async fn step_top_k(&mut self, tokens: &[u32], k: usize, want_attention: bool) -> Result<TopKOutput, String> {
+        let out = self.step(tokens, want_attention).await?;
+        let v = self.vocab_size();
+        let candidates = out.log_probs.chunks(v).map(|row| top_k(row, k)).collect();
+        Ok(TopKOutput { candidates, attention: out.attention })
+    }
+    async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        for m in &mut self.members {
+            m.select_rows(rows).await?;
+        }
+        Ok(())
+    }
+    async fn greedy_steps(&mut self, _tokens: &[u32], _max_steps: usize) -> Result<Option<ChainedPicks>, String> {
+        Ok(None)
     }
 }

@@ -15,7 +15,7 @@ pub mod settings;
 mod step;
 
 pub use beam::{banned_by_ngram, beam_search, beam_search_async, BeamConfig};
-pub use ensemble::Ensemble;
+pub use ensemble::{AsyncEnsemble, Ensemble};
 pub use greedy::{greedy, greedy_async};
 pub use hypothesis::{Hypothesis, LengthLimits};
 pub use penalties::{LengthPenalty, Scoring};

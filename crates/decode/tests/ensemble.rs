@@ -121,3 +121,17 @@ fn members_must_share_the_vocabulary() {
     assert!(err.contains("member 2 has another vocabulary"), "{err}");
     assert!(Ensemble::new(vec![]).is_err());
 }
+
+#[test]
+fn the_async_ensemble_gives_the_ensembles_searches() {
+    for search in [Search::Greedy(LengthLimits::default()), Search::Beam(BeamConfig { beam: 3, ..Default::default() })]
+    {
+        let sources = vec![vec![3, 4, 2], vec![5, 2]];
+        let mut sync = Ensemble::new(vec![member(1), member(2)]).unwrap();
+        let want = run_search(&mut sync, &sources, &search, false).unwrap();
+        let (mut a, mut b) = (member(1), member(2));
+        let mut ensemble = AsyncEnsemble::new(vec![a.as_mut(), b.as_mut()]).unwrap();
+        let got = block_on(run_search_async(&mut ensemble, &sources, &search, false)).unwrap();
+        assert_eq!(got, want);
+    }
+}
