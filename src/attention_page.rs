@@ -263,3 +263,26 @@ pub fn AttentionPage() -> impl IntoView {
         </section>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_and_head_or_their_mean() {
+        // maps[layer][head][row][col]
+        let maps =
+            vec![vec![vec![vec![1.0, 0.0]], vec![vec![0.0, 1.0]]], vec![vec![vec![0.5, 0.5]], vec![vec![1.0, 0.0]]]];
+        assert_eq!(select(&maps, Some(0), Some(1)), [[0.0, 1.0]]);
+        assert_eq!(select(&maps, Some(1), None), [[0.75, 0.25]]);
+        assert_eq!(select(&maps, None, None), [[0.625, 0.375]]);
+    }
+
+    #[test]
+    fn cells_carry_their_position_and_weight() {
+        let markup = cells_markup(&[vec![0.25, 0.75]]);
+        assert_eq!(markup.matches("<rect ").count(), 2);
+        assert!(markup.contains(r#"data-row="0" data-col="1" data-weight="0.750000""#));
+        assert_eq!(group_label(&["a".into(), "b".into(), "c".into()], &(0..3)), "a…c (1–3)");
+    }
+}

@@ -186,3 +186,51 @@ pub fn ComparePage() -> impl IntoView {
         </section>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        words(s)
+    }
+
+    /// Longest common subsequence length by plain recursion over all choices (small inputs only).
+    fn lcs(a: &[String], b: &[String]) -> usize {
+        match (a.split_first(), b.split_first()) {
+            (Some((x, ra)), Some((y, rb))) if x == y => 1 + lcs(ra, rb),
+            (Some((_, ra)), Some((_, rb))) => lcs(ra, b).max(lcs(a, rb)),
+            _ => 0,
+        }
+    }
+
+    #[test]
+    fn changed_words_mark_what_the_other_output_lacks() {
+        assert_eq!(changed_words(&w("ein Mann fährt Rad"), &w("ein Mann fährt Fahrrad")), [false, false, false, true]);
+        assert_eq!(changed_words(&w("a b"), &w("")), [true, true]);
+        assert!(changed_words(&w(""), &w("a")).is_empty());
+    }
+
+    #[test]
+    fn unchanged_words_are_a_longest_common_subsequence() {
+        let vocab = ["a", "b", "c", "d"];
+        let mut x = 7u64;
+        for _ in 0..300 {
+            let mut next = |n: usize| -> Vec<String> {
+                (0..n)
+                    .map(|_| {
+                        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                        vocab[(x >> 60) as usize % 4].to_string()
+                    })
+                    .collect()
+            };
+            let (a, b) = (next(7), next(6));
+            let changed = changed_words(&a, &b);
+            let kept: Vec<String> = a.iter().zip(&changed).filter(|(_, c)| !**c).map(|(s, _)| s.clone()).collect();
+            assert_eq!(kept.len(), lcs(&a, &b), "{a:?} vs {b:?}");
+            // The kept words appear in `b` in order.
+            let mut it = b.iter();
+            assert!(kept.iter().all(|k| it.any(|y| y == k)));
+        }
+    }
+}

@@ -99,3 +99,28 @@ pub enum Reply {
     /// The wasm instance panicked and is dead; the page starts a new worker.
     Panic(String),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_without_a_finite_value_survive_the_trip_to_the_page() {
+        let out = Output {
+            text: "x".into(),
+            tokens: vec!["x".into()],
+            probs: vec![0.5],
+            log_prob: f32::NEG_INFINITY,
+            score: f32::NAN,
+        };
+        let reply = Reply::Event { id: 3, event: Event::Done { first: 0, sentences: vec![vec![out]] } };
+        let json = serde_json::to_string(&reply).unwrap();
+        let Reply::Event { event: Event::Done { sentences, .. }, .. } = serde_json::from_str(&json).unwrap() else {
+            panic!("{json}")
+        };
+        assert_eq!((sentences[0][0].log_prob, sentences[0][0].score), (f32::NEG_INFINITY, f32::NEG_INFINITY));
+        let finite = Output { log_prob: -1.25, score: -0.5, ..sentences[0][0].clone() };
+        let back: Output = serde_json::from_str(&serde_json::to_string(&finite).unwrap()).unwrap();
+        assert_eq!(back, finite);
+    }
+}

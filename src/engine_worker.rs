@@ -10,9 +10,11 @@ use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
-use wgslate_decode::{AsyncEnsemble, AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel, StepOutput, TopKOutput};
-use wgslate_model::attention::{attention_maps, MAX_SIDE};
+use wgslate_decode::{
+    AsyncEnsemble, AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel, StepOutput, TopKOutput,
+};
 use wgslate_engine::GpuEngine;
+use wgslate_model::attention::{attention_maps, MAX_SIDE};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, notices, translate_with_async, Translation};
 use wgslate_model::Model;

@@ -147,3 +147,15 @@ pub fn FileTranslate() -> impl IntoView {
         </details>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::output_name;
+
+    #[test]
+    fn the_translation_is_named_after_the_file_and_the_target_language() {
+        assert_eq!(output_name("notes.txt", "de"), "notes.de.txt");
+        assert_eq!(output_name("a.b.txt", "en"), "a.b.en.txt");
+        assert_eq!(output_name("README", "de"), "README.de.txt");
+    }
+}

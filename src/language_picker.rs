@@ -99,3 +99,14 @@ pub fn LanguagePicker(
         </label>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::direction;
+
+    #[test]
+    fn the_direction_is_the_models_pair() {
+        assert_eq!(direction("de-en/transformer"), ("de".to_string(), "en".to_string()));
+        assert_eq!(direction("xx/yy"), ("xx".to_string(), String::new()));
+    }
+}

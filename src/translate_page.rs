@@ -446,3 +446,17 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
         </details>
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finished_sentences_fill_the_lines_in_order_and_the_rest_wait() {
+        let lines = vec![vec!["A.".to_string(), "B.".to_string()], vec![], vec!["C.".to_string()]];
+        let done = vec![OutSentence { text: "a".into(), tokens: vec![] }];
+        let shown: Vec<Vec<String>> =
+            arrange(&lines, &done).into_iter().map(|l| l.into_iter().map(|s| s.text).collect()).collect();
+        assert_eq!(shown, [vec!["a", "…"], vec![], vec!["…"]]);
+    }
+}
