@@ -17,6 +17,8 @@ pub enum SearchChoice {
 pub enum Job {
     /// Decide the backend (WebGPU or CPU) and name it.
     Backend { backend: String },
+    /// Load the settings' model (and build its engine) ahead of the first translation.
+    Load { settings: Vec<(String, String)> },
     /// Translate `texts` (each one sentence) `batch` at a time; answers `Done` per batch.
     Translate { settings: Vec<(String, String)>, texts: Vec<String>, search: SearchChoice, batch: usize },
     /// Translate one sentence and return its attention maps.

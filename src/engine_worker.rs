@@ -73,6 +73,10 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             send(id, Event::Backend(gpu_engine::label("").await));
             Ok(Event::Finished { notices: vec![] })
         }
+        Job::Load { settings } => {
+            load(id, &settings_from(&settings)).await?;
+            Ok(Event::Finished { notices: vec![] })
+        }
         Job::Translate { settings, texts, search, batch } => {
             let s = settings_from(&settings);
             let models = load(id, &s).await?;

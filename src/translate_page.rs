@@ -89,6 +89,7 @@ pub fn TranslatePage() -> impl IntoView {
     let eval_result = RwSignal::new(None::<(String, String, String, usize)>);
     let eval_count = RwSignal::new(1000usize);
     let eval_note = RwSignal::new(None::<String>);
+    let eval_running = Memo::new(move |_| eval_progress.get().is_some());
     // The output shown is for an older text or settings while a newer run is under way.
     let stale = RwSignal::new(false);
 
@@ -185,6 +186,17 @@ pub fn TranslatePage() -> impl IntoView {
         let (t, s) = (text.get(), settings.get());
         browser::set_location_hash(&format!("#translate?{}", settings::to_query(&s, &t)));
         run_debounced(300);
+    });
+
+    // The landing view fetches the chosen model once the page is idle, so the first translation
+    // does not wait for the download (a link with text starts translating, and loading, at once).
+    spawn_local(async move {
+        let slug = browser::location_hash().trim_start_matches('#').split(['?', '&']).next().unwrap_or("").to_string();
+        browser::sleep_ms(500).await;
+        if matches!(slug.as_str(), "" | "translate") && text.get_untracked().trim().is_empty() {
+            let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
+            let _ = engine_client::run("load", job, |_, _| {}).await;
+        }
     });
 
     // The examples and the evaluation set follow the direction.
@@ -349,7 +361,7 @@ pub fn TranslatePage() -> impl IntoView {
                 </ul>
             </details>
             <div class="evaluate">
-                <button data-testid="eval-run" on:click=evaluate disabled=move || eval_progress.get().is_some()>"Evaluate on test_2016_flickr"</button>
+                <button data-testid="eval-run" on:click=evaluate disabled=move || eval_running.get()>"Evaluate on test_2016_flickr"</button>
                 <label>
                     " first "
                     <input type="number" min="1" max="1000" step="1" data-testid="eval-count" prop:value=move || eval_count.get().to_string()
@@ -359,8 +371,11 @@ pub fn TranslatePage() -> impl IntoView {
                         } />
                     " of 1 000 sentences"
                 </label>
-                {move || eval_progress.get().map(|p| view! {
-                    <progress max="1" prop:value=p></progress>{format!(" {:.0} % ", 100.0 * p)}
+                // The Stop button is built once per run, not at every progress step (a click must not
+                // land on a button that is being replaced).
+                {move || eval_running.get().then(|| view! {
+                    <progress max="1" prop:value=move || eval_progress.get().unwrap_or(0.0)></progress>
+                    {move || format!(" {:.0} % ", 100.0 * eval_progress.get().unwrap_or(0.0))}
                     <button data-testid="eval-stop" on:click=move |_| engine_client::cancel("evaluate")>"Stop"</button>
                 })}
                 {move || eval_note.get().map(|n| view! { <p class="hint" data-testid="eval-note">{n}</p> })}
