@@ -4,7 +4,7 @@
 // 10 000 lines scored on the BLEU page, and TER on one 5 000-character line.
 //   cd tests && node bench/longtasks.mjs      (needs ./scripts/serve's build: dist/)
 import { chromium } from 'playwright-core';
-import { startServer } from '../browser/harness.mjs';
+import { startServer, fillBleuFields } from '../browser/harness.mjs';
 
 const server = await startServer(8191);
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
@@ -36,14 +36,7 @@ async function measure(label, hash, work) {
 const statusDone = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 600000 });
 
 async function fillBleu(page, hyp, ref) {
-  await page.locator('[data-testid=bleu-ref-0]').waitFor();
-  await page.evaluate(([h, r]) => {
-    for (const [id, text] of [['bleu-hyp', h], ['bleu-ref-0', r]]) {
-      const el = document.querySelector(`[data-testid=${id}]`);
-      el.value = text;
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-    }
-  }, [hyp, ref]);
+  await fillBleuFields(page, hyp, ref);
   await page.click('[data-testid=bleu-run]');
   await page.locator('[data-testid=bleu-score]').waitFor({ timeout: 600000 });
   await page.waitForFunction(() => !document.querySelector('[data-testid=bleu-progress]'), null, { timeout: 600000 });

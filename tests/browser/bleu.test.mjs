@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { useBrowser, launch, openPage, golden, screenshots, root } from './harness.mjs';
+import { useBrowser, launch, openPage, golden, screenshots, root, fillBleuFields } from './harness.mjs';
 
 const rig = useBrowser(8131);
 
@@ -76,15 +76,8 @@ test('10 000 lines are scored with progress while the page stays responsive', as
   const line = (i, shift) => Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 3 + shift) % words.length]).join(' ');
   const hyps = Array.from({ length: 10000 }, (_, i) => line(i, i % 3));
   const refs = Array.from({ length: 10000 }, (_, i) => line(i, 0));
-  // The app mounts after the wasm loads; write into the fields only once they exist.
-  await page.locator('[data-testid=bleu-ref-0]').waitFor();
-  await page.evaluate(([h, r]) => {
-    for (const [id, text] of [['bleu-hyp', h], ['bleu-ref-0', r]]) {
-      const el = document.querySelector(`[data-testid=${id}]`);
-      el.value = text;
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-    }
-  }, [hyps.join('\n'), refs.join('\n')]);
+  // The app mounts after the wasm loads; the helper writes into the fields only once they exist.
+  await fillBleuFields(page, hyps.join('\n'), refs.join('\n'));
   await page.click('[data-testid=bleu-run]');
   await page.locator('[data-testid=bleu-progress]').waitFor();
   // The main thread answers while the computation runs.

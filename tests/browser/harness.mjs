@@ -64,3 +64,15 @@ export function golden(id) {
   const all = JSON.parse(readFileSync(join(root, 'crates', 'metrics', 'tests', 'data', 'sacrebleu-golden.json'), 'utf8'));
   return all.cases.find((c) => c.id === id);
 }
+
+/// Sets the BLEU view's hypothesis and first reference fields as if typed (once the app mounted).
+export async function fillBleuFields(page, hyp, ref) {
+  await page.locator('[data-testid=bleu-ref-0]').waitFor();
+  await page.evaluate(([h, r]) => {
+    for (const [id, text] of [['bleu-hyp', h], ['bleu-ref-0', r]]) {
+      const el = document.querySelector(`[data-testid=${id}]`);
+      el.value = text;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+  }, [hyp, ref]);
+}

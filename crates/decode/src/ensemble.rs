@@ -2,23 +2,9 @@
 //! the members' mean probability, log(1/N Σ exp(lp_i)), as fairseq's ensembles do (a normalised
 //! distribution, so beam scores and sampling keep their meaning). Attention is the members' mean.
 
-use crate::step::{top_k, AsyncStepModel, ChainedPicks, StepModel, StepOutput, TopKOutput};
+use std::ops::DerefMut;
 
-pub struct Ensemble<'a> {
-    members: Vec<Box<dyn StepModel + 'a>>,
-}
-
-impl<'a> Ensemble<'a> {
-    /// Members must share the vocabulary and its BOS/EOS ids.
-    pub fn new(members: Vec<Box<dyn StepModel + 'a>>) -> Result<Self, String> {
-        let first = members.first().ok_or("an ensemble needs at least one model")?;
-        let key = |m: &dyn StepModel| (m.vocab_size(), m.bos(), m.eos());
-        if let Some(i) = members.iter().position(|m| key(m.as_ref()) != key(first.as_ref())) {
-            return Err(format!("ensemble member {} has another vocabulary (size, BOS, EOS) than the first", i + 1));
-        }
-        Ok(Self { members })
-    }
-}
+use crate::step::{top_k, AsyncStepModel, Blocking, ChainedPicks, StepModel, StepOutput, TopKOutput};
 
 /// log(mean(exp(values))) without overflow; -inf when every value is -inf.
 fn log_mean_exp(values: &[f32]) -> f32 {
@@ -65,41 +51,15 @@ fn mean_of(outputs: Vec<StepOutput>, want_attention: bool) -> Result<StepOutput,
     Ok(StepOutput { log_probs, attention })
 }
 
-impl StepModel for Ensemble<'_> {
-    fn vocab_size(&self) -> usize {
-        self.members[0].vocab_size()
-    }
-    fn bos(&self) -> u32 {
-        self.members[0].bos()
-    }
-    fn eos(&self) -> u32 {
-        self.members[0].eos()
-    }
-    fn max_output_len(&self) -> usize {
-        self.members.iter().map(|m| m.max_output_len()).min().unwrap_or(0)
-    }
-    fn start(&mut self, sources: &[Vec<u32>]) -> Result<(), String> {
-        self.members.iter_mut().try_for_each(|m| m.start(sources))
-    }
-    fn step(&mut self, tokens: &[u32], want_attention: bool) -> Result<StepOutput, String> {
-        let outputs: Vec<StepOutput> =
-            self.members.iter_mut().map(|m| m.step(tokens, want_attention)).collect::<Result<_, _>>()?;
-        mean_of(outputs, want_attention)
-    }
-    fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
-        self.members.iter_mut().try_for_each(|m| m.select_rows(rows))
-    }
+/// The ensemble over any handles to members (`&mut M`, `Box<dyn StepModel>`): members step one
+/// after another (awaited: the WGSL engine in the browser must be) and their outputs are combined.
+pub struct AsyncEnsemble<T> {
+    members: Vec<T>,
 }
 
-/// The same ensemble over awaitable members (the WGSL engine in the browser, where steps must be
-/// awaited): the members step one after another and their outputs are combined as above.
-pub struct AsyncEnsemble<'a, M: AsyncStepModel + ?Sized> {
-    members: Vec<&'a mut M>,
-}
-
-impl<'a, M: AsyncStepModel + ?Sized> AsyncEnsemble<'a, M> {
+impl<T: DerefMut<Target = M>, M: AsyncStepModel + ?Sized> AsyncEnsemble<T> {
     /// Members must share the vocabulary and its BOS/EOS ids.
-    pub fn new(members: Vec<&'a mut M>) -> Result<Self, String> {
+    pub fn new(members: Vec<T>) -> Result<Self, String> {
         let first = members.first().ok_or("an ensemble needs at least one model")?;
         let key = |m: &M| (m.vocab_size(), m.bos(), m.eos());
         if let Some(i) = members.iter().position(|m| key(m) != key(first)) {
@@ -109,7 +69,17 @@ impl<'a, M: AsyncStepModel + ?Sized> AsyncEnsemble<'a, M> {
     }
 }
 
-impl<M: AsyncStepModel + ?Sized> AsyncStepModel for AsyncEnsemble<'_, M> {
+/// The synchronous ensemble (the CPU reference, native GPU engines): `Ensemble::new(boxed members)`.
+pub type Ensemble<'a> = Blocking<AsyncEnsemble<Box<dyn StepModel + 'a>>>;
+
+impl<'a> Ensemble<'a> {
+    /// Members must share the vocabulary and its BOS/EOS ids.
+    pub fn new(members: Vec<Box<dyn StepModel + 'a>>) -> Result<Self, String> {
+        Ok(Blocking(AsyncEnsemble::new(members)?))
+    }
+}
+
+impl<T: DerefMut<Target = M>, M: AsyncStepModel + ?Sized> AsyncStepModel for AsyncEnsemble<T> {
     fn vocab_size(&self) -> usize {
         self.members[0].vocab_size()
     }
