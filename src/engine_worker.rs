@@ -186,7 +186,7 @@ async fn translate_chunk(
             match result {
                 Err(e) if !cancelled(id) => {
                     gpu_engine::disable(&e);
-                    send(id, Event::Backend(format!("CPU (the GPU engine failed: {e})")));
+                    send(id, Event::Backend(gpu_engine::cpu_label(&format!("the GPU engine failed: {e}"))));
                 }
                 done => return done,
             }
@@ -213,7 +213,7 @@ async fn translate_chunk(
             Err(e) if cancelled(id) => return Err(e),
             Err(e) => {
                 gpu_engine::disable(&e);
-                send(id, Event::Backend(format!("CPU (the GPU engine failed: {e})")));
+                send(id, Event::Backend(gpu_engine::cpu_label(&format!("the GPU engine failed: {e}"))));
             }
         }
     }

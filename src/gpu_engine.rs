@@ -94,12 +94,18 @@ pub fn engine(name: &str) -> Option<Rc<RefCell<GpuEngine>>> {
     ENGINES.with(|e| e.borrow().get(name).cloned())
 }
 
+/// The label of the CPU engine (the candle reference compiled to WebAssembly, on the worker's one
+/// thread) and why it runs instead of the GPU.
+pub fn cpu_label(why: &str) -> String {
+    format!("CPU (WebAssembly, one thread: {why})")
+}
+
 /// The backend as the page names it: for a model (its engine may have failed to build), or for
 /// none (`""`) the device alone.
 pub async fn label(name: &str) -> String {
     let failure = PREPARE_ERRORS.with(|p| p.borrow().get(name).cloned());
     match (device().await, failure) {
-        (Err(e), _) | (Ok(_), Some(e)) => format!("CPU ({e})"),
+        (Err(e), _) | (Ok(_), Some(e)) => cpu_label(&e),
         (Ok(g), None) if !g.report.name.is_empty() => format!("GPU (WebGPU: {})", g.report.name),
         (Ok(_), None) => "GPU (WebGPU)".into(),
     }
