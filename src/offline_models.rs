@@ -55,9 +55,11 @@ pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSigna
         })
     };
     // After a model loads the service worker stores it a moment later: look now and again then.
+    // A Memo, so the download's progress events (which set the same status again) rescan nothing.
+    let status = Memo::new(move |_| model_status.get());
     Effect::new(move |_| {
         entries.track();
-        model_status.track();
+        status.track();
         refresh();
         spawn_local(async move {
             browser::sleep_ms(1500).await;

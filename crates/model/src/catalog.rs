@@ -163,23 +163,25 @@ mod tests {
     }
 
     #[test]
-    fn labels_show_size_and_quality() {
+    fn labels_show_size_and_quality() -> Result<(), String> {
         assert_eq!(entry("en-de", "gru").label(), "gru · 1.5 MB · test BLEU 30.0");
         assert!(parse(r#"[{"pair":"ende","arch":"x","title":"x","bytes":1,"test_bleu":1}]"#).is_err());
-        assert!(parse("[]").unwrap().is_empty());
+        assert!(parse("[]")?.is_empty());
+        Ok(())
     }
 
     #[test]
-    fn an_ensemble_names_its_members_which_must_exist() {
+    fn an_ensemble_names_its_members_which_must_exist() -> Result<(), String> {
         let one = r#"{"pair":"en-de","arch":"transformer","title":"T","bytes":1,"test_bleu":1}"#;
         let ens = |m: &str| {
             format!(
                 r#"[{one},{{"pair":"en-de","arch":"ensemble","title":"E","bytes":2,"test_bleu":2,"members":["transformer","{m}"]}}]"#
             )
         };
-        let entries = parse(&ens("transformer")).unwrap();
+        let entries = parse(&ens("transformer"))?;
         assert_eq!(entries[1].model_names(), ["en-de/transformer", "en-de/transformer"]);
         assert_eq!(entries[0].model_names(), ["en-de/transformer"]);
-        assert!(parse(&ens("gru")).unwrap_err().contains("en-de/gru"));
+        assert!(parse(&ens("gru")).is_err_and(|e| e.contains("en-de/gru")));
+        Ok(())
     }
 }
