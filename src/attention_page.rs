@@ -6,12 +6,11 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
 
+use crate::attention_heatmap::Heatmap;
 use crate::browser;
 use crate::engine_client;
 use crate::engine_jobs::{Event, Job};
 use crate::translate_page::{first_sentence, settings_pairs, Shared};
-
-const CELL: f64 = 26.0;
 
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
 fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
@@ -21,8 +20,6 @@ fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
         format!("{}…{} ({}–{})", labels[g.start].trim(), labels[g.end - 1].trim(), g.start + 1, g.end)
     }
 }
-const LABEL: f64 = 110.0;
-
 #[derive(Clone, Debug)]
 struct Loaded {
     maps: AttentionMaps,
@@ -51,77 +48,30 @@ fn select(maps: &[Vec<Vec<Vec<f32>>>], layer: Option<usize>, head: Option<usize>
     out
 }
 
-/// The heatmap's cells as SVG markup: a rect per cell with its weight as data and as tooltip.
-fn cells_markup(rows: &[Vec<f32>]) -> String {
-    let mut out = String::with_capacity(rows.len() * rows.first().map_or(0, Vec::len) * 160);
-    for (r, row) in rows.iter().enumerate() {
-        for (c, &w) in row.iter().enumerate() {
-            let shade = (255.0 * (1.0 - w.clamp(0.0, 1.0))) as u8;
-            let (x, y, side) = (LABEL + c as f64 * CELL, LABEL + r as f64 * CELL, CELL - 1.0);
-            out.push_str(&format!(
-                r#"<rect data-row="{r}" data-col="{c}" data-weight="{w:.6}" x="{x}" y="{y}" width="{side}" height="{side}" fill="rgb({shade},{shade},255)"><title>{w:.3}</title></rect>"#
-            ));
-        }
+fn export_svg(h: &Heatmap) {
+    browser::download_text("attention.svg", &h.svg(), "image/svg+xml");
+}
+
+/// The heatmap drawn once more, at one pixel per CSS pixel and without the hover marks.
+fn export_png(h: &Heatmap) {
+    let Some(canvas) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("canvas").ok())
+        .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok())
+    else {
+        return;
+    };
+    h.draw(&canvas, 1.0, None);
+    let Ok(data) = canvas.to_data_url_with_type("image/png") else { return };
+    if let Some(a) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.create_element("a").ok())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        a.set_href(&data);
+        a.set_download("attention.png");
+        a.click();
     }
-    out
-}
-
-/// The (row, column) of the cell under the pointer, from the rect's data attributes.
-fn hovered_cell(ev: &web_sys::MouseEvent) -> Option<(usize, usize)> {
-    let el: web_sys::Element = ev.target()?.dyn_into().ok()?;
-    let attr = |name: &str| el.get_attribute(name)?.parse().ok();
-    Some((attr("data-row")?, attr("data-col")?))
-}
-
-fn svg_markup() -> Option<String> {
-    let el = web_sys::window()?.document()?.query_selector("[data-testid=att-heatmap]").ok()??;
-    web_sys::XmlSerializer::new().ok()?.serialize_to_string(&el).ok()
-}
-
-fn svg_blob(markup: &str) -> Option<web_sys::Blob> {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(markup));
-    let opts = web_sys::BlobPropertyBag::new();
-    opts.set_type("image/svg+xml");
-    web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts).ok()
-}
-
-fn export_png() {
-    let Some(markup) = svg_markup() else { return };
-    let Some(blob) = svg_blob(&markup) else { return };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
-    let Ok(img) = web_sys::HtmlImageElement::new() else { return };
-    let img2 = img.clone();
-    let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
-        let doc = web_sys::window().and_then(|w| w.document());
-        let Some(canvas) = doc
-            .and_then(|d| d.create_element("canvas").ok())
-            .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok())
-        else {
-            return;
-        };
-        canvas.set_width(img2.natural_width());
-        canvas.set_height(img2.natural_height());
-        if let Some(ctx) =
-            canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
-        {
-            ctx.set_fill_style_str("#ffffff");
-            ctx.fill_rect(0.0, 0.0, canvas.width() as f64, canvas.height() as f64);
-            let _ = ctx.draw_image_with_html_image_element(&img2, 0.0, 0.0);
-            if let Ok(data) = canvas.to_data_url_with_type("image/png") {
-                if let Some(a) = web_sys::window()
-                    .and_then(|w| w.document())
-                    .and_then(|d| d.create_element("a").ok())
-                    .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
-                {
-                    a.set_href(&data);
-                    a.set_download("attention.png");
-                    a.click();
-                }
-            }
-        }
-    });
-    img.set_onload(Some(onload.unchecked_ref()));
-    img.set_src(&url);
 }
 
 #[component]
@@ -150,6 +100,9 @@ pub fn AttentionPage() -> impl IntoView {
                     Ok(_) => Err(None),
                     Err(e) => Err(e.message()),
                 };
+                // Drawing is left to a task of its own: with the maps' arrival it made one task
+                // of ~50 ms on a long sentence.
+                browser::yield_now().await;
                 match result {
                     Ok(l) => {
                         layer.set(None);
@@ -190,39 +143,44 @@ pub fn AttentionPage() -> impl IntoView {
             })
         })
     };
-    let heatmap = move || {
+    let shown = Memo::new(move |_| {
         // The worker sent the maps pooled; the labels are grouped the same way.
-        current().map(|(rows, row_labels, col_labels, _, _)| {
-            let row_labels: Vec<String> =
-                groups(row_labels.len(), MAX_SIDE).iter().map(|g| group_label(&row_labels, g)).collect();
-            let col_labels: Vec<String> =
-                groups(col_labels.len(), MAX_SIDE).iter().map(|g| group_label(&col_labels, g)).collect();
-            let (nr, nc) = (rows.len(), col_labels.len());
-            let (w, h) = (LABEL + nc as f64 * CELL + 10.0, LABEL + nr as f64 * CELL + 10.0);
+        current().map(|(weights, row_labels, col_labels, _, _)| Heatmap {
+            weights,
+            row_labels: groups(row_labels.len(), MAX_SIDE).iter().map(|g| group_label(&row_labels, g)).collect(),
+            col_labels: groups(col_labels.len(), MAX_SIDE).iter().map(|g| group_label(&col_labels, g)).collect(),
+        })
+    });
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    Effect::new(move |_| {
+        if let (Some(c), Some(h)) = (canvas.get(), shown.get()) {
+            let scale = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
+            h.draw(&c, scale, hover.get());
+        }
+    });
+    let heatmap = move || {
+        shown.get().map(|h| {
+            let (w, ht) = h.size();
+            let at = move |ev: &web_sys::MouseEvent| {
+                shown.with_untracked(|s| s.as_ref().and_then(|s| s.cell_at(ev.offset_x() as f64, ev.offset_y() as f64)))
+            };
             view! {
-                <svg data-testid="att-heatmap" xmlns="http://www.w3.org/2000/svg" width=w height=h viewBox=format!("0 0 {w} {h}") font-family="sans-serif" font-size="11">
-                    <rect x="0" y="0" width=w height=h fill="#ffffff" />
-                    {col_labels.iter().enumerate().map(|(c, t)| view! {
-                        <text class="att-label" class:hot=move || hover.get().is_some_and(|x| x.1 == c) transform=format!("translate({}, {}) rotate(-60)", LABEL + (c as f64 + 0.6) * CELL, LABEL - 4.0)>{t.clone()}</text>
-                    }).collect_view()}
-                    {row_labels.iter().enumerate().map(|(r, t)| view! {
-                        <text class="att-label" class:hot=move || hover.get().is_some_and(|x| x.0 == r) x=LABEL - 6.0 y=LABEL + (r as f64 + 0.7) * CELL text-anchor="end">{t.clone()}</text>
-                    }).collect_view()}
-                    // The cells are one string of markup: thousands of reactive elements cost the
-                    // page hundreds of milliseconds. One handler finds the cell under the pointer,
-                    // and two bands outline its row and column.
-                    <g
-                        inner_html=cells_markup(&rows)
-                        on:mouseover=move |ev: web_sys::MouseEvent| hover.set(hovered_cell(&ev))
-                        on:mouseleave=move |_| hover.set(None)
-                    ></g>
-                    {move || hover.get().map(|(r, c)| view! {
-                        <rect class="att-band" x=LABEL y=LABEL + r as f64 * CELL width=nc as f64 * CELL height=CELL fill="none" stroke="#f08c00" pointer-events="none" />
-                        <rect class="att-band" x=LABEL + c as f64 * CELL y=LABEL width=CELL height=nr as f64 * CELL fill="none" stroke="#f08c00" pointer-events="none" />
-                    })}
-                </svg>
+                <canvas
+                    data-testid="att-heatmap"
+                    node_ref=canvas
+                    role="img"
+                    aria-label=format!("Attention heatmap, {} rows × {} columns; hover a cell for its weight.", h.weights.len(), h.col_labels.len())
+                    style:width=format!("{w}px")
+                    style:height=format!("{ht}px")
+                    on:mousemove=move |ev| { let c = at(&ev); if hover.get_untracked() != c { hover.set(c) } }
+                    on:mouseleave=move |_| hover.set(None)
+                ></canvas>
             }
         })
+    };
+    let readout = move || {
+        let text = hover.get().and_then(|c| shown.with(|s| s.as_ref().map(|s| s.describe(c))));
+        view! { <p class="hint" data-testid="att-readout" aria-live="polite">{text.unwrap_or_else(|| "\u{a0}".into())}</p> }
     };
     view! {
         <section class="attention">
@@ -253,12 +211,13 @@ pub fn AttentionPage() -> impl IntoView {
                                 {(0..n_heads).map(|h| view! { <option value=h.to_string()>{(h + 1).to_string()}</option> }).collect_view()}
                             </select>
                         </label>
-                        <button data-testid="att-export-svg" on:click=move |_| if let Some(b) = svg_markup().and_then(|m| svg_blob(&m)) { browser::download("attention.svg", &b) }>"Export SVG"</button>
-                        <button data-testid="att-export-png" on:click=move |_| export_png()>"Export PNG"</button>
+                        <button data-testid="att-export-svg" on:click=move |_| if let Some(h) = shown.get_untracked() { export_svg(&h) }>"Export SVG"</button>
+                        <button data-testid="att-export-png" on:click=move |_| if let Some(h) = shown.get_untracked() { export_png(&h) }>"Export PNG"</button>
                     </div>
                 }
             })}
             {pooled_note}
+            {readout}
             <div class="heatmap">{heatmap}</div>
         </section>
     }
@@ -279,10 +238,8 @@ mod tests {
     }
 
     #[test]
-    fn cells_carry_their_position_and_weight() {
-        let markup = cells_markup(&[vec![0.25, 0.75]]);
-        assert_eq!(markup.matches("<rect ").count(), 2);
-        assert!(markup.contains(r#"data-row="0" data-col="1" data-weight="0.750000""#));
+    fn grouped_tokens_are_labelled_by_their_ends_and_positions() {
         assert_eq!(group_label(&["a".into(), "b".into(), "c".into()], &(0..3)), "a…c (1–3)");
+        assert_eq!(group_label(&["a".into(), "b".into()], &(1..2)), "b");
     }
 }

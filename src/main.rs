@@ -1,6 +1,7 @@
 //! The wgslate web app (Leptos, client-side rendered).
 
 mod app;
+mod attention_heatmap;
 mod attention_page;
 mod bleu_page;
 mod browser;

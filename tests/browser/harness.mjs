@@ -65,14 +65,15 @@ export function golden(id) {
   return all.cases.find((c) => c.id === id);
 }
 
-/// Sets the BLEU view's hypothesis and first reference fields as if typed (once the app mounted).
+/// Sets the BLEU view's hypothesis and first reference fields as a user pastes them: one field at
+/// a time, each its own task (once the app mounted).
 export async function fillBleuFields(page, hyp, ref) {
   await page.locator('[data-testid=bleu-ref-0]').waitFor();
-  await page.evaluate(([h, r]) => {
-    for (const [id, text] of [['bleu-hyp', h], ['bleu-ref-0', r]]) {
+  for (const [id, text] of [['bleu-hyp', hyp], ['bleu-ref-0', ref]]) {
+    await page.evaluate(([id, text]) => {
       const el = document.querySelector(`[data-testid=${id}]`);
       el.value = text;
       el.dispatchEvent(new Event('input', { bubbles: true }));
-    }
-  }, [hyp, ref]);
+    }, [id, text]);
+  }
 }

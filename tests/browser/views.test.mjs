@@ -27,14 +27,30 @@ test('Compare shows greedy, k beam entries and a sample', async () => {
   assert.deepEqual(errors, []);
 });
 
+// The cells as exported (SVG, a rect per cell with its weight); the drawn canvas is checked
+// against them: each cell's centre pixel has the colour its weight gives.
 async function heatmap(page) {
-  return page.evaluate(() => {
-    const cells = [...document.querySelectorAll('[data-testid=att-heatmap] rect[data-row]')].map((r) => [+r.dataset.row, +r.dataset.col, +r.dataset.weight]);
-    const rows = new Set(cells.map((c) => c[0])).size;
-    const cols = new Set(cells.map((c) => c[1])).size;
-    const sums = Array.from({ length: rows }, (_, r) => cells.filter((c) => c[0] === r).reduce((a, c) => a + c[2], 0));
-    return { count: cells.length, rows, cols, sums };
-  });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=att-export-svg]')]);
+  assert.equal(download.suggestedFilename(), 'attention.svg');
+  const svg = readFileSync(await download.path(), 'utf8');
+  assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  const cells = [...svg.matchAll(/<rect data-row="(\d+)" data-col="(\d+)" data-weight="([^"]+)"/g)].map((m) => [+m[1], +m[2], +m[3]]);
+  const rows = new Set(cells.map((c) => c[0])).size;
+  const cols = new Set(cells.map((c) => c[1])).size;
+  const sums = Array.from({ length: rows }, (_, r) => cells.filter((c) => c[0] === r).reduce((a, c) => a + c[2], 0));
+  const off = await page.evaluate((cells) => {
+    const canvas = document.querySelector('[data-testid=att-heatmap]');
+    const scale = canvas.width / canvas.getBoundingClientRect().width;
+    const ctx = canvas.getContext('2d');
+    return cells.filter(([r, c, w]) => {
+      const [x, y] = [(110 + c * 26 + 12) * scale, (110 + r * 26 + 12) * scale].map(Math.floor);
+      const [red, green, blue] = ctx.getImageData(x, y, 1, 1).data;
+      const shade = 255 * (1 - Math.min(1, Math.max(0, w)));
+      return Math.abs(red - shade) > 2 || Math.abs(green - shade) > 2 || blue < 253;
+    });
+  }, cells);
+  assert.deepEqual(off, [], 'cells drawn in a colour other than their weight\'s');
+  return { count: cells.length, rows, cols, sums, cells };
 }
 
 for (const model of ['en-de/transformer', 'en-de/gru']) {
@@ -59,19 +75,18 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
       const self = await heatmap(page);
       assert.equal(self.rows, self.cols, 'encoder self-attention is source × source');
       await page.selectOption('[data-testid=att-kind]', 'dec');
-      const dec = await page.evaluate(() => [...document.querySelectorAll('[data-testid=att-heatmap] rect[data-row]')].map((r) => [+r.dataset.row, +r.dataset.col, +r.dataset.weight]));
+      const dec = (await heatmap(page)).cells;
       const decRows = new Set(dec.map((c) => c[0])).size;
       assert.equal(decRows, h.rows, 'decoder self-attention has a row per output token');
       assert.equal(dec.length, decRows * decRows, 'over BOS and the output before EOS');
       for (const [r, c, w] of dec) if (c > r) assert.equal(w, 0, `row ${r} attends to the later input ${c}`);
       await page.selectOption('[data-testid=att-kind]', 'cross');
       await page.screenshot({ path: join(screenshots, 'attention.png'), fullPage: true });
-      // Exports: the SVG holds the same cells; the PNG is a PNG.
-      const [svgDownload] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=att-export-svg]')]);
-      assert.equal(svgDownload.suggestedFilename(), 'attention.svg');
-      const svg = readFileSync(await svgDownload.path(), 'utf8');
-      assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-      assert.equal((svg.match(/<rect[^>]*data-row=/g) ?? []).length, h.count);
+      // Hovering a cell names its row and column tokens and its weight.
+      const box = await page.locator('[data-testid=att-heatmap]').boundingBox();
+      await page.mouse.move(box.x + 110 + 26 + 5, box.y + 110 + 5);
+      const [, , w01] = h.cells.find(([r, c]) => r === 0 && c === 1);
+      await page.waitForFunction((w) => document.querySelector('[data-testid=att-readout]').textContent.endsWith(`: ${w}`), w01.toFixed(3));
       const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=att-export-png]')]);
       assert.equal(pngDownload.suggestedFilename(), 'attention.png');
       const png = readFileSync(await pngDownload.path());

@@ -1,0 +1,204 @@
+//! The attention heatmap: drawn on a canvas (thousands of SVG elements cost the page thread
+//! hundreds of milliseconds), exported as SVG markup built from the same data.
+
+use wasm_bindgen::JsCast;
+
+/// Side of a cell and width of the label margins, in CSS pixels.
+pub const CELL: f64 = 26.0;
+pub const LABEL: f64 = 110.0;
+const FONT: &str = "11px sans-serif";
+const HOT: &str = "#e8590c";
+
+/// What one heatmap shows: `weights[row][col]` and the labels of its rows and columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Heatmap {
+    pub weights: Vec<Vec<f32>>,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+}
+
+impl Heatmap {
+    /// Width and height in CSS pixels.
+    pub fn size(&self) -> (f64, f64) {
+        (LABEL + self.col_labels.len() as f64 * CELL + 10.0, LABEL + self.weights.len() as f64 * CELL + 10.0)
+    }
+
+    /// The cell under a point given in CSS pixels from the heatmap's top left corner.
+    pub fn cell_at(&self, x: f64, y: f64) -> Option<(usize, usize)> {
+        if x < LABEL || y < LABEL {
+            return None;
+        }
+        let (r, c) = (((y - LABEL) / CELL) as usize, ((x - LABEL) / CELL) as usize);
+        (r < self.weights.len() && c < self.weights[r].len()).then_some((r, c))
+    }
+
+    /// "Mann → man: 0.832" for the cell at `(row, col)`.
+    pub fn describe(&self, (r, c): (usize, usize)) -> String {
+        let w = self.weights.get(r).and_then(|row| row.get(c)).copied().unwrap_or(0.0);
+        let label = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_default();
+        format!("{} → {}: {w:.3}", label(&self.row_labels, r).trim(), label(&self.col_labels, c).trim())
+    }
+
+    /// The whole heatmap as a standalone SVG document: a rect per cell carrying its position and
+    /// weight, with the weight as tooltip.
+    pub fn svg(&self) -> String {
+        let (w, h) = self.size();
+        let mut out = format!(
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11"><rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>"##
+        );
+        for (c, t) in self.col_labels.iter().enumerate() {
+            let (x, y) = (LABEL + (c as f64 + 0.6) * CELL, LABEL - 4.0);
+            out.push_str(&format!(r#"<text transform="translate({x}, {y}) rotate(-60)">{}</text>"#, xml_escape(t)));
+        }
+        for (r, t) in self.row_labels.iter().enumerate() {
+            let (x, y) = (LABEL - 6.0, LABEL + (r as f64 + 0.7) * CELL);
+            out.push_str(&format!(r#"<text x="{x}" y="{y}" text-anchor="end">{}</text>"#, xml_escape(t)));
+        }
+        for (r, row) in self.weights.iter().enumerate() {
+            for (c, &wt) in row.iter().enumerate() {
+                let (x, y, side, fill) = (LABEL + c as f64 * CELL, LABEL + r as f64 * CELL, CELL - 1.0, fill(wt));
+                out.push_str(&format!(
+                    r#"<rect data-row="{r}" data-col="{c}" data-weight="{wt:.6}" x="{x}" y="{y}" width="{side}" height="{side}" fill="{fill}"><title>{wt:.3}</title></rect>"#
+                ));
+            }
+        }
+        out.push_str("</svg>");
+        out
+    }
+
+    /// Draws the heatmap on `canvas` at the screen's pixel density, the hovered cell's row and
+    /// column outlined and their labels highlighted.
+    pub fn draw(&self, canvas: &web_sys::HtmlCanvasElement, scale: f64, hover: Option<(usize, usize)>) {
+        let (w, h) = self.size();
+        canvas.set_width((w * scale).ceil() as u32);
+        canvas.set_height((h * scale).ceil() as u32);
+        let Some(ctx) = canvas
+            .get_context("2d")
+            .ok()
+            .flatten()
+            .and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok())
+        else {
+            return;
+        };
+        let _ = ctx.scale(scale, scale);
+        ctx.set_fill_style_str("#ffffff");
+        ctx.fill_rect(0.0, 0.0, w, h);
+        // One pixel per cell, scaled up without smoothing, then white lines between the cells:
+        // thousands of fillRect calls with their own colour cost the page thread ~60 ms.
+        let (nr, nc) = (self.weights.len(), self.col_labels.len());
+        if let Some(cells) = self.cell_image() {
+            ctx.set_image_smoothing_enabled(false);
+            let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
+                &cells,
+                LABEL,
+                LABEL,
+                nc as f64 * CELL,
+                nr as f64 * CELL,
+            );
+        }
+        ctx.set_fill_style_str("#ffffff");
+        for c in 1..=nc {
+            ctx.fill_rect(LABEL + c as f64 * CELL - 1.0, LABEL, 1.0, nr as f64 * CELL);
+        }
+        for r in 1..=nr {
+            ctx.fill_rect(LABEL, LABEL + r as f64 * CELL - 1.0, nc as f64 * CELL, 1.0);
+        }
+        ctx.set_font(FONT);
+        let ink = |hot: bool| {
+            ctx.set_fill_style_str(if hot { HOT } else { "#222222" });
+            ctx.set_font(if hot { "bold 11px sans-serif" } else { FONT });
+        };
+        ctx.set_text_align("start");
+        for (c, t) in self.col_labels.iter().enumerate() {
+            ink(hover.is_some_and(|x| x.1 == c));
+            ctx.save();
+            let _ = ctx.translate(LABEL + (c as f64 + 0.6) * CELL, LABEL - 4.0);
+            let _ = ctx.rotate(-60f64.to_radians());
+            let _ = ctx.fill_text(t, 0.0, 0.0);
+            ctx.restore();
+        }
+        ctx.set_text_align("end");
+        for (r, t) in self.row_labels.iter().enumerate() {
+            ink(hover.is_some_and(|x| x.0 == r));
+            let _ = ctx.fill_text(t, LABEL - 6.0, LABEL + (r as f64 + 0.7) * CELL);
+        }
+        if let Some((r, c)) = hover {
+            let (nr, nc) = (self.weights.len() as f64, self.col_labels.len() as f64);
+            ctx.set_stroke_style_str("#f08c00");
+            ctx.set_line_width(1.5);
+            ctx.stroke_rect(LABEL, LABEL + r as f64 * CELL, nc * CELL, CELL);
+            ctx.stroke_rect(LABEL + c as f64 * CELL, LABEL, CELL, nr * CELL);
+        }
+    }
+
+    /// A canvas with one pixel per cell in the cell's colour.
+    fn cell_image(&self) -> Option<web_sys::HtmlCanvasElement> {
+        let (nr, nc) = (self.weights.len(), self.col_labels.len());
+        if nr == 0 || nc == 0 {
+            return None;
+        }
+        let mut rgba = vec![255u8; nr * nc * 4];
+        for (r, row) in self.weights.iter().enumerate() {
+            for (c, &w) in row.iter().enumerate().take(nc) {
+                let s = shade(w);
+                rgba[(r * nc + c) * 4..][..3].copy_from_slice(&[s, s, 255]);
+            }
+        }
+        let canvas: web_sys::HtmlCanvasElement =
+            web_sys::window()?.document()?.create_element("canvas").ok()?.dyn_into().ok()?;
+        canvas.set_width(nc as u32);
+        canvas.set_height(nr as u32);
+        let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").ok()??.dyn_into().ok()?;
+        let image =
+            web_sys::ImageData::new_with_u8_clamped_array_and_sh(wasm_bindgen::Clamped(&rgba), nc as u32, nr as u32)
+                .ok()?;
+        ctx.put_image_data(&image, 0.0, 0.0).ok()?;
+        Some(canvas)
+    }
+}
+
+/// The red and green of a cell: white for 0, blue for 1.
+fn shade(weight: f32) -> u8 {
+    (255.0 * (1.0 - weight.clamp(0.0, 1.0))).round() as u8
+}
+
+fn fill(weight: f32) -> String {
+    let s = shade(weight);
+    format!("rgb({s},{s},255)")
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Heatmap {
+        Heatmap {
+            weights: vec![vec![0.25, 0.75], vec![1.0, 0.0]],
+            row_labels: vec!["a<b".into(), "c".into()],
+            col_labels: vec!["x&y".into(), "z".into()],
+        }
+    }
+
+    #[test]
+    fn the_svg_has_a_rect_per_cell_with_its_position_and_weight_and_escaped_labels() {
+        let svg = sample().svg();
+        assert_eq!(svg.matches("<rect data-row=").count(), 4);
+        assert!(svg.contains(r#"data-row="0" data-col="1" data-weight="0.750000""#));
+        assert!(svg.contains(">a&lt;b</text>") && svg.contains(">x&amp;y</text>"));
+        assert!(svg.contains(r#"fill="rgb(0,0,255)""#) && svg.contains(r#"fill="rgb(255,255,255)""#));
+    }
+
+    #[test]
+    fn the_pointer_finds_the_cell_under_it_and_nothing_in_the_margins() {
+        let h = sample();
+        assert_eq!(h.cell_at(LABEL + 1.0, LABEL + CELL + 1.0), Some((1, 0)));
+        assert_eq!(h.cell_at(LABEL + 2.0 * CELL - 1.0, LABEL + 1.0), Some((0, 1)));
+        assert_eq!(h.cell_at(LABEL - 1.0, LABEL + 1.0), None);
+        assert_eq!(h.cell_at(LABEL + 2.0 * CELL + 1.0, LABEL + 1.0), None);
+        assert_eq!(h.describe((0, 1)), "a<b → z: 0.750");
+    }
+}
