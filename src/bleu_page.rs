@@ -115,17 +115,19 @@ pub struct Report {
     refs: Vec<Vec<String>>,
 }
 
-/// Scores every metric in the metrics worker, one job each, so the page stays responsive and a
-/// crash in one metric is reported next to it while the others keep their results. `alive` says
-/// whether this computation is still wanted; `None` when it was superseded.
-async fn compute(
+/// What one press of Compute scores.
+#[derive(Clone)]
+struct Scoring {
     hyp: String,
     refs: Vec<String>,
     hyp2: String,
     options: Options,
-    progress: RwSignal<f64>,
-    alive: impl Fn() -> bool,
-) -> Result<Option<Report>, String> {
+}
+
+/// Scores every metric in the metrics worker, one job each, so the page stays responsive and a
+/// crash in one metric is reported next to it while the others keep their results.
+async fn compute(input: Scoring, progress: RwSignal<f64>) -> Result<Report, String> {
+    let Scoring { hyp, refs, hyp2, options } = input;
     let (hyps, refs, second) = metrics_job::check_inputs(&hyp, &refs, &hyp2)?;
     let (tokenize, smoothing) = (options.tokenize.clone(), options.smoothing.clone());
     let corpus = metrics_job::Corpus { hyps, refs, second, tokenize, lowercase: options.lowercase, smoothing };
@@ -137,9 +139,6 @@ async fn compute(
         .collect();
     let mut results = Vec::new();
     for (k, &(metric, label)) in metrics.iter().enumerate() {
-        if !alive() {
-            return Ok(None);
-        }
         let share = |p: f64| progress.set((k as f64 + p) / metrics.len() as f64);
         let result = metrics_client::run(label, corpus.request(metric), share).await;
         results.push(result.and_then(|v| {
@@ -149,9 +148,6 @@ async fn compute(
                 Err(format!("{label}: unexpected result"))
             }
         }));
-    }
-    if !alive() {
-        return Ok(None);
     }
     let mut results = results.into_iter();
     let missing = || Err("no result".to_string());
@@ -168,7 +164,7 @@ async fn compute(
         })
     };
     let (chrf, ter) = (headline(options.chrf), headline(options.ter));
-    Ok(Some(Report { bleu, chrf, ter, options, hyps: corpus.hyps, refs: corpus.refs }))
+    Ok(Report { bleu, chrf, ter, options, hyps: corpus.hyps, refs: corpus.refs })
 }
 
 fn count(v: f64) -> String {
@@ -233,18 +229,17 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     let smoothing = RwSignal::new("exp".to_string());
     let use_chrf = RwSignal::new(true);
     let use_ter = RwSignal::new(true);
+    // Errors reading a dropped or picked file.
     let error = RwSignal::new(None::<String>);
-    let report = RwSignal::new(None::<Report>);
-    let progress = RwSignal::new(None::<f64>);
     let progress_value = RwSignal::new(0.0);
-    let generation = StoredValue::new(0u64);
+    // A new Compute supersedes the running one: the action keeps only the latest dispatch's
+    // result, and the older one is aborted (its worker job cancelled).
+    let scoring = Action::new_local(move |input: &Scoring| compute(input.clone(), progress_value));
+    let in_flight = StoredValue::new(None::<ActionAbortHandle>);
 
     let run = move || {
-        let gen = generation.get_value() + 1;
-        generation.set_value(gen);
         error.set(None);
-        report.set(None);
-        progress.set(Some(0.0));
+        progress_value.set(0.0);
         let options = Options {
             tokenize: tokenize.get_untracked(),
             lowercase: lowercase.get_untracked(),
@@ -252,25 +247,16 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
             chrf: use_chrf.get_untracked(),
             ter: use_ter.get_untracked(),
         };
-        let ref_texts: Vec<String> = refs.get_untracked().iter().map(|r| r.text.get_untracked()).collect();
-        let (h, h2) = (hyp.get_untracked(), hyp2.get_untracked());
+        let refs: Vec<String> = refs.get_untracked().iter().map(|r| r.text.get_untracked()).collect();
+        let input = Scoring { hyp: hyp.get_untracked(), refs, hyp2: hyp2.get_untracked(), options };
         metrics_client::cancel();
-        spawn_local(async move {
-            let result =
-                compute(h, ref_texts, h2, options, progress_value, move || generation.get_value() == gen).await;
-            if generation.get_value() != gen {
-                return;
-            }
-            progress.set(None);
-            match result {
-                Ok(r) => report.set(r),
-                Err(e) => {
-                    report.set(None);
-                    error.set(Some(e));
-                }
-            }
-        });
+        if let Some(older) = in_flight.try_update_value(|h| h.take()).flatten() {
+            older.abort();
+        }
+        in_flight.set_value(Some(scoring.dispatch_local(input)));
     };
+    // While a computation runs its progress is shown instead of the older results.
+    let outcome = move || if scoring.pending().get() { None } else { scoring.value().get() };
 
     Effect::new(move |_| {
         if let Some((h, r)) = prefill.get() {
@@ -355,14 +341,14 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                 </label>
                 <button class="primary" data-testid="bleu-run" on:click=move |_| run()>"Compute"</button>
             </div>
-            {move || progress.get().map(|_| view! {
+            {move || scoring.pending().get().then(|| view! {
                 <div class="progress" data-testid="bleu-progress">
                     <progress max="1" prop:value=move || progress_value.get()></progress>
                     {move || format!(" {:.0} %", 100.0 * progress_value.get())}
                 </div>
             })}
-            {move || error.get().map(|e| view! { <p class="error" data-testid="bleu-error" role="alert">{e}</p> })}
-            {move || report.get().map(|r| view! { <Results report=r /> })}
+            {move || error.get().or_else(|| outcome().and_then(Result::err)).map(|e| view! { <p class="error" data-testid="bleu-error" role="alert">{e}</p> })}
+            {move || outcome().and_then(Result::ok).map(|r| view! { <Results report=r /> })}
         </section>
     }
 }

@@ -27,6 +27,14 @@ struct Running {
     _handlers: Handlers,
 }
 
+/// A worker dropped with its job (the job's future was dropped: a newer Compute superseded it)
+/// is stopped, not left computing.
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
 /// The worker's message and error handlers, kept alive while it runs.
 type Handlers = (Closure<dyn FnMut(MessageEvent)>, Closure<dyn FnMut(web_sys::Event)>);
 

@@ -34,7 +34,7 @@ impl GruCell {
 
     /// Input projection x W_ihᵀ + b_ih for any leading shape.
     fn project(&self, x: &Tensor) -> Result<Tensor> {
-        Linear { weight: self.w_ih.clone(), bias: Some(self.b_ih.clone()) }.forward(x)
+        Linear { weight: self.w_ih.clone(), bias: Some(self.b_ih.clone()), transposed: false }.forward(x)
     }
 
     /// One step from the projected input xp (B, 3H) and state h (B, H).

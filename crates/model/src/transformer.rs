@@ -98,6 +98,9 @@ struct DecoderLayer {
 pub struct Transformer {
     pub cfg: TransformerConfig,
     embed: Tensor,
+    /// The embeddings transposed (d, V) for the output projection, made once for loaded weights
+    /// (see `Linear::from_weights`).
+    embed_t: Option<Tensor>,
     positions: Tensor,
     encoder: Vec<EncoderLayer>,
     encoder_norm: LayerNorm,
@@ -167,9 +170,12 @@ impl Transformer {
                 })
             })
             .collect::<Result<_>>()?;
+        let embed = layers::embedding_table(cfg.vocab_size, d, vb.pp("embed"))?;
+        let embed_t = if embed.is_variable() { None } else { Some(layers::transposed_copy(&embed)?) };
         Ok(Self {
             cfg: cfg.clone(),
-            embed: layers::embedding_table(cfg.vocab_size, d, vb.pp("embed"))?,
+            embed,
+            embed_t,
             positions: layers::sinusoids(cfg.max_len, d, vb.device())?,
             encoder,
             encoder_norm: LayerNorm::new(d, vb.pp("encoder_norm"))?,
@@ -260,7 +266,11 @@ impl Transformer {
         let rows = x.elem_count() / d;
         let mut out = dims.clone();
         *out.last_mut().unwrap() = self.cfg.vocab_size;
-        x.reshape((rows, d))?.matmul(&self.embed.t()?)?.reshape(out)
+        let embed_t = match &self.embed_t {
+            Some(t) => t.clone(),
+            None => self.embed.t()?,
+        };
+        x.reshape((rows, d))?.matmul(&embed_t)?.reshape(out)
     }
 
     pub fn start(&self, memory: &Tensor, src_mask: &Tensor) -> Result<TransformerState> {
