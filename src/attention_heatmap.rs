@@ -32,11 +32,23 @@ impl Heatmap {
         (r < self.weights.len() && c < self.weights[r].len()).then_some((r, c))
     }
 
-    /// "Mann → man: 0.832" for the cell at `(row, col)`.
-    pub fn describe(&self, (r, c): (usize, usize)) -> String {
-        let w = self.weights.get(r).and_then(|row| row.get(c)).copied().unwrap_or(0.0);
-        let label = |v: &[String], i: usize| v.get(i).cloned().unwrap_or_default();
-        format!("{} → {}: {w:.3}", label(&self.row_labels, r).trim(), label(&self.col_labels, c).trim())
+    /// "Mann → man: 0.832" for the cell at `(row, col)`, if there is one.
+    pub fn describe(&self, (r, c): (usize, usize)) -> Option<String> {
+        let w = *self.weights.get(r)?.get(c)?;
+        let (row, col) = (self.row_labels.get(r)?, self.col_labels.get(c)?);
+        Some(format!("{} → {}: {w:.3}", row.trim(), col.trim()))
+    }
+
+    /// The cell `(rows, columns)` away from `from`, kept inside the map; the first cell when
+    /// there is none yet.
+    pub fn step(&self, from: Option<(usize, usize)>, (dr, dc): (isize, isize)) -> Option<(usize, usize)> {
+        let (nr, nc) = (self.weights.len(), self.col_labels.len());
+        if nr == 0 || nc == 0 {
+            return None;
+        }
+        let Some((r, c)) = from else { return Some((0, 0)) };
+        let clamp = |x: usize, d: isize, n: usize| x.saturating_add_signed(d).min(n - 1);
+        Some((clamp(r, dr, nr), clamp(c, dc, nc)))
     }
 
     /// The whole heatmap as a standalone SVG document: a rect per cell carrying its position and
@@ -122,7 +134,7 @@ impl Heatmap {
             ink(hover.is_some_and(|x| x.0 == r));
             let _ = ctx.fill_text(t, LABEL - 6.0, LABEL + (r as f64 + 0.7) * CELL);
         }
-        if let Some((r, c)) = hover {
+        if let Some((r, c)) = hover.filter(|&(r, c)| r < self.weights.len() && c < self.col_labels.len()) {
             let (nr, nc) = (self.weights.len() as f64, self.col_labels.len() as f64);
             ctx.set_stroke_style_str("#f08c00");
             ctx.set_line_width(1.5);
@@ -140,8 +152,7 @@ impl Heatmap {
         let mut rgba = vec![255u8; nr * nc * 4];
         for (r, row) in self.weights.iter().enumerate() {
             for (c, &w) in row.iter().enumerate().take(nc) {
-                let s = shade(w);
-                rgba[(r * nc + c) * 4..][..3].copy_from_slice(&[s, s, 255]);
+                rgba[(r * nc + c) * 4..][..3].copy_from_slice(&rgb(w));
             }
         }
         let canvas: web_sys::HtmlCanvasElement =
@@ -157,14 +168,18 @@ impl Heatmap {
     }
 }
 
-/// The red and green of a cell: white for 0, blue for 1.
-fn shade(weight: f32) -> u8 {
-    (255.0 * (1.0 - weight.clamp(0.0, 1.0))).round() as u8
+/// A cell's colour: white for 0, blue for 1; grey for a weight that is not a number.
+fn rgb(weight: f32) -> [u8; 3] {
+    if weight.is_nan() {
+        return [160, 160, 160];
+    }
+    let s = (255.0 * (1.0 - weight.clamp(0.0, 1.0))).round() as u8;
+    [s, s, 255]
 }
 
 fn fill(weight: f32) -> String {
-    let s = shade(weight);
-    format!("rgb({s},{s},255)")
+    let [r, g, b] = rgb(weight);
+    format!("rgb({r},{g},{b})")
 }
 
 fn xml_escape(s: &str) -> String {
@@ -199,6 +214,11 @@ mod tests {
         assert_eq!(h.cell_at(LABEL + 2.0 * CELL - 1.0, LABEL + 1.0), Some((0, 1)));
         assert_eq!(h.cell_at(LABEL - 1.0, LABEL + 1.0), None);
         assert_eq!(h.cell_at(LABEL + 2.0 * CELL + 1.0, LABEL + 1.0), None);
-        assert_eq!(h.describe((0, 1)), "a<b → z: 0.750");
+        assert_eq!(h.describe((0, 1)).as_deref(), Some("a<b → z: 0.750"));
+        assert_eq!(h.describe((2, 0)), None);
+        assert_eq!(h.step(None, (1, 0)), Some((0, 0)));
+        assert_eq!(h.step(Some((0, 0)), (-1, 1)), Some((0, 1)));
+        assert_eq!(h.step(Some((1, 1)), (5, 5)), Some((1, 1)));
+        assert_eq!(fill(f32::NAN), "rgb(160,160,160)");
     }
 }

@@ -151,6 +151,11 @@ pub fn AttentionPage() -> impl IntoView {
             col_labels: groups(col_labels.len(), MAX_SIDE).iter().map(|g| group_label(&col_labels, g)).collect(),
         })
     });
+    // A new map, or another choice of map, leaves no cell marked.
+    Effect::new(move |_| {
+        shown.track();
+        hover.set(None);
+    });
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     Effect::new(move |_| {
         if let (Some(c), Some(h)) = (canvas.get(), shown.get()) {
@@ -169,23 +174,36 @@ pub fn AttentionPage() -> impl IntoView {
                     data-testid="att-heatmap"
                     node_ref=canvas
                     role="img"
-                    aria-label=format!("Attention heatmap, {} rows × {} columns; hover a cell for its weight.", h.weights.len(), h.col_labels.len())
+                    aria-label=format!("Attention heatmap, {} rows × {} columns; hover a cell, or focus the map and use the arrow keys, for its weight.", h.weights.len(), h.col_labels.len())
                     style:width=format!("{w}px")
                     style:height=format!("{ht}px")
                     on:mousemove=move |ev| { let c = at(&ev); if hover.get_untracked() != c { hover.set(c) } }
                     on:mouseleave=move |_| hover.set(None)
+                    tabindex="0"
+                    on:keydown=move |ev: web_sys::KeyboardEvent| {
+                        let d = match ev.key().as_str() {
+                            "ArrowUp" => (-1, 0),
+                            "ArrowDown" => (1, 0),
+                            "ArrowLeft" => (0, -1),
+                            "ArrowRight" => (0, 1),
+                            _ => return,
+                        };
+                        ev.prevent_default();
+                        let next = shown.with_untracked(|s| s.as_ref().and_then(|s| s.step(hover.get_untracked(), d)));
+                        hover.set(next);
+                    }
                 ></canvas>
             }
         })
     };
     let readout = move || {
-        let text = hover.get().and_then(|c| shown.with(|s| s.as_ref().map(|s| s.describe(c))));
+        let text = hover.get().and_then(|c| shown.with(|s| s.as_ref().and_then(|s| s.describe(c))));
         view! { <p class="hint" data-testid="att-readout" aria-live="polite">{text.unwrap_or_else(|| "\u{a0}".into())}</p> }
     };
     view! {
         <section class="attention">
             <h2>"Attention"</h2>
-            <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover a cell to follow its row and column."</p>
+            <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
             <button class="primary" data-testid="att-run" on:click=run disabled=move || busy.get()>"Show attention"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || current().map(|(_, _, _, n_layers, n_heads)| {

@@ -138,7 +138,11 @@ async fn compute(input: Scoring, progress: RwSignal<f64>) -> Result<Report, Stri
         .chain(options.ter.then_some(("ter", "TER")))
         .collect();
     let mut results = Vec::new();
+    let epoch = metrics_client::epoch();
     for (k, &(metric, label)) in metrics.iter().enumerate() {
+        if metrics_client::cancelled_since(epoch) {
+            return Err("cancelled".into());
+        }
         let share = |p: f64| progress.set((k as f64 + p) / metrics.len() as f64);
         let result = metrics_client::run(label, corpus.request(metric), share).await;
         results.push(result.and_then(|v| {
@@ -232,8 +236,9 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     // Errors reading a dropped or picked file.
     let error = RwSignal::new(None::<String>);
     let progress_value = RwSignal::new(0.0);
-    // A new Compute supersedes the running one: the action keeps only the latest dispatch's
-    // result, and the older one is aborted (its worker job cancelled).
+    // A new Compute supersedes the running one: the older dispatch is aborted (its future
+    // dropped, which stops its metrics worker), and `compute` also gives up before its next
+    // metric once a newer run cancelled its job.
     let scoring = Action::new_local(move |input: &Scoring| compute(input.clone(), progress_value));
     let in_flight = StoredValue::new(None::<ActionAbortHandle>);
 

@@ -89,8 +89,12 @@ mod packed_maps {
     fn unpack(p: Packed) -> Result<Maps, String> {
         let bytes = base64::engine::general_purpose::STANDARD.decode(p.f32le).map_err(|e| e.to_string())?;
         let [layers, heads, rows, cols] = p.dims;
-        let n = layers.checked_mul(heads).and_then(|x| x.checked_mul(rows)).and_then(|x| x.checked_mul(cols));
-        if n.and_then(|n| n.checked_mul(4)) != Some(bytes.len()) {
+        // Layers and heads are a handful and the maps are pooled to at most 64 × 64: a larger
+        // dimension is a corrupt message (and an empty one must not make millions of empty rows).
+        if p.dims.iter().any(|&d| d > 4096) {
+            return Err(format!("attention dimensions {:?} out of range", p.dims));
+        }
+        if layers * heads * rows * cols * 4 != bytes.len() {
             return Err(format!("{} bytes of attention for dimensions {:?}", bytes.len(), p.dims));
         }
         let mut weights = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
@@ -217,5 +221,7 @@ mod tests {
         assert!(serde_json::from_str::<Event>(bad).is_err());
         let huge = bad.replace("[1,1,2,2]", "[18446744073709551615,2,2,2]");
         assert!(serde_json::from_str::<Event>(&huge).is_err());
+        let empty_but_huge = bad.replace("[1,1,2,2]", "[18446744073709551615,0,0,0]").replace("AACAPw==", "");
+        assert!(serde_json::from_str::<Event>(&empty_but_huge).is_err());
     }
 }

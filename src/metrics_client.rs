@@ -92,7 +92,12 @@ pub fn cancel() {
     }
 }
 
-fn cancelled_since(epoch: u64) -> bool {
+/// The current cancellation epoch; `cancelled_since` says whether `cancel` ran after it.
+pub fn epoch() -> u64 {
+    EPOCH.with(Cell::get)
+}
+
+pub fn cancelled_since(epoch: u64) -> bool {
     EPOCH.with(|e| e.get()) != epoch
 }
 

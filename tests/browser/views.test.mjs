@@ -86,7 +86,16 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
       const box = await page.locator('[data-testid=att-heatmap]').boundingBox();
       await page.mouse.move(box.x + 110 + 26 + 5, box.y + 110 + 5);
       const [, , w01] = h.cells.find(([r, c]) => r === 0 && c === 1);
-      await page.waitForFunction((w) => document.querySelector('[data-testid=att-readout]').textContent.endsWith(`: ${w}`), w01.toFixed(3));
+      const readout = () => page.locator('[data-testid=att-readout]').textContent();
+      await page.waitForFunction(() => /: [\d.]+$/.test(document.querySelector('[data-testid=att-readout]').textContent));
+      assert.ok(Math.abs(Number((await readout()).split(': ').pop()) - w01) < 0.0015, await readout());
+      // The arrow keys walk the cells of the focused map: from no cell, the first key marks the first
+      // cell, then right and down.
+      await page.mouse.move(box.x + 2, box.y + 2);
+      await page.focus('[data-testid=att-heatmap]');
+      for (const key of ['ArrowDown', 'ArrowRight', 'ArrowDown']) await page.keyboard.press(key);
+      const [, , w11] = h.cells.find(([r, c]) => r === 1 && c === 1);
+      assert.ok(Math.abs(Number((await readout()).split(': ').pop()) - w11) < 0.0015, await readout());
       const [pngDownload] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=att-export-png]')]);
       assert.equal(pngDownload.suggestedFilename(), 'attention.png');
       const png = readFileSync(await pngDownload.path());
