@@ -49,6 +49,21 @@ test('the pickers offer the shipped directions, and swap translates the output b
   assert.deepEqual(errors, []);
 });
 
+test('English → French and back: the page gives the CLI’s translations', async () => {
+  const errors = [];
+  const sentence = 'Two men are playing football in the park.';
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&model=en-fr%2Ftransformer&text=${encodeURIComponent(sentence)}`, errors);
+  await finished(page);
+  assert.equal(await page.inputValue('[data-testid=tr-tgt]'), 'fr');
+  const french = await output(page);
+  assert.equal(french, wgslate(['translate', '--model', join(root, 'www', 'models', 'en-fr', 'transformer'), '--backend', 'cpu'], sentence + '\n').trim());
+  await page.click('[data-testid=tr-swap]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-output]')?.dataset.model === 'fr-en/transformer');
+  await finished(page);
+  assert.equal(await output(page), wgslate(['translate', '--model', join(root, 'www', 'models', 'fr-en', 'transformer'), '--backend', 'cpu'], french + '\n').trim());
+  assert.deepEqual(errors, []);
+});
+
 test('the ensemble model gives the CLI ensemble’s translation', async () => {
   const errors = [];
   const sentence = 'Three children are sitting on a wooden bench near the lake.';
