@@ -72,11 +72,11 @@ impl Module for Linear {
         let y = match x.rank() {
             2 => x.matmul(&w)?,
             _ => {
-                let dims = x.dims();
-                let rows: usize = dims[..dims.len() - 1].iter().product();
-                let mut out_dims = dims.to_vec();
-                *out_dims.last_mut().unwrap() = w.dim(1)?;
-                x.reshape((rows, dims[dims.len() - 1]))?.matmul(&w)?.reshape(out_dims)?
+                let Some((&features, lead)) = x.dims().split_last() else {
+                    return Err(candle_core::Error::Msg("a linear layer needs at least one dimension".into()));
+                };
+                let out_dims: Vec<usize> = lead.iter().copied().chain([w.dim(1)?]).collect();
+                x.reshape((lead.iter().product::<usize>(), features))?.matmul(&w)?.reshape(out_dims)?
             }
         };
         match &self.bias {
