@@ -18,23 +18,40 @@ pub struct GruCell {
     pub w_hh: Tensor,
     pub b_ih: Tensor,
     pub b_hh: Tensor,
+    /// For loaded weights: the input projection and W_hhᵀ made contiguous once, not on every step
+    /// (see `Linear::from_weights`).
+    loaded: Option<(Linear, Tensor)>,
 }
 
 impl GruCell {
     fn new(input: usize, hidden: usize, vb: VarBuilder) -> Result<Self> {
         let bound = 1.0 / (hidden as f64).sqrt();
         let init = candle_nn::Init::Uniform { lo: -bound, up: bound };
-        Ok(Self {
-            w_ih: vb.get_with_hints((3 * hidden, input), "w_ih", init)?,
-            w_hh: vb.get_with_hints((3 * hidden, hidden), "w_hh", init)?,
-            b_ih: vb.get_with_hints(3 * hidden, "b_ih", init)?,
-            b_hh: vb.get_with_hints(3 * hidden, "b_hh", init)?,
-        })
+        let w_ih = vb.get_with_hints((3 * hidden, input), "w_ih", init)?;
+        let w_hh = vb.get_with_hints((3 * hidden, hidden), "w_hh", init)?;
+        let b_ih = vb.get_with_hints(3 * hidden, "b_ih", init)?;
+        let b_hh = vb.get_with_hints(3 * hidden, "b_hh", init)?;
+        let loaded = match w_ih.is_variable() || w_hh.is_variable() {
+            true => None,
+            false => Some((Linear::from_weights(w_ih.clone(), Some(b_ih.clone())), layers::transposed_copy(&w_hh)?)),
+        };
+        Ok(Self { w_ih, w_hh, b_ih, b_hh, loaded })
     }
 
     /// Input projection x W_ihᵀ + b_ih for any leading shape.
     fn project(&self, x: &Tensor) -> Result<Tensor> {
-        Linear { weight: self.w_ih.clone(), bias: Some(self.b_ih.clone()), transposed: false }.forward(x)
+        match &self.loaded {
+            Some((input, _)) => input.forward(x),
+            None => Linear { weight: self.w_ih.clone(), bias: Some(self.b_ih.clone()), transposed: false }.forward(x),
+        }
+    }
+
+    /// W_hhᵀ, contiguous.
+    fn w_hh_t(&self) -> Result<Tensor> {
+        match &self.loaded {
+            Some((_, w_hh_t)) => Ok(w_hh_t.clone()),
+            None => layers::transposed_copy(&self.w_hh),
+        }
     }
 
     /// One step from the projected input xp (B, 3H) and state h (B, H).
@@ -64,6 +81,8 @@ enum Scorer {
 pub struct GruModel {
     pub cfg: GruConfig,
     embed: Tensor,
+    /// The embeddings transposed (E, V) for the output projection, made once for loaded weights.
+    embed_t: Option<Tensor>,
     encoder_forward: GruCell,
     encoder_backward: GruCell,
     init: Linear,
@@ -114,9 +133,12 @@ impl GruModel {
             AttentionScore::Dot => Scorer::Dot,
             AttentionScore::General => Scorer::General { key: Linear::new(2 * he, hd, false, vb.pp("attention.key"))? },
         };
+        let embed = layers::embedding_table(cfg.vocab_size, e, vb.pp("embed"))?;
+        let embed_t = if embed.is_variable() { None } else { Some(layers::transposed_copy(&embed)?) };
         Ok(Self {
             cfg: cfg.clone(),
-            embed: layers::embedding_table(cfg.vocab_size, e, vb.pp("embed"))?,
+            embed,
+            embed_t,
             encoder_forward: GruCell::new(e, he, vb.pp("encoder.forward"))?,
             encoder_backward: GruCell::new(e, he, vb.pp("encoder.backward"))?,
             init: Linear::new(2 * he, hd, true, vb.pp("init"))?,
@@ -134,7 +156,7 @@ impl GruModel {
         let mut outputs = Vec::with_capacity(2);
         for (cell, reverse) in [(&self.encoder_forward, false), (&self.encoder_backward, true)] {
             let xp = cell.project(&x)?;
-            let w_hh_t = cell.w_hh.t()?.contiguous()?;
+            let w_hh_t = cell.w_hh_t()?;
             let mut h = Tensor::zeros((b, he), x.dtype(), x.device())?;
             let mut states = vec![None; s];
             for step in 0..s {
@@ -186,7 +208,11 @@ impl GruModel {
         let rows = o.elem_count() / self.cfg.emb_dim;
         let mut out = dims.clone();
         *out.last_mut().unwrap() = self.cfg.vocab_size;
-        o.reshape((rows, self.cfg.emb_dim))?.matmul(&self.embed.t()?)?.reshape(out)
+        let embed_t = match &self.embed_t {
+            Some(t) => t.clone(),
+            None => self.embed.t()?,
+        };
+        o.reshape((rows, self.cfg.emb_dim))?.matmul(&embed_t)?.reshape(out)
     }
 
     /// Teacher-forced decoder: tgt_in (B, T) → logits (B, T, V).
@@ -195,7 +221,7 @@ impl GruModel {
         let emb = dropout(&layers::lookup(&self.embed, tgt_in)?, self.cfg.dropout, train)?;
         let (w_emb, w_ctx) = self.split_input_weights()?;
         let emb_proj = layers::matmul_3d(&emb, &w_emb)?.broadcast_add(&self.decoder.b_ih)?;
-        let w_hh_t = self.decoder.w_hh.t()?.contiguous()?;
+        let w_hh_t = self.decoder.w_hh_t()?;
         let mut state = state.clone();
         let (mut hs, mut cs) = (Vec::with_capacity(t_len), Vec::with_capacity(t_len));
         for t in 0..t_len {
@@ -216,7 +242,7 @@ impl GruModel {
         let (weights, context) = self.attend(state)?;
         let input = Tensor::cat(&[&emb, &context], 1)?;
         let xp = self.decoder.project(&input)?;
-        state.hidden = self.decoder.step(&xp, &state.hidden, &self.decoder.w_hh.t()?.contiguous()?)?;
+        state.hidden = self.decoder.step(&xp, &state.hidden, &self.decoder.w_hh_t()?)?;
         state.position += 1;
         let features = Tensor::cat(&[&state.hidden, &context, &emb], 1)?;
         let logits = self.predict(&features, false)?;
