@@ -46,11 +46,24 @@ impl View {
     }
 }
 
+/// The URL's hash for a view and its query: `#compare?beam=4&text=…`, `#bleu`.
+fn hash_for(view: View, query: &str) -> String {
+    match query {
+        "" => format!("#{}", view.slug()),
+        q => format!("#{}?{q}", view.slug()),
+    }
+}
+
+fn query_of(hash: &str) -> &str {
+    hash.split_once('?').map_or("", |(_, q)| q)
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let hash = browser::location_hash();
     let view = RwSignal::new(View::from_hash(&hash));
-    let (settings, text, url_problems) = settings::from_query(hash.split_once('?').map_or("", |(_, q)| q));
+    let (settings, text, problems) = settings::from_query(query_of(&hash));
+    let url_problems = RwSignal::new(problems);
     let url_problems_seen = RwSignal::new(false);
     let shared = Shared {
         settings: RwSignal::new(settings),
@@ -69,10 +82,24 @@ pub fn App() -> impl IntoView {
         load_progress: shared.load_progress,
         backend: shared.backend,
     });
+    // A link naming a model that is not shipped gets the default, with a message.
+    let keep_shipped_model = move || {
+        let model = shared.settings.get_untracked().model;
+        let known = shared.model_entries.with_untracked(|e| e.is_empty() || e.iter().any(|e| e.name() == model));
+        if !known {
+            let default = settings::Settings::default().model;
+            url_problems.update(|p| p.push(format!("model {model:?} (not a shipped model; {default} is used)")));
+            url_problems_seen.set(false);
+            shared.settings.update(|s| s.model = default);
+        }
+    };
     {
         spawn_local(async move {
             match models::load_index().await {
-                Ok(entries) => shared.model_entries.set(entries),
+                Ok(entries) => {
+                    shared.model_entries.set(entries);
+                    keep_shipped_model();
+                }
                 Err(e) => shared.model_error.set(Some(format!("Could not read the model list: {e}"))),
             }
             // The worker names the backend it chose (the label says "Choosing…" until then).
@@ -86,8 +113,45 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         if prefill.get().is_some() {
             view.set(View::Bleu);
-            browser::set_location_hash("#bleu");
         }
+    });
+    // The URL names the view, the settings and the text, so a reload or a shared link opens the
+    // same page; a change of view is a history entry (Back returns to the last view), typing is not.
+    let written = StoredValue::new((None::<View>, String::new()));
+    Effect::new(move |_| {
+        let (v, s, t) = (view.get(), shared.settings.get(), shared.text.get());
+        let hash = hash_for(v, &settings::to_query(&s, &t));
+        let (last_view, last_hash) = written.get_value();
+        if hash == last_hash && browser::location_hash() == hash {
+            return;
+        }
+        match last_view {
+            Some(last) if last != v => browser::push_location_hash(&hash),
+            _ => browser::set_location_hash(&hash),
+        }
+        written.set_value((Some(v), hash));
+    });
+    // A link pasted into this tab, or Back / Forward: show what the URL says.
+    let follow_url = move || {
+        let hash = browser::location_hash();
+        if hash == written.get_value().1 {
+            return;
+        }
+        let (s, t, problems) = settings::from_query(query_of(&hash));
+        let v = View::from_hash(&hash);
+        written.set_value((Some(v), hash));
+        url_problems.set(problems);
+        url_problems_seen.set(false);
+        shared.settings.set(s);
+        shared.text.set(t);
+        view.set(v);
+        keep_shipped_model();
+    };
+    let on_hash = window_event_listener(leptos::ev::hashchange, move |_| follow_url());
+    let on_pop = window_event_listener(leptos::ev::popstate, move |_| follow_url());
+    on_cleanup(move || {
+        on_hash.remove();
+        on_pop.remove();
     });
     let nav = move |v: View| {
         view! {
@@ -95,12 +159,7 @@ pub fn App() -> impl IntoView {
                 class="tab"
                 class:active=move || view.get() == v
                 data-testid=format!("nav-{}", v.slug())
-                on:click=move |_| {
-                    view.set(v);
-                    if v != View::Translate {
-                        browser::set_location_hash(&format!("#{}", v.slug()));
-                    }
-                }
+                on:click=move |_| view.set(v)
             >
                 {v.label()}
             </button>
@@ -113,9 +172,9 @@ pub fn App() -> impl IntoView {
             <nav>{View::ALL.into_iter().map(nav).collect_view()}</nav>
         </header>
         <main>
-            {move || (!url_problems.is_empty() && !url_problems_seen.get()).then(|| view! {
+            {move || (!url_problems.with(Vec::is_empty) && !url_problems_seen.get()).then(|| view! {
                 <p class="error" role="alert" data-testid="url-problems">
-                    {format!("Ignored from the link: {}. ", url_problems.join("; "))}
+                    {format!("Ignored from the link: {}. ", url_problems.get().join("; "))}
                     <button class="link" on:click=move |_| url_problems_seen.set(true)>"Dismiss"</button>
                 </p>
             })}

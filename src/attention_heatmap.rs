@@ -20,7 +20,8 @@ pub struct Heatmap {
 impl Heatmap {
     /// Width and height in CSS pixels.
     pub fn size(&self) -> (f64, f64) {
-        (LABEL + self.col_labels.len() as f64 * CELL + 10.0, LABEL + self.weights.len() as f64 * CELL + 10.0)
+        // The column labels lean right (60°), so the right margin holds the last one's tail.
+        (LABEL + self.col_labels.len() as f64 * CELL + 60.0, LABEL + self.weights.len() as f64 * CELL + 10.0)
     }
 
     /// The cell under a point given in CSS pixels from the heatmap's top left corner.

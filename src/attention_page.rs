@@ -186,6 +186,9 @@ pub fn AttentionPage() -> impl IntoView {
                             "ArrowDown" => (1, 0),
                             "ArrowLeft" => (0, -1),
                             "ArrowRight" => (0, 1),
+                            // The row's first and last cells (the step is kept inside the map).
+                            "Home" => (0, isize::MIN / 2),
+                            "End" => (0, isize::MAX / 2),
                             _ => return,
                         };
                         ev.prevent_default();

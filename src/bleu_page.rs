@@ -209,6 +209,7 @@ fn TextInput(
             <textarea
                 data-testid=move || testid.get()
                 placeholder=placeholder
+                aria-label=placeholder
                 spellcheck="false"
                 prop:value=move || text.get()
                 on:input=move |ev| text.set(event_target_value(&ev))
@@ -242,7 +243,22 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     let scoring = Action::new_local(move |input: &Scoring| compute(input.clone(), progress_value));
     let in_flight = StoredValue::new(None::<ActionAbortHandle>);
 
+    // The scores shown were computed from other inputs than those now in the boxes.
+    let inputs_changed = RwSignal::new(false);
+    Effect::new(move |_| {
+        hyp.track();
+        hyp2.track();
+        refs.with(|v| v.iter().for_each(|r| r.text.track()));
+        tokenize.track();
+        smoothing.track();
+        lowercase.track();
+        use_chrf.track();
+        use_ter.track();
+        inputs_changed.set(true);
+    });
+
     let run = move || {
+        inputs_changed.set(false);
         error.set(None);
         progress_value.set(0.0);
         let options = Options {
@@ -353,7 +369,14 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                 </div>
             })}
             {move || error.get().or_else(|| outcome().and_then(Result::err)).map(|e| view! { <p class="error" data-testid="bleu-error" role="alert">{e}</p> })}
-            {move || outcome().and_then(Result::ok).map(|r| view! { <Results report=r /> })}
+            {move || outcome().and_then(Result::ok).map(|r| view! {
+                {move || inputs_changed.get().then(|| view! {
+                    <p class="hint" data-testid="bleu-stale">"The inputs or options changed since these scores; Compute again to update them."</p>
+                })}
+                <div class:stale=move || inputs_changed.get()>
+                    <Results report=r />
+                </div>
+            })}
         </section>
     }
 }

@@ -49,10 +49,20 @@ pub fn location_hash() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
 
+/// Replaces the URL's hash without a history entry (and without a `hashchange` event).
 pub fn set_location_hash(hash: &str) {
     if let Some(w) = web_sys::window() {
         if let Ok(h) = w.history() {
             let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(hash));
+        }
+    }
+}
+
+/// Sets the URL's hash as a new history entry, so Back returns to the one before.
+pub fn push_location_hash(hash: &str) {
+    if let Some(w) = web_sys::window() {
+        if let Ok(h) = w.history() {
+            let _ = h.push_state_with_url(&JsValue::NULL, "", Some(hash));
         }
     }
 }

@@ -139,6 +139,12 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
         send(id, Event::Loaded(format!("{name} loaded: weights {}", model.weight_format)));
         loaded.push(model);
     }
+    if names.len() > 1 {
+        let formats: Vec<String> = loaded.iter().map(|m| m.weight_format.to_string()).collect();
+        let same = formats.windows(2).all(|w| w[0] == w[1]);
+        let weights = if same { formats[0].clone() } else { formats.join(" / ") };
+        send(id, Event::Loaded(format!("{} loaded ({}): weights {weights}", s.model, names.join(" + "))));
+    }
     // An ensemble runs on the GPU only when every member has a GPU engine.
     let shown = names.iter().find(|n| gpu_engine::engine(n).is_none()).unwrap_or(&names[0]);
     let mut backend = gpu_engine::label(shown).await;

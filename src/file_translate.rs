@@ -4,9 +4,11 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use wgslate_model::translate::split_sentences;
+
 use crate::browser;
 use crate::engine_client::{self, JobError};
-use crate::engine_jobs::{Job, SearchChoice};
+use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::translate_page::{settings_pairs, Shared};
 
 /// Lines per call: small enough that Stop and the progress answer quickly.
@@ -22,12 +24,75 @@ fn output_name(input: &str, target: &str) -> String {
     }
 }
 
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The sentences of a file to translate: each line split as the Translate box splits text, so a
+/// paragraph on one line is translated sentence by sentence and joined back on its line.
+struct Segments {
+    /// (line index, sentence) in file order; blank lines have none.
+    sentences: Vec<(usize, String)>,
+    /// Sentences per line.
+    per_line: Vec<usize>,
+}
+
+impl Segments {
+    fn of(lines: &[String]) -> Self {
+        let mut sentences = Vec::new();
+        let mut per_line = vec![0; lines.len()];
+        for (i, line) in lines.iter().enumerate() {
+            for sentence in split_sentences(line).into_iter().flatten() {
+                per_line[i] += 1;
+                sentences.push((i, sentence));
+            }
+        }
+        Self { sentences, per_line }
+    }
+
+    /// Lines with text.
+    fn lines_with_text(&self) -> usize {
+        self.per_line.iter().filter(|&&n| n > 0).count()
+    }
+}
+
+/// Puts translated sentences back on their lines and counts the lines finished.
+struct Assembly {
+    out: Vec<String>,
+    left: Vec<usize>,
+    lines_done: usize,
+}
+
+impl Assembly {
+    fn new(segments: &Segments) -> Self {
+        Self { out: vec![String::new(); segments.per_line.len()], left: segments.per_line.clone(), lines_done: 0 }
+    }
+
+    fn add(&mut self, line: usize, translation: &str) {
+        let out = &mut self.out[line];
+        if !out.is_empty() && !translation.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(translation);
+        self.left[line] -= 1;
+        if self.left[line] == 0 {
+            self.lines_done += 1;
+        }
+    }
+
+    /// The file's text: one line out per line in, each ending in a line break.
+    fn text(&self) -> String {
+        self.out.iter().map(|l| format!("{l}\n")).collect()
+    }
+}
+
 #[component]
 pub fn FileTranslate() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let status = RwSignal::new(String::new());
     let error = RwSignal::new(None::<String>);
-    let result = RwSignal::new(None::<(String, String)>);
+    // (file name, text, button label)
+    let result = RwSignal::new(None::<(String, String, String)>);
     let running = RwSignal::new(false);
     // Bumped by a new file, whose run cancels the older one.
     let generation = StoredValue::new(0u64);
@@ -39,6 +104,7 @@ pub fn FileTranslate() -> impl IntoView {
             engine_client::cancel("file");
             error.set(None);
             result.set(None);
+            status.set(String::new());
             running.set(true);
             spawn_local(async move {
                 // Only the newest file's run may touch the view.
@@ -60,35 +126,50 @@ pub fn FileTranslate() -> impl IntoView {
                         file.name()
                     )));
                 }
+                let segments = Segments::of(&lines);
+                let with_text = segments.lines_with_text();
+                if with_text == 0 {
+                    return finish(Some(format!("{} has no text to translate.", file.name())));
+                }
                 let s = shared.settings.get_untracked();
-                let mut out = vec![String::new(); lines.len()];
-                let todo: Vec<usize> = (0..lines.len()).filter(|&i| !lines[i].trim().is_empty()).collect();
+                let target = s.model.split('/').next().and_then(|p| p.split('-').nth(1)).unwrap_or("out").to_string();
+                let out_name = output_name(&file.name(), &target);
+                let mut assembly = Assembly::new(&segments);
                 let t0 = browser::now_ms();
-                status.set(format!("Translating 0 of {} lines…", todo.len()));
+                status.set(format!("Translating 0 of {with_text} lines…"));
                 let job = Job::Translate {
                     settings: settings_pairs(&s),
-                    texts: todo.iter().map(|&i| lines[i].clone()).collect(),
+                    texts: segments.sentences.iter().map(|(_, t)| t.clone()).collect(),
                     search: SearchChoice::Settings,
                     batch: LINES_PER_CALL,
                 };
-                let mut done = 0;
                 let outcome = engine_client::run("file", job, |first, sentences| {
                     if generation.get_value() != gen {
                         return;
                     }
                     for (k, nbest) in sentences.into_iter().enumerate() {
-                        out[todo[first + k]] = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
-                        done += 1;
+                        let text = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
+                        assembly.add(segments.sentences[first + k].0, &text);
                     }
-                    status.set(format!("Translating {done} of {} lines…", todo.len()));
+                    status.set(format!("Translating {} of {with_text} lines…", assembly.lines_done));
                 })
                 .await;
-                match outcome {
-                    Ok(_) => {}
+                let notices = match outcome {
+                    Ok(Event::Finished { notices }) => notices,
+                    Ok(_) => vec![],
                     // A newer file took over.
                     Err(JobError::Cancelled) if generation.get_value() != gen => return,
                     Err(JobError::Cancelled) => {
-                        status.set(format!("Stopped after {done} of {} lines.", todo.len()));
+                        let done = assembly.lines_done;
+                        status.set(format!("Stopped after {done} of {with_text} lines."));
+                        // What was translated is kept: the lines not reached stay empty.
+                        if done > 0 {
+                            result.set(Some((
+                                out_name,
+                                assembly.text(),
+                                format!("Download the {done} translated line{}", if done == 1 { "" } else { "s" }),
+                            )));
+                        }
                         return finish(None);
                     }
                     Err(JobError::Model) => {
@@ -101,17 +182,15 @@ pub fn FileTranslate() -> impl IntoView {
                         status.set(String::new());
                         return finish(Some(format!("Translation failed: {e}")));
                     }
-                }
-                let target = s.model.split('/').next().and_then(|p| p.split('-').nth(1)).unwrap_or("out").to_string();
+                };
                 status.set(format!(
-                    "{} lines ({} translated) in {:.1} s",
-                    lines.len(),
-                    todo.len(),
-                    (browser::now_ms() - t0) / 1000.0
+                    "{} ({with_text} translated) in {:.1} s{}",
+                    plural(lines.len(), "line"),
+                    (browser::now_ms() - t0) / 1000.0,
+                    notices.iter().map(|n| format!("; {n}")).collect::<String>()
                 ));
-                let mut body = out.join("\n");
-                body.push('\n');
-                result.set(Some((output_name(&file.name(), &target), body)));
+                let label = format!("Download {out_name}");
+                result.set(Some((out_name, assembly.text(), label)));
                 finish(None);
             });
         }
@@ -138,8 +217,7 @@ pub fn FileTranslate() -> impl IntoView {
                 <span class="status" data-testid="tr-file-status" aria-live="polite">{move || status.get()}</span>
             </div>
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-file-error">{e}</p> })}
-            {move || result.get().map(|(name, body)| {
-                let label = format!("Download {name}");
+            {move || result.get().map(|(name, body, label)| {
                 view! {
                     <button class="primary" data-testid="tr-file-download" on:click=move |_| browser::download_text(&name, &body, "text/plain")>{label}</button>
                 }
@@ -150,12 +228,28 @@ pub fn FileTranslate() -> impl IntoView {
 
 #[cfg(test)]
 mod tests {
-    use super::output_name;
+    use super::{output_name, Assembly, Segments};
 
     #[test]
     fn the_translation_is_named_after_the_file_and_the_target_language() {
         assert_eq!(output_name("notes.txt", "de"), "notes.de.txt");
         assert_eq!(output_name("a.b.txt", "en"), "a.b.en.txt");
         assert_eq!(output_name("README", "de"), "README.de.txt");
+    }
+
+    #[test]
+    fn a_line_of_sentences_is_translated_sentence_by_sentence_and_joined_on_its_line() {
+        let lines: Vec<String> = ["A dog runs. Two men fish!", "", "  ", "One more"].map(String::from).into();
+        let segments = Segments::of(&lines);
+        let texts: Vec<(usize, &str)> = segments.sentences.iter().map(|(i, t)| (*i, t.as_str())).collect();
+        assert_eq!(texts, [(0, "A dog runs."), (0, "Two men fish!"), (3, "One more")]);
+        assert_eq!(segments.lines_with_text(), 2);
+        let mut assembly = Assembly::new(&segments);
+        assembly.add(0, "Ein Hund rennt.");
+        assert_eq!(assembly.lines_done, 0);
+        assembly.add(0, "Zwei Männer angeln!");
+        assembly.add(3, "Noch einer");
+        assert_eq!(assembly.lines_done, 2);
+        assert_eq!(assembly.text(), "Ein Hund rennt. Zwei Männer angeln!\n\n\nNoch einer\n");
     }
 }

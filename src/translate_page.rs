@@ -14,7 +14,7 @@ use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
 use crate::language_picker::{direction, LanguagePicker};
 use crate::offline_models::OfflineModels;
-use crate::settings::{self, Settings};
+use crate::settings::Settings;
 
 pub const MAX_INPUT_CHARS: usize = 5000;
 const BATCH: usize = 4;
@@ -88,6 +88,7 @@ pub fn TranslatePage() -> impl IntoView {
     // (BLEU, signature, hypotheses, number of sentences)
     let eval_result = RwSignal::new(None::<(String, String, String, usize)>);
     let eval_count = RwSignal::new(1000usize);
+    let eval_count_problem = RwSignal::new(None::<String>);
     let eval_note = RwSignal::new(None::<String>);
     let eval_running = Memo::new(move |_| eval_progress.get().is_some());
     // The output shown is for an older text or settings while a newer run is under way.
@@ -180,11 +181,11 @@ pub fn TranslatePage() -> impl IntoView {
         });
     };
 
-    // Translate as the text or the settings change (debounced), and keep the URL in step.
+    // Translate as the text or the settings change (debounced); the app keeps the URL in step.
     let run_debounced = run;
     Effect::new(move |_| {
-        let (t, s) = (text.get(), settings.get());
-        browser::set_location_hash(&format!("#translate?{}", settings::to_query(&s, &t)));
+        text.track();
+        settings.track();
         run_debounced(300);
     });
 
@@ -205,6 +206,11 @@ pub fn TranslatePage() -> impl IntoView {
         let (s, t) = pair.get();
         examples.set(vec![]);
         example_ref.set(None);
+        // Only a shipped model's languages have a test set (the app replaces any other model).
+        let model = settings.with(|s| s.model.clone());
+        if !model_entries.with(|e| e.iter().any(|e| e.name() == model)) {
+            return;
+        }
         spawn_local(async move {
             if let (Ok(src), Ok(rf)) = (
                 browser::fetch_text(&format!("data/test_2016_flickr.{s}")).await,
@@ -306,6 +312,7 @@ pub fn TranslatePage() -> impl IntoView {
                 <div class="pane">
                     <textarea
                         data-testid="tr-input"
+                        aria-label=move || format!("{} text to translate", language_name(&pair.get().0))
                         placeholder=move || format!("Type {} text… (Ctrl+Enter translates now)", language_name(&pair.get().0))
                         prop:value=move || text.get()
                         on:input=move |ev| {
@@ -365,12 +372,20 @@ pub fn TranslatePage() -> impl IntoView {
                 <label>
                     " first "
                     <input type="number" min="1" max="1000" step="1" data-testid="eval-count" prop:value=move || eval_count.get().to_string()
-                        on:change=move |ev| match wgslate_decode::settings::checked_number("n", &event_target_value(&ev)) {
-                            Ok(n) => eval_count.set(n as usize),
-                            Err(_) => event_target::<web_sys::HtmlInputElement>(&ev).set_value(&eval_count.get_untracked().to_string()),
+                        on:change=move |ev| match eval_count_checked(&event_target_value(&ev)) {
+                            Ok(n) => {
+                                eval_count_problem.set(None);
+                                eval_count.set(n as usize);
+                            }
+                            Err(e) => {
+                                let kept = eval_count.get_untracked();
+                                eval_count_problem.set(Some(format!("{e}; the evaluation keeps the first {kept}.")));
+                                event_target::<web_sys::HtmlInputElement>(&ev).set_value(&kept.to_string());
+                            }
                         } />
                     " of 1 000 sentences"
                 </label>
+                {move || eval_count_problem.get().map(|e| view! { <p class="error" role="alert" data-testid="eval-count-error">{e}</p> })}
                 // The Stop button is built once per run, not at every progress step (a click must not
                 // land on a button that is being replaced).
                 {move || eval_running.get().then(|| view! {
@@ -391,6 +406,22 @@ pub fn TranslatePage() -> impl IntoView {
     }
 }
 
+/// The "first N sentences" box's value, or why not.
+fn eval_count_checked(value: &str) -> Result<f64, String> {
+    match value.trim() {
+        "" => Err("the number of sentences must be a number from 1 to 1000".into()),
+        v => wgslate_decode::settings::checked_number("n", v),
+    }
+}
+
+/// Sets `key` from a number box. A box holding something that is not a number reads as empty.
+fn checked_box(label: &str, key: &str, value: &str, settings: &mut Settings) -> Result<(), String> {
+    if value.trim().is_empty() {
+        return Err(format!("{label}: type a number"));
+    }
+    settings.set(key, value)
+}
+
 #[component]
 fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
@@ -403,7 +434,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                           get: fn(&Settings) -> String| {
         let change = move |ev: web_sys::Event| {
             let mut s = settings.get_untracked();
-            match s.set(key, &event_target_value(&ev)) {
+            match checked_box(label, key, &event_target_value(&ev), &mut s) {
                 Ok(()) => {
                     problem.set(None);
                     settings.set(s);
@@ -414,10 +445,16 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 }
             }
         };
+        // Typing a good value again (no change event: the box already held it) clears the message.
+        let input = move |ev: web_sys::Event| {
+            if checked_box(label, key, &event_target_value(&ev), &mut settings.get_untracked()).is_ok() {
+                problem.set(None);
+            }
+        };
         view! {
             <label>
                 {label}" "
-                <input type="number" step=step data-testid=testid prop:value=move || get(&settings.get()) on:change=change />
+                <input type="number" step=step data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input />
             </label>
         }
     };

@@ -55,6 +55,23 @@ test('mismatched line counts and empty input show a message, not a crash', async
   assert.deepEqual(errors, []);
 });
 
+test('scores are marked out of date once the inputs or options change', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
+  await fillCase(page, ['the cat sat on the mat'], [['the cat sat on a mat']]);
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-score]').waitFor();
+  assert.equal(await page.locator('[data-testid=bleu-stale]').count(), 0);
+  await page.fill('[data-testid=bleu-hyp]', 'totally different');
+  await page.locator('[data-testid=bleu-stale]').waitFor();
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-stale]').waitFor({ state: 'detached' });
+  await page.locator('[data-testid=bleu-score]').waitFor();
+  await page.click('[data-testid=bleu-lowercase]');
+  await page.locator('[data-testid=bleu-stale]').waitFor();
+  assert.deepEqual(errors, []);
+});
+
 test('pasted markup is shown as text', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#bleu', errors);

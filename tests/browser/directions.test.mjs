@@ -73,6 +73,7 @@ test('the ensemble model gives the CLI ensemble’s translation', async () => {
   assert.equal(await output(page), wgslate(['translate', ...models, '--backend', 'cpu'], sentence + '\n').trim());
   assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /ensemble of 2/);
   assert.match(await page.locator('[data-testid=tr-model] option:checked').textContent(), /ensemble/);
+  assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /^en-de\/ensemble loaded \(en-de\/transformer \+ en-de\/transformer-small\): weights int8/);
   assert.deepEqual(errors, []);
 });
 

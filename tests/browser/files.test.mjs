@@ -1,5 +1,6 @@
-// Files in and out: a .txt translated line for line (the CLI's output, the same line count), a
-// long file stopped, and the BLEU per-line table and Compare outputs exported as TSV and JSON.
+// Files in and out: a .txt translated line for line (the CLI's output for each sentence, a line
+// of several sentences split as the Translate box splits it, the same line count), a long file
+// stopped with its finished lines kept, and the BLEU per-line table and Compare outputs exported as TSV and JSON.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -31,13 +32,14 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   assert.equal(out.length, lines.length, 'the same number of lines');
   assert.equal(out[1], '', 'an empty line stays empty');
   const model = join(root, 'www', 'models', 'en-de', 'transformer');
-  const native = wgslate(['translate', '--model', model, '--backend', 'cpu'], lines.filter((l) => l).join('\n') + '\n').split('\n');
-  assert.deepEqual([out[0], out[2], out[3]], native.slice(0, 3));
+  const sentences = ['A man is riding a bike.', 'Two dogs play in the snow.', 'A woman reads a book on a bench.', 'She is smiling.'];
+  const native = wgslate(['translate', '--model', model, '--backend', 'cpu'], sentences.join('\n') + '\n').split('\n');
+  assert.deepEqual([out[0], out[2], out[3]], [native[0], native[1], `${native[2]} ${native[3]}`]);
   assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /4 lines \(3 translated\)/);
   assert.deepEqual(errors, []);
 });
 
-test('Stop ends a long file’s translation and offers no partial download', async () => {
+test('Stop ends a long file’s translation and offers the lines finished', async () => {
   const errors = [];
   const file = join(dir, 'long.txt');
   writeFileSync(file, Array.from({ length: 400 }, (_, i) => `A man with ${i % 9} dogs walks down the street number ${i}.`).join('\n'));
@@ -47,8 +49,38 @@ test('Stop ends a long file’s translation and offers no partial download', asy
   await page.waitForFunction(() => /Translating [1-9]\d* of 400/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
   await page.click('[data-testid=tr-file-stop]');
   await page.waitForFunction(() => /Stopped after \d+ of 400 lines/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''));
-  assert.equal(await page.locator('[data-testid=tr-file-download]').count(), 0);
   assert.equal(await page.locator('[data-testid=tr-file-stop]').count(), 0);
+  const stopped = Number((await page.locator('[data-testid=tr-file-status]').textContent()).match(/Stopped after (\d+)/)[1]);
+  assert.match(await page.locator('[data-testid=tr-file-download]').textContent(), new RegExp(`Download the ${stopped} translated line`));
+  const { name, text } = await download(page, 'tr-file-download');
+  assert.equal(name, 'long.de.txt');
+  const out = text.split('\n');
+  assert.equal(out.pop(), '');
+  assert.equal(out.length, 400, 'every line has its place; those not reached are empty');
+  assert.equal(out.filter((l) => l).length, stopped);
+  assert.deepEqual(errors, []);
+});
+
+test('a new file clears the last one’s status; an empty or non-text file gets a message and no download', async () => {
+  const errors = [];
+  const empty = join(dir, 'empty.txt');
+  writeFileSync(empty, '\n  \n');
+  const binary = join(dir, 'image.txt');
+  writeFileSync(binary, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]));
+  const one = join(dir, 'one.txt');
+  writeFileSync(one, 'A dog runs.\n');
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.click('details.file-translate summary');
+  await page.setInputFiles('[data-testid=tr-file]', one);
+  await page.locator('[data-testid=tr-file-download]').waitFor({ timeout: 120000 });
+  await page.setInputFiles('[data-testid=tr-file]', empty);
+  await page.locator('[data-testid=tr-file-error]').waitFor();
+  assert.match(await page.locator('[data-testid=tr-file-error]').textContent(), /empty\.txt has no text to translate/);
+  assert.equal(await page.locator('[data-testid=tr-file-status]').textContent(), '');
+  assert.equal(await page.locator('[data-testid=tr-file-download]').count(), 0);
+  await page.setInputFiles('[data-testid=tr-file]', binary);
+  await page.waitForFunction(() => /not UTF-8/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''));
+  assert.equal(await page.locator('[data-testid=tr-file-status]').textContent(), '');
   assert.deepEqual(errors, []);
 });
 

@@ -59,3 +59,56 @@ test('sentences appear as they finish, and an error replaces the old output', as
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), '', 'the old translation is gone');
   assert.deepEqual(errors, []);
 });
+
+test('the URL names the view, Back returns to the last view, and a link pasted into the tab is followed', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#attention?beam=3&text=A+dog+runs.', errors);
+  await page.locator('[data-testid=nav-attention].active').waitFor();
+  await page.waitForTimeout(500);
+  assert.match(page.url(), /#attention\?beam=3&text=A\+dog\+runs\.$/);
+  await page.click('[data-testid=nav-compare]');
+  await page.waitForFunction(() => location.hash.startsWith('#compare?beam=3&text='));
+  await page.click('[data-testid=nav-bleu]');
+  await page.waitForFunction(() => location.hash.startsWith('#bleu?'));
+  await page.goBack();
+  await page.locator('[data-testid=nav-compare].active').waitFor();
+  await page.goBack();
+  await page.locator('[data-testid=nav-attention].active').waitFor();
+  // A link pasted into the address bar of the open tab.
+  await page.evaluate(() => { location.hash = '#translate?beam=5&text=Two+men+are+fishing.'; });
+  await page.locator('[data-testid=nav-translate].active').waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-input]').value === 'Two men are fishing.');
+  assert.equal(await page.inputValue('[data-testid=tr-beam]'), '5');
+  assert.deepEqual(errors, []);
+});
+
+test('a link naming a model that is not shipped gets a message and the default model', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?model=xx%2Fyy&text=A+dog+runs.', errors);
+  const problems = page.locator('[data-testid=url-problems]');
+  await problems.waitFor();
+  assert.match(await problems.textContent(), /"xx\/yy" \(not a shipped model; en-de\/transformer is used\)/);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('data-model'), 'en-de/transformer');
+  assert.equal(await page.locator('[data-testid=tr-error]').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
+test('a settings message goes once the box holds a good value, and the evaluation count names what it refused', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate', errors);
+  await page.fill('[data-testid=tr-top-p]', '0');
+  await page.locator('[data-testid=tr-top-p]').blur();
+  assert.match(await page.locator('[data-testid=tr-settings-error]').textContent(), /top-p must be between/);
+  // The box went back to 1; typing 1 again is no change for the browser, but the message goes.
+  await page.fill('[data-testid=tr-top-p]', '1');
+  await page.locator('[data-testid=tr-settings-error]').waitFor({ state: 'detached' });
+  await page.fill('[data-testid=eval-count]', '-5');
+  await page.locator('[data-testid=eval-count]').blur();
+  assert.match(await page.locator('[data-testid=eval-count-error]').textContent(), /must be between 1 and 1000, not -5; the evaluation keeps the first 1000/);
+  assert.equal(await page.inputValue('[data-testid=eval-count]'), '1000');
+  await page.fill('[data-testid=eval-count]', '20');
+  await page.locator('[data-testid=eval-count]').blur();
+  await page.locator('[data-testid=eval-count-error]').waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+});
