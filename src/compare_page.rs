@@ -44,8 +44,9 @@ fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
 
-/// Every output of the three searches, one row each: search, rank, text, log-prob, score, tokens.
-fn export(source: &str, cols: [(&str, &Column); 3], json: bool) -> String {
+/// Every output of the three searches, one row each: search, rank, text, log-prob, score, tokens
+/// (the JSON also names the source and the settings, model included, that made them).
+fn export(source: &str, settings: &[(String, String)], cols: [(&str, &Column); 3], json: bool) -> String {
     let rows = cols.iter().flat_map(|(search, c)| {
         c.outputs
             .iter()
@@ -58,7 +59,9 @@ fn export(source: &str, cols: [(&str, &Column); 3], json: bool) -> String {
                 serde_json::json!({ "search": search, "rank": rank, "text": text, "tokens": tokens, "log_prob": lp, "score": score })
             })
             .collect();
-        let doc = serde_json::json!({ "source": source, "outputs": outputs });
+        let settings: serde_json::Map<String, serde_json::Value> =
+            settings.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
+        let doc = serde_json::json!({ "source": source, "settings": settings, "outputs": outputs });
         return serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     }
     let mut out = String::from("search\trank\ttext\ttokens\tlog_prob\tscore\n");
@@ -74,7 +77,9 @@ fn export(source: &str, cols: [(&str, &Column); 3], json: bool) -> String {
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    let columns = RwSignal::new(None::<(Column, Column, Column, String)>);
+    // (greedy, beam, sample, source, the settings they ran with)
+    type Columns = (Column, Column, Column, String, Vec<(String, String)>);
+    let columns = RwSignal::new(None::<Columns>);
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let run = {
@@ -125,7 +130,8 @@ pub fn ComparePage() -> impl IntoView {
                 let sample = cols.pop().unwrap();
                 let beam_col = cols.pop().unwrap();
                 let greedy_col = cols.pop().unwrap();
-                columns.set(Some((greedy_col, beam_col, sample, sentence)));
+                let used = s.all_pairs().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+                columns.set(Some((greedy_col, beam_col, sample, sentence, used)));
                 busy.set(false);
             });
         }
@@ -141,12 +147,12 @@ pub fn ComparePage() -> impl IntoView {
             <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4). Words that differ between greedy and the best beam are highlighted."</p>
             <button class="primary" data-testid="cmp-run" on:click=run disabled=move || busy.get()>"Compare"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
-            {move || columns.get().map(|(g, b, s, src)| {
+            {move || columns.get().map(|(g, b, s, src, used)| {
                 let greedy_text = g.outputs[0].0.clone();
                 let best_beam = b.outputs[0].0.clone();
                 let (g2, b2, s2, src2) = (g.clone(), b.clone(), s.clone(), src.clone());
                 let save = move |json: bool| {
-                    let text = export(&src2, [("greedy", &g2), ("beam", &b2), ("sample", &s2)], json);
+                    let text = export(&src2, &used, [("greedy", &g2), ("beam", &b2), ("sample", &s2)], json);
                     let (name, mime) = if json { ("compare.json", "application/json") } else { ("compare.tsv", "text/tab-separated-values") };
                     browser::download_text(name, &text, mime);
                 };

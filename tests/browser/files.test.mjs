@@ -110,6 +110,7 @@ test('the BLEU per-line table and the Compare outputs export as TSV and JSON', a
   await compare.locator('[data-testid=cmp-export-json]').waitFor({ timeout: 120000 });
   const cmp = JSON.parse((await download(compare, 'cmp-export-json')).text);
   assert.equal(cmp.source, 'A man is riding a bike.');
+  assert.equal(cmp.settings.model, 'en-de/transformer');
   assert.deepEqual([...new Set(cmp.outputs.map((o) => o.search))], ['greedy', 'beam', 'sample']);
   assert.equal(cmp.outputs.filter((o) => o.search === 'beam').length, 4, 'Compare runs beam 4 at least');
   assert.equal(cmp.outputs.find((o) => o.search === 'greedy').text, (await compare.locator('[data-testid=cmp-greedy]').innerText()).trim());

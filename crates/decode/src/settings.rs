@@ -149,24 +149,28 @@ impl Settings {
 
     /// The `key=value` pairs that differ from the defaults (the text is not among them).
     pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
-        let d = Settings::default();
-        let all = [
-            ("model", self.model.clone(), d.model.clone()),
-            ("beam", self.beam.to_string(), d.beam.to_string()),
-            ("lpk", self.lenpen_kind.clone(), d.lenpen_kind.clone()),
-            ("lp", self.lenpen.to_string(), d.lenpen.to_string()),
-            ("cov", self.coverage.to_string(), d.coverage.to_string()),
-            ("end", self.end_penalty.to_string(), d.end_penalty.to_string()),
-            ("a", self.max_len_a.to_string(), d.max_len_a.to_string()),
-            ("b", self.max_len_b.to_string(), d.max_len_b.to_string()),
-            ("sample", self.sample.to_string(), d.sample.to_string()),
-            ("t", self.temperature.to_string(), d.temperature.to_string()),
-            ("k", self.top_k.to_string(), d.top_k.to_string()),
-            ("p", self.top_p.to_string(), d.top_p.to_string()),
-            ("seed", self.seed.to_string(), d.seed.to_string()),
-            ("backend", self.backend.clone(), d.backend.clone()),
-        ];
-        all.into_iter().filter(|(_, v, dv)| v != dv).map(|(k, v, _)| (k, v)).collect()
+        let d = Settings::default().all_pairs();
+        self.all_pairs().into_iter().zip(d).filter(|((_, v), (_, dv))| v != dv).map(|(kv, _)| kv).collect()
+    }
+
+    /// Every setting as `(key, value)`, defaults included.
+    pub fn all_pairs(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("model", self.model.clone()),
+            ("beam", self.beam.to_string()),
+            ("lpk", self.lenpen_kind.clone()),
+            ("lp", self.lenpen.to_string()),
+            ("cov", self.coverage.to_string()),
+            ("end", self.end_penalty.to_string()),
+            ("a", self.max_len_a.to_string()),
+            ("b", self.max_len_b.to_string()),
+            ("sample", self.sample.to_string()),
+            ("t", self.temperature.to_string()),
+            ("k", self.top_k.to_string()),
+            ("p", self.top_p.to_string()),
+            ("seed", self.seed.to_string()),
+            ("backend", self.backend.clone()),
+        ]
     }
 
     pub fn limits(&self) -> LengthLimits {
