@@ -142,8 +142,13 @@ pub fn App() -> impl IntoView {
         written.set_value((Some(v), hash));
         url_problems.set(problems);
         url_problems_seen.set(false);
-        shared.settings.set(s);
-        shared.text.set(t);
+        // Only what changed is set: Back between views must not translate the same text again.
+        if shared.settings.with_untracked(|old| *old != s) {
+            shared.settings.set(s);
+        }
+        if shared.text.with_untracked(|old| *old != t) {
+            shared.text.set(t);
+        }
         view.set(v);
         keep_shipped_model();
     };

@@ -130,7 +130,12 @@ pub fn ComparePage() -> impl IntoView {
                 let sample = cols.pop().unwrap();
                 let beam_col = cols.pop().unwrap();
                 let greedy_col = cols.pop().unwrap();
-                let used = s.all_pairs().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+                // The beam column ran with a beam of at least 4 (the engine worker's `SearchChoice::Beam`).
+                let used = s
+                    .all_pairs()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), if k == "beam" { s.beam.max(4).to_string() } else { v }))
+                    .collect();
                 columns.set(Some((greedy_col, beam_col, sample, sentence, used)));
                 busy.set(false);
             });

@@ -1,4 +1,4 @@
-//! Translate a file: a picked or dropped .txt, one segment per line, translated a few lines at a
+//! Translate a file: a picked or dropped .txt, each line split into sentences, translated a few at a
 //! time with progress and a Stop button, then downloaded with the same number of lines.
 
 use leptos::prelude::*;
@@ -80,9 +80,14 @@ impl Assembly {
         }
     }
 
-    /// The file's text: one line out per line in, each ending in a line break.
+    /// The file's text: one line out per line in, each ending in a line break; a line whose
+    /// sentences are not all translated yet (after Stop) stays empty.
     fn text(&self) -> String {
-        self.out.iter().map(|l| format!("{l}\n")).collect()
+        self.out
+            .iter()
+            .zip(&self.left)
+            .map(|(l, &left)| if left == 0 { format!("{l}\n") } else { "\n".into() })
+            .collect()
     }
 }
 
@@ -116,7 +121,7 @@ pub fn FileTranslate() -> impl IntoView {
                 };
                 let text = match browser::read_file(&file).await {
                     Ok(t) => t,
-                    Err(e) => return finish(Some(format!("Could not read {}: {e}", file.name()))),
+                    Err(e) => return finish(Some(e)),
                 };
                 let lines: Vec<String> = text.lines().map(str::to_string).collect();
                 if lines.len() > MAX_LINES {
@@ -199,7 +204,7 @@ pub fn FileTranslate() -> impl IntoView {
     view! {
         <details class="file-translate">
             <summary>"Translate a file"</summary>
-            <p class="hint">"A .txt file, one segment per line (up to 10 000 lines), translated with the model and settings above; the result has the same lines."</p>
+            <p class="hint">"A .txt file (up to 10 000 lines), each line's sentences translated with the model and settings above; the result has the same lines."</p>
             <div
                 class="drop"
                 on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
@@ -251,5 +256,13 @@ mod tests {
         assembly.add(3, "Noch einer");
         assert_eq!(assembly.lines_done, 2);
         assert_eq!(assembly.text(), "Ein Hund rennt. Zwei Männer angeln!\n\n\nNoch einer\n");
+    }
+
+    #[test]
+    fn after_stop_a_line_with_sentences_missing_stays_empty() {
+        let lines: Vec<String> = ["A dog runs. Two men fish!", "One more"].map(String::from).into();
+        let mut assembly = Assembly::new(&Segments::of(&lines));
+        assembly.add(0, "Ein Hund rennt.");
+        assert_eq!(assembly.text(), "\n\n");
     }
 }

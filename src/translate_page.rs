@@ -62,6 +62,15 @@ fn arrange(lines: &[Vec<String>], done: &[OutSentence]) -> Vec<Vec<OutSentence>>
     lines.iter().map(|l| l.iter().map(|_| it.next().unwrap_or_else(pending)).collect()).collect()
 }
 
+/// Waits for the model list (or its error) and says whether `model` is in it, so that no job
+/// starts for a model a link named that is not shipped (the app then replaces it).
+async fn model_is_shipped(shared: Shared, model: &str) -> bool {
+    while shared.model_entries.with_untracked(Vec::is_empty) && shared.model_error.with_untracked(Option::is_none) {
+        browser::sleep_ms(50).await;
+    }
+    shared.model_entries.with_untracked(|e| e.is_empty() || e.iter().any(|e| e.name() == model))
+}
+
 fn probability_class(p: f32) -> &'static str {
     match p {
         p if p >= 0.9 => "p5",
@@ -106,7 +115,10 @@ pub fn TranslatePage() -> impl IntoView {
             if delay_ms > 0 {
                 browser::sleep_ms(delay_ms).await;
             }
-            if generation.get_value() != gen {
+            if generation.get_value() != gen
+                || !model_is_shipped(shared, &s.model).await
+                || generation.get_value() != gen
+            {
                 return;
             }
             input_error.set(None);
@@ -194,6 +206,7 @@ pub fn TranslatePage() -> impl IntoView {
     spawn_local(async move {
         let slug = browser::location_hash().trim_start_matches('#').split(['?', '&']).next().unwrap_or("").to_string();
         browser::sleep_ms(500).await;
+        let _ = model_is_shipped(shared, "").await;
         if matches!(slug.as_str(), "" | "translate") && text.get_untracked().trim().is_empty() {
             let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
             let _ = engine_client::run("load", job, |_, _| {}).await;
@@ -202,13 +215,16 @@ pub fn TranslatePage() -> impl IntoView {
 
     // The examples and the evaluation set follow the direction.
     let pair = Memo::new(move |_| direction(&settings.get().model));
+    // Only a shipped model's languages have a test set (the app replaces any other model).
+    let shipped = Memo::new(move |_| {
+        let model = settings.with(|s| s.model.clone());
+        model_entries.with(|e| e.iter().any(|e| e.name() == model))
+    });
     Effect::new(move |_| {
         let (s, t) = pair.get();
         examples.set(vec![]);
         example_ref.set(None);
-        // Only a shipped model's languages have a test set (the app replaces any other model).
-        let model = settings.with(|s| s.model.clone());
-        if !model_entries.with(|e| e.iter().any(|e| e.name() == model)) {
+        if !shipped.get() {
             return;
         }
         spawn_local(async move {
@@ -368,7 +384,7 @@ pub fn TranslatePage() -> impl IntoView {
                 </ul>
             </details>
             <div class="evaluate">
-                <button data-testid="eval-run" on:click=evaluate disabled=move || eval_running.get()>"Evaluate on test_2016_flickr"</button>
+                <button data-testid="eval-run" on:click=evaluate disabled=move || eval_running.get() || examples.with(Vec::is_empty)>"Evaluate on test_2016_flickr"</button>
                 <label>
                     " first "
                     <input type="number" min="1" max="1000" step="1" data-testid="eval-count" prop:value=move || eval_count.get().to_string()

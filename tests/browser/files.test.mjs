@@ -42,7 +42,7 @@ test('a picked .txt is translated line for line and downloaded with the same lin
 test('Stop ends a long file’s translation and offers the lines finished', async () => {
   const errors = [];
   const file = join(dir, 'long.txt');
-  writeFileSync(file, Array.from({ length: 400 }, (_, i) => `A man with ${i % 9} dogs walks down the street number ${i}.`).join('\n'));
+  writeFileSync(file, Array.from({ length: 400 }, (_, i) => `A man with ${i % 9} dogs walks down the street number ${i}. He is happy.`).join('\n'));
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
   await page.click('details.file-translate summary');
   await page.setInputFiles('[data-testid=tr-file]', file);
@@ -57,7 +57,8 @@ test('Stop ends a long file’s translation and offers the lines finished', asyn
   const out = text.split('\n');
   assert.equal(out.pop(), '');
   assert.equal(out.length, 400, 'every line has its place; those not reached are empty');
-  assert.equal(out.filter((l) => l).length, stopped);
+  assert.equal(out.filter((l) => l).length, stopped, 'a line whose second sentence was not reached stays empty');
+  assert.ok(out.filter((l) => l).every((l) => /\.\s+\S.*\.$/.test(l)), 'each kept line has both its sentences');
   assert.deepEqual(errors, []);
 });
 
@@ -111,6 +112,7 @@ test('the BLEU per-line table and the Compare outputs export as TSV and JSON', a
   const cmp = JSON.parse((await download(compare, 'cmp-export-json')).text);
   assert.equal(cmp.source, 'A man is riding a bike.');
   assert.equal(cmp.settings.model, 'en-de/transformer');
+  assert.equal(cmp.settings.beam, '4', 'the beam width the beam column ran with');
   assert.deepEqual([...new Set(cmp.outputs.map((o) => o.search))], ['greedy', 'beam', 'sample']);
   assert.equal(cmp.outputs.filter((o) => o.search === 'beam').length, 4, 'Compare runs beam 4 at least');
   assert.equal(cmp.outputs.find((o) => o.search === 'greedy').text, (await compare.locator('[data-testid=cmp-greedy]').innerText()).trim());
