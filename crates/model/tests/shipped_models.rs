@@ -109,6 +109,11 @@ fn shipped_fr_en_transformer_translates() {
 }
 
 #[test]
+fn shipped_second_seed_transformer_translates() {
+    check("transformer-2", SHIPPED_TRANSFORMER_MIN_BLEU);
+}
+
+#[test]
 fn shipped_gru_translates() {
     check("gru", SHIPPED_GRU_MIN_BLEU);
 }
