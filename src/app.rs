@@ -13,6 +13,7 @@ use crate::engine_jobs::Job;
 use crate::models;
 use crate::settings;
 use crate::translate_page::{Shared, TranslatePage};
+use wgslate_model::catalog;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum View {
@@ -85,7 +86,7 @@ pub fn App() -> impl IntoView {
     // A link naming a model that is not shipped gets the default, with a message.
     let keep_shipped_model = move || {
         let model = shared.settings.get_untracked().model;
-        let known = shared.model_entries.with_untracked(|e| e.is_empty() || e.iter().any(|e| e.name() == model));
+        let known = shared.model_entries.with_untracked(|e| e.is_empty() || catalog::lists(e, &model));
         if !known {
             let default = settings::Settings::default().model;
             url_problems.update(|p| p.push(format!("model {model:?} (not a shipped model; {default} is used)")));

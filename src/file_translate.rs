@@ -9,6 +9,7 @@ use wgslate_model::translate::split_sentences;
 use crate::browser;
 use crate::engine_client::{self, JobError};
 use crate::engine_jobs::{Event, Job, SearchChoice};
+use crate::language_picker::direction;
 use crate::translate_page::{settings_pairs, Shared};
 
 /// Lines per call: small enough that Stop and the progress answer quickly.
@@ -137,7 +138,10 @@ pub fn FileTranslate() -> impl IntoView {
                     return finish(Some(format!("{} has no text to translate.", file.name())));
                 }
                 let s = shared.settings.get_untracked();
-                let target = s.model.split('/').next().and_then(|p| p.split('-').nth(1)).unwrap_or("out").to_string();
+                let target = match direction(&s.model).1 {
+                    t if t.is_empty() => "out".to_string(),
+                    t => t,
+                };
                 let out_name = output_name(&file.name(), &target);
                 let mut assembly = Assembly::new(&segments);
                 let t0 = browser::now_ms();
@@ -172,7 +176,7 @@ pub fn FileTranslate() -> impl IntoView {
                             result.set(Some((
                                 out_name,
                                 assembly.text(),
-                                format!("Download the {done} translated line{}", if done == 1 { "" } else { "s" }),
+                                format!("Download the {}", plural(done, "translated line")),
                             )));
                         }
                         return finish(None);

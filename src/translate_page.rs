@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
-use wgslate_model::catalog::{language_name, CatalogEntry};
+use wgslate_model::catalog::{self, language_name, CatalogEntry};
 use wgslate_model::translate::split_sentences;
 
 use crate::browser;
@@ -68,7 +68,7 @@ async fn model_is_shipped(shared: Shared, model: &str) -> bool {
     while shared.model_entries.with_untracked(Vec::is_empty) && shared.model_error.with_untracked(Option::is_none) {
         browser::sleep_ms(50).await;
     }
-    shared.model_entries.with_untracked(|e| e.is_empty() || e.iter().any(|e| e.name() == model))
+    shared.model_entries.with_untracked(|e| e.is_empty() || catalog::lists(e, model))
 }
 
 fn probability_class(p: f32) -> &'static str {
@@ -218,7 +218,7 @@ pub fn TranslatePage() -> impl IntoView {
     // Only a shipped model's languages have a test set (the app replaces any other model).
     let shipped = Memo::new(move |_| {
         let model = settings.with(|s| s.model.clone());
-        model_entries.with(|e| e.iter().any(|e| e.name() == model))
+        model_entries.with(|e| catalog::lists(e, &model))
     });
     Effect::new(move |_| {
         let (s, t) = pair.get();

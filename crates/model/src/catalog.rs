@@ -96,6 +96,11 @@ pub fn targets(entries: &[CatalogEntry], source: &str) -> Vec<String> {
     unique(entries.iter().filter(|e| e.source() == source).map(CatalogEntry::target))
 }
 
+/// Whether the index lists `model` (a `pair/arch` name) as a model or an ensemble.
+pub fn lists(entries: &[CatalogEntry], model: &str) -> bool {
+    entries.iter().any(|e| e.name() == model)
+}
+
 /// The models of one direction, in index order.
 pub fn models_for<'a>(entries: &'a [CatalogEntry], source: &str, target: &str) -> Vec<&'a CatalogEntry> {
     entries.iter().filter(|e| e.source() == source && e.target() == target).collect()
@@ -152,6 +157,14 @@ mod tests {
         // German has no German target: its first target is taken.
         assert_eq!(pick(&i, "de", "de", "transformer").as_deref(), Some("de-en/transformer"));
         assert_eq!(pick(&i, "cs", "en", "transformer"), None);
+    }
+
+    #[test]
+    fn only_listed_models_count_as_shipped() {
+        let i = index();
+        assert!(lists(&i, "en-de/gru"));
+        assert!(!lists(&i, "xx/yy"));
+        assert!(!lists(&i, "en-de"));
     }
 
     #[test]
