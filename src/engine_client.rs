@@ -1,13 +1,16 @@
-//! The page's side of the engine worker (src/engine_worker.rs): one worker, started with the page,
-//! runs every translation. Each view runs its jobs in a lane of its own; a new job in a lane cancels
-//! the lane's older one. A crashed worker fails its jobs with a message and the next job starts a
-//! new one, so the page itself never blocks on a translation and never dies with one.
+//! The page's side of the engine workers (src/engine_worker.rs): the main worker, started with the
+//! page, runs every job; when the CPU engine runs them, a job of many sentences is shared, a batch
+//! at a time, with helper workers (one per core, up to `MAX_CPU_WORKERS`), and its sentences still
+//! reach the view in order. Each view runs its jobs in a lane of its own; a new job in a lane
+//! cancels the lane's older one. A crashed worker fails its jobs with a message and the next job
+//! starts a new one, so the page itself never blocks on a translation and never dies with one.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use futures::channel::mpsc::{unbounded, UnboundedSender};
+use futures::future::join_all;
 use futures::StreamExt;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -15,7 +18,11 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::browser::{self, js_error};
-use crate::engine_jobs::{Event, Job, Output, Reply, Request};
+use crate::engine_jobs::{Backend, Event, Job, Output, Reply, Request, SearchChoice};
+use wgslate_model::translate::Notices;
+
+/// At most this many engine workers share a CPU job: each holds its own copy of the model.
+const MAX_CPU_WORKERS: usize = 4;
 
 /// Where the worker's model and backend news is shown (the page's shared status).
 #[derive(Clone, Copy)]
@@ -63,12 +70,64 @@ enum State {
     Ready(Rc<EngineWorker>),
 }
 
+/// The job running in a lane: its token, and each part's worker slot and job id.
+struct Lane {
+    token: u64,
+    parts: Vec<(usize, u64)>,
+}
+
 thread_local! {
-    static STATE: RefCell<State> = const { RefCell::new(State::None) };
+    /// Slot 0 is the main worker; the others help with long CPU jobs.
+    static WORKERS: RefCell<Vec<State>> = const { RefCell::new(Vec::new()) };
     static STATUS: Cell<Option<Status>> = const { Cell::new(None) };
     static NEXT_ID: Cell<u64> = const { Cell::new(1) };
-    /// The job running in each lane.
-    static LANES: RefCell<HashMap<&'static str, u64>> = RefCell::new(HashMap::new());
+    static LANES: RefCell<HashMap<&'static str, Lane>> = RefCell::new(HashMap::new());
+    /// Whether the main worker last said the CPU engine runs its jobs.
+    static ON_CPU: Cell<bool> = const { Cell::new(false) };
+}
+
+/// How many engine workers share a CPU job: one per core the browser reports, at most `MAX_CPU_WORKERS`.
+pub fn cpu_workers() -> usize {
+    let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
+    (cores as usize).clamp(1, MAX_CPU_WORKERS)
+}
+
+fn next_id() -> u64 {
+    NEXT_ID.with(|n| n.replace(n.get() + 1))
+}
+
+fn lane_is(lane: &str, token: u64) -> bool {
+    LANES.with(|l| l.borrow().get(lane).is_some_and(|j| j.token == token))
+}
+
+fn is_current(id: u64) -> bool {
+    LANES.with(|l| l.borrow().values().any(|j| j.parts.iter().any(|&(_, p)| p == id)))
+}
+
+/// Records a part of the lane's job; false when a newer job has taken the lane.
+fn add_part(lane: &str, token: u64, slot: usize, id: u64) -> bool {
+    LANES.with(|l| match l.borrow_mut().get_mut(lane) {
+        Some(j) if j.token == token => {
+            j.parts.push((slot, id));
+            true
+        }
+        _ => false,
+    })
+}
+
+fn remove_part(lane: &str, id: u64) {
+    LANES.with(|l| {
+        if let Some(j) = l.borrow_mut().get_mut(lane) {
+            j.parts.retain(|&(_, p)| p != id);
+        }
+    })
+}
+
+fn slot_state(slot: usize) -> Option<Rc<EngineWorker>> {
+    WORKERS.with(|w| match w.borrow().get(slot) {
+        Some(State::Ready(e)) => Some(e.clone()),
+        _ => None,
+    })
 }
 
 /// Where model and backend news goes; called once by the app.
@@ -93,17 +152,22 @@ fn show(event: &Event) {
             s.model_status.set(String::new());
             s.model_error.set(Some(e.clone()));
         }
-        Event::Backend(label) => s.backend.set(label.clone()),
+        Event::Backend { backend, members } => {
+            ON_CPU.with(|c| c.set(matches!(backend, Backend::Cpu { .. })));
+            s.backend.set(backend.label(cpu_workers(), *members));
+        }
         _ => {}
     }
 }
 
 /// Fails every job of a dead worker and forgets it, so the next job starts a new one.
-fn crashed(jobs: &RefCell<HashMap<u64, UnboundedSender<Event>>>, worker: &Worker, why: &str) {
+fn crashed(slot: usize, jobs: &RefCell<HashMap<u64, UnboundedSender<Event>>>, worker: &Worker, why: &str) {
     worker.terminate();
-    STATE.with(|s| {
-        if matches!(&*s.borrow(), State::Ready(w) if &w.worker == worker) {
-            *s.borrow_mut() = State::None;
+    WORKERS.with(|w| {
+        if let Some(s) = w.borrow_mut().get_mut(slot) {
+            if matches!(s, State::Ready(e) if &e.worker == worker) {
+                *s = State::None;
+            }
         }
     });
     let message = format!("The translation engine crashed ({why}); it has been restarted, so try again.");
@@ -112,10 +176,13 @@ fn crashed(jobs: &RefCell<HashMap<u64, UnboundedSender<Event>>>, worker: &Worker
     }
 }
 
-async fn spawn() -> Result<Rc<EngineWorker>, String> {
+async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
     let options = WorkerOptions::new();
     options.set_type(WorkerType::Module);
-    options.set_name("engine");
+    options.set_name(&match slot {
+        0 => "engine".to_string(),
+        n => format!("engine-{}", n + 1),
+    });
     let worker = Worker::new_with_options("./worker.js", &options).map_err(js_error)?;
     let jobs: Rc<RefCell<HashMap<u64, UnboundedSender<Event>>>> = Rc::default();
     let (ready_tx, mut ready_rx) = unbounded::<Result<(), String>>();
@@ -129,8 +196,9 @@ async fn spawn() -> Result<Rc<EngineWorker>, String> {
                     let _ = ready_tx.unbounded_send(Ok(()));
                 }
                 Ok(Reply::Event { id, event }) => {
-                    // Model and backend news from a job no lane runs any more is out of date.
-                    if LANES.with(|l| l.borrow().values().any(|&v| v == id)) {
+                    // Model and backend news from a job no lane runs any more is out of date, and
+                    // the helpers' is the main worker's again.
+                    if slot == 0 && is_current(id) {
                         show(&event);
                     }
                     let finished = matches!(
@@ -146,14 +214,14 @@ async fn spawn() -> Result<Rc<EngineWorker>, String> {
                 Ok(Reply::Panic(message)) => {
                     *last_panic.borrow_mut() = Some(message.clone());
                     let _ = ready_tx.unbounded_send(Err(message.clone()));
-                    crashed(&jobs, &worker, &message);
+                    crashed(slot, &jobs, &worker, &message);
                 }
                 // www/worker.js reports a failed start as {"error": …}.
                 Err(e) => {
                     let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
                     let why = v["error"].as_str().map_or_else(|| format!("an unreadable message: {e}"), String::from);
                     let _ = ready_tx.unbounded_send(Err(why.clone()));
-                    crashed(&jobs, &worker, &why);
+                    crashed(slot, &jobs, &worker, &why);
                 }
             }
         })
@@ -165,7 +233,7 @@ async fn spawn() -> Result<Rc<EngineWorker>, String> {
             let why = ev.dyn_ref::<ErrorEvent>().map_or("its script could not be loaded".into(), ErrorEvent::message);
             let _ = ready_tx.unbounded_send(Err(why.clone()));
             if last_panic.borrow().is_none() {
-                crashed(&jobs, &worker, &why);
+                crashed(slot, &jobs, &worker, &why);
             }
         })
     };
@@ -184,16 +252,19 @@ async fn spawn() -> Result<Rc<EngineWorker>, String> {
     }
 }
 
-/// The running worker, started if there is none.
-async fn worker() -> Result<Rc<EngineWorker>, String> {
+/// The worker in `slot`, started if there is none.
+async fn worker(slot: usize) -> Result<Rc<EngineWorker>, String> {
     loop {
-        let start = STATE.with(|s| {
-            let mut s = s.borrow_mut();
-            match &*s {
-                State::Ready(w) => Some(Ok(w.clone())),
+        let start = WORKERS.with(|w| {
+            let mut w = w.borrow_mut();
+            if w.len() <= slot {
+                w.resize_with(slot + 1, || State::None);
+            }
+            match &w[slot] {
+                State::Ready(e) => Some(Ok(e.clone())),
                 State::Starting => None,
                 State::None => {
-                    *s = State::Starting;
+                    w[slot] = State::Starting;
                     Some(Err(()))
                 }
             }
@@ -201,10 +272,10 @@ async fn worker() -> Result<Rc<EngineWorker>, String> {
         match start {
             Some(Ok(w)) => return Ok(w),
             Some(Err(())) => {
-                let started = spawn().await;
-                STATE.with(|s| {
-                    *s.borrow_mut() = match &started {
-                        Ok(w) => State::Ready(w.clone()),
+                let started = spawn(slot).await;
+                WORKERS.with(|w| {
+                    w.borrow_mut()[slot] = match &started {
+                        Ok(e) => State::Ready(e.clone()),
                         Err(_) => State::None,
                     }
                 });
@@ -221,27 +292,53 @@ fn post(worker: &Worker, request: &Request) {
 
 /// Cancels the job running in `lane`, if any.
 pub fn cancel(lane: &'static str) {
-    let Some(id) = LANES.with(|l| l.borrow_mut().remove(lane)) else { return };
-    if let State::Ready(w) = STATE.with(|s| match &*s.borrow() {
-        State::Ready(w) => State::Ready(w.clone()),
-        _ => State::None,
-    }) {
-        post(&w.worker, &Request::Cancel { id });
+    let Some(job) = LANES.with(|l| l.borrow_mut().remove(lane)) else { return };
+    for (slot, id) in job.parts {
+        if let Some(w) = slot_state(slot) {
+            post(&w.worker, &Request::Cancel { id });
+        }
     }
 }
 
-/// Runs `job` in the worker, cancelling the older job of `lane`; `on_done` gets each batch of
-/// finished sentences (index of the first, n-best of each). Returns the job's last event.
+type OnDone<'a> = &'a mut dyn FnMut(usize, Vec<Vec<Output>>);
+
+/// Runs `job`, cancelling the older job of `lane`; `on_done` gets each batch of finished sentences
+/// (index of the first, n-best of each), in order. Returns the job's last event.
 pub async fn run(
     lane: &'static str,
     job: Job,
     mut on_done: impl FnMut(usize, Vec<Vec<Output>>),
 ) -> Result<Event, JobError> {
     cancel(lane);
-    let id = NEXT_ID.with(|n| n.replace(n.get() + 1));
-    LANES.with(|l| l.borrow_mut().insert(lane, id));
-    let worker = worker().await.map_err(JobError::Failed)?;
-    if LANES.with(|l| l.borrow().get(lane) != Some(&id)) {
+    let token = next_id();
+    LANES.with(|l| l.borrow_mut().insert(lane, Lane { token, parts: vec![] }));
+    let outcome = match job {
+        Job::Translate { settings, texts, search, batch } if cpu_workers() > 1 && texts.len() > batch.max(1) => {
+            run_shared(lane, token, settings, texts, search, batch.max(1), &mut on_done).await
+        }
+        job => run_part(lane, token, 0, job, &mut on_done).await,
+    };
+    LANES.with(|l| {
+        let mut l = l.borrow_mut();
+        if l.get(lane).is_some_and(|j| j.token == token) {
+            l.remove(lane);
+        }
+    });
+    outcome
+}
+
+/// Runs one part of the lane's job on the worker in `slot`. Sentences that arrive after a newer
+/// job took the lane are not passed on.
+async fn run_part(
+    lane: &'static str,
+    token: u64,
+    slot: usize,
+    job: Job,
+    on_done: OnDone<'_>,
+) -> Result<Event, JobError> {
+    let worker = worker(slot).await.map_err(JobError::Failed)?;
+    let id = next_id();
+    if !add_part(lane, token, slot, id) {
         return Err(JobError::Cancelled);
     }
     let (tx, mut rx) = unbounded();
@@ -250,6 +347,7 @@ pub async fn run(
     let mut model_failed = false;
     let outcome = loop {
         match rx.next().await {
+            Some(Event::Done { .. }) if !lane_is(lane, token) => break Err(JobError::Cancelled),
             Some(Event::Done { first, sentences }) => on_done(first, sentences),
             Some(Event::LoadFailed(_)) => model_failed = true,
             Some(Event::Failed(_)) if model_failed => break Err(JobError::Model),
@@ -260,11 +358,81 @@ pub async fn run(
             None => break Err(JobError::Failed("the translation engine stopped".into())),
         }
     };
-    LANES.with(|l| {
-        let mut l = l.borrow_mut();
-        if l.get(lane) == Some(&id) {
-            l.remove(lane);
-        }
-    });
+    remove_part(lane, id);
     outcome
+}
+
+/// A translation of many sentences: on the GPU the main worker runs it all; on the CPU every
+/// worker takes the next batch until none is left.
+async fn run_shared(
+    lane: &'static str,
+    token: u64,
+    settings: Vec<(String, String)>,
+    texts: Vec<String>,
+    search: SearchChoice,
+    batch: usize,
+    on_done: OnDone<'_>,
+) -> Result<Event, JobError> {
+    // The main worker loads the model first and so says which engine runs it.
+    run_part(lane, token, 0, Job::Load { settings: settings.clone() }, &mut |_, _| {}).await?;
+    if !ON_CPU.with(Cell::get) {
+        return run_part(lane, token, 0, Job::Translate { settings, texts, search, batch }, on_done).await;
+    }
+    let chunks: Vec<&[String]> = texts.chunks(batch).collect();
+    let next = Cell::new(0);
+    // Finished batches wait here until those before them are passed on.
+    let waiting = RefCell::new(BTreeMap::<usize, Vec<Vec<Output>>>::new());
+    let passed = Cell::new(0);
+    let notices = RefCell::new(Notices::default());
+    let on_done = RefCell::new(on_done);
+    let part = |slot: usize| {
+        let (chunks, next, waiting, passed, notices, on_done) = (&chunks, &next, &waiting, &passed, &notices, &on_done);
+        // The helpers never look for a GPU: they only run when the CPU engine does.
+        let settings = match slot {
+            0 => settings.clone(),
+            _ => settings
+                .iter()
+                .map(|(k, v)| (k.clone(), if k == "backend" { "cpu".into() } else { v.clone() }))
+                .collect(),
+        };
+        async move {
+            // A helper that cannot start leaves the work to the others.
+            if slot > 0 && worker(slot).await.is_err() {
+                return Ok(());
+            }
+            loop {
+                let k = next.get();
+                if k >= chunks.len() {
+                    return Ok(());
+                }
+                next.set(k + 1);
+                let mut got = Vec::with_capacity(chunks[k].len());
+                let job = Job::Translate { settings: settings.clone(), texts: chunks[k].to_vec(), search, batch };
+                let last = run_part(lane, token, slot, job, &mut |_, s| got.extend(s)).await;
+                match last {
+                    Ok(Event::Finished { notices: n }) => notices.borrow_mut().merge(n),
+                    Ok(_) => {}
+                    Err(e) => {
+                        // One part's failure ends the job: the other parts stop too.
+                        if lane_is(lane, token) {
+                            cancel(lane);
+                        }
+                        return Err(e);
+                    }
+                }
+                let mut waiting = waiting.borrow_mut();
+                waiting.insert(k, got);
+                while let Some(sentences) = waiting.remove(&passed.get()) {
+                    (on_done.borrow_mut())(passed.get() * batch, sentences);
+                    passed.set(passed.get() + 1);
+                }
+            }
+        }
+    };
+    let results: Vec<Result<(), JobError>> = join_all((0..cpu_workers()).map(part)).await;
+    let errors: Vec<JobError> = results.into_iter().filter_map(Result::err).collect();
+    match errors.iter().find(|e| **e != JobError::Cancelled).or(errors.first()) {
+        Some(e) => Err(e.clone()),
+        None => Ok(Event::Finished { notices: notices.into_inner() }),
+    }
 }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use wgslate_model::attention::AttentionMaps;
+use wgslate_model::translate::Notices;
 
 /// Which search a translation job runs: the settings' own, or one of Compare's three columns.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
@@ -129,8 +130,11 @@ pub enum Event {
     LoadFailed(String),
     /// The model is ready: "en-de/transformer loaded: weights int8 …".
     Loaded(String),
-    /// The backend in use, as the page labels it.
-    Backend(String),
+    /// The backend in use, for `members` models (an ensemble's), or for none yet.
+    Backend {
+        backend: Backend,
+        members: usize,
+    },
     /// Sentences `first..first + n` of the job's texts, each its n-best (best first).
     Done {
         first: usize,
@@ -138,7 +142,7 @@ pub enum Event {
     },
     /// The job is finished; what the user should be told about it.
     Finished {
-        notices: Vec<String>,
+        notices: Notices,
     },
     Attention {
         #[serde(with = "packed_maps")]
@@ -148,6 +152,32 @@ pub enum Event {
     },
     Failed(String),
     Cancelled,
+}
+
+/// Which engine runs the jobs: the WGSL engine on a WebGPU adapter (named when it says), or the
+/// CPU engine and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Backend {
+    Gpu { adapter: String },
+    Cpu { why: String },
+}
+
+impl Backend {
+    /// As the page shows it; `cpu_workers` is how many engine workers share a long CPU job.
+    pub fn label(&self, cpu_workers: usize, members: usize) -> String {
+        let mut label = match self {
+            Backend::Gpu { adapter } if adapter.is_empty() => "GPU (WebGPU)".to_string(),
+            Backend::Gpu { adapter } => format!("GPU (WebGPU: {adapter})"),
+            Backend::Cpu { why } => match cpu_workers {
+                1 => format!("CPU (WebAssembly, one thread: {why})"),
+                n => format!("CPU (WebAssembly, {n} threads: {why})"),
+            },
+        };
+        if members > 1 {
+            label.push_str(&format!(", ensemble of {members}"));
+        }
+        label
+    }
 }
 
 /// A message from the page: a job to run, or a job to stop.

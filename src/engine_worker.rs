@@ -16,10 +16,10 @@ use wgslate_decode::{
 use wgslate_engine::GpuEngine;
 use wgslate_model::attention::{attention_maps, MAX_SIDE};
 use wgslate_model::step::CpuStepper;
-use wgslate_model::translate::{encode_sources, notices, translate_with_async, Translation};
+use wgslate_model::translate::{encode_sources, translate_with_async, Notices, Translation};
 use wgslate_model::Model;
 
-use crate::engine_jobs::{Event, Job, Output, Reply, Request, SearchChoice};
+use crate::engine_jobs::{Backend, Event, Job, Output, Reply, Request, SearchChoice};
 use crate::{browser, gpu_engine, models};
 
 thread_local! {
@@ -70,12 +70,12 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
     match job {
         Job::Backend { backend } => {
             gpu_engine::set_preference(&backend);
-            send(id, Event::Backend(gpu_engine::label("").await));
-            Ok(Event::Finished { notices: vec![] })
+            send(id, Event::Backend { backend: gpu_engine::backend("").await, members: 0 });
+            Ok(Event::Finished { notices: Notices::default() })
         }
         Job::Load { settings } => {
             load(id, &settings_from(&settings)).await?;
-            Ok(Event::Finished { notices: vec![] })
+            Ok(Event::Finished { notices: Notices::default() })
         }
         Job::Translate { settings, texts, search, batch } => {
             let s = settings_from(&settings);
@@ -94,7 +94,7 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
                 send(id, Event::Done { first: n * batch.max(1), sentences });
                 all.extend(done);
             }
-            Ok(Event::Finished { notices: notices(model, &texts, &all) })
+            Ok(Event::Finished { notices: Notices::of(model, &texts, &all) })
         }
         Job::Attention { settings, text } => {
             let s = settings_from(&settings);
@@ -147,11 +147,7 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
     }
     // An ensemble runs on the GPU only when every member has a GPU engine.
     let shown = names.iter().find(|n| gpu_engine::engine(n).is_none()).unwrap_or(&names[0]);
-    let mut backend = gpu_engine::label(shown).await;
-    if names.len() > 1 {
-        backend.push_str(&format!(", ensemble of {}", names.len()));
-    }
-    send(id, Event::Backend(backend));
+    send(id, Event::Backend { backend: gpu_engine::backend(shown).await, members: names.len() });
     Ok(loaded)
 }
 
@@ -192,7 +188,7 @@ async fn translate_chunk(
             match result {
                 Err(e) if !cancelled(id) => {
                     gpu_engine::disable(&e);
-                    send(id, Event::Backend(gpu_engine::cpu_label(&format!("the GPU engine failed: {e}"))));
+                    send(id, gpu_failed(&e, models.len()));
                 }
                 done => return done,
             }
@@ -219,12 +215,17 @@ async fn translate_chunk(
             Err(e) if cancelled(id) => return Err(e),
             Err(e) => {
                 gpu_engine::disable(&e);
-                send(id, Event::Backend(gpu_engine::cpu_label(&format!("the GPU engine failed: {e}"))));
+                send(id, gpu_failed(&e, models.len()));
             }
         }
     }
     let mut cpu = CpuStepper::new(&model.net, &model.config);
     translate_with_async(&mut Checked::new(id, &mut cpu), model, texts, search, batch, false).await
+}
+
+/// What the page is told when the GPU engine failed and the CPU engine takes over.
+fn gpu_failed(e: &str, members: usize) -> Event {
+    Event::Backend { backend: Backend::Cpu { why: format!("the GPU engine failed: {e}") }, members }
 }
 
 fn outputs(model: &Model, t: &Translation) -> Vec<Output> {

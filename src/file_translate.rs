@@ -164,7 +164,7 @@ pub fn FileTranslate() -> impl IntoView {
                 })
                 .await;
                 let notices = match outcome {
-                    Ok(Event::Finished { notices }) => notices,
+                    Ok(Event::Finished { notices }) => notices.messages(),
                     Ok(_) => vec![],
                     // A newer file took over.
                     Err(JobError::Cancelled) if generation.get_value() != gen => return,

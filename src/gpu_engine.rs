@@ -10,6 +10,7 @@ use wgslate_model::weights::CheckedWeights;
 use wgslate_model::ModelConfig;
 
 use crate::browser;
+use crate::engine_jobs::Backend;
 
 enum DeviceState {
     Unknown,
@@ -94,19 +95,12 @@ pub fn engine(name: &str) -> Option<Rc<RefCell<GpuEngine>>> {
     ENGINES.with(|e| e.borrow().get(name).cloned())
 }
 
-/// The label of the CPU engine (the candle reference compiled to WebAssembly, on the worker's one
-/// thread) and why it runs instead of the GPU.
-pub fn cpu_label(why: &str) -> String {
-    format!("CPU (WebAssembly, one thread: {why})")
-}
-
 /// The backend as the page names it: for a model (its engine may have failed to build), or for
 /// none (`""`) the device alone.
-pub async fn label(name: &str) -> String {
+pub async fn backend(name: &str) -> Backend {
     let failure = PREPARE_ERRORS.with(|p| p.borrow().get(name).cloned());
     match (device().await, failure) {
-        (Err(e), _) | (Ok(_), Some(e)) => cpu_label(&e),
-        (Ok(g), None) if !g.report.name.is_empty() => format!("GPU (WebGPU: {})", g.report.name),
-        (Ok(_), None) => "GPU (WebGPU)".into(),
+        (Err(why), _) | (Ok(_), Some(why)) => Backend::Cpu { why },
+        (Ok(g), None) => Backend::Gpu { adapter: g.report.name.clone() },
     }
 }

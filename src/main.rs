@@ -22,7 +22,8 @@ mod translate_page;
 
 fn main() {
     match metrics_worker::worker_name().as_deref() {
-        Some("engine") => engine_worker::start(),
+        // "engine", and its helpers "engine-2", "engine-3", … (src/engine_client.rs).
+        Some(name) if name.starts_with("engine") => engine_worker::start(),
         Some(_) => metrics_worker::start(),
         None => leptos::mount::mount_to_body(app::App),
     }

@@ -174,7 +174,7 @@ pub fn TranslatePage() -> impl IntoView {
                 return;
             }
             let notices = match result {
-                Ok(Event::Finished { notices }) => notices,
+                Ok(Event::Finished { notices }) => notices.messages(),
                 Ok(_) => vec![],
                 Err(JobError::Cancelled) => return,
                 // The model's error is shown at the top; the old model's output is not kept.

@@ -1,6 +1,8 @@
-// Benchmark, not a test: the CPU engine in the browser (WebAssembly, in the engine worker) against
+// Benchmark, not a test: the CPU engine in the browser (WebAssembly, in the engine workers) against
 // the same candle CPU reference natively on one thread, on the first N test2016 sentences, greedy,
 // batches of 16 sorted by length on both sides (the page's Evaluate; `wgslate eval --batch 16`).
+// The page runs once with one engine worker (the browser made to report one core) and once with
+// the workers it starts for the cores it sees.
 //   cd tests && node bench/cpu_speed.mjs [model] [N]     (needs ./scripts/serve's build)
 import { mkdtempSync, writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,21 +26,30 @@ const nativeSeconds = (Date.now() - t0) / 1000;
 
 const server = await startServer(8192);
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
-try {
+async function evaluate(oneCore) {
   const page = await browser.newPage({ serviceWorkers: 'block' });
+  if (oneCore) await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 1 }));
   await page.goto(`${server.url}#translate?backend=cpu&model=${encodeURIComponent(model)}&text=${encodeURIComponent('A dog.')}`);
-  // The model is loaded (by the first translation) before the clock starts.
+  // The model is loaded (by the first translation) before the clock starts; the helper workers
+  // start, and load it, on the clock.
   await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
   await page.fill('[data-testid=eval-count]', String(n));
   await page.locator('[data-testid=eval-count]').dispatchEvent('change');
   const t1 = Date.now();
   await page.click('[data-testid=eval-run]');
   await page.locator('[data-testid=eval-bleu]').waitFor({ timeout: 1200000 });
-  const browserSeconds = (Date.now() - t1) / 1000;
+  const seconds = (Date.now() - t1) / 1000;
   const bleu = await page.locator('[data-testid=eval-bleu]').textContent();
+  const backend = await page.locator('[data-testid=tr-backend]').textContent();
+  await page.close();
+  return { seconds, bleu, backend };
+}
+try {
   console.log(`native, 1 thread: ${(n / nativeSeconds).toFixed(1)} sentences/s (${nativeSeconds.toFixed(1)} s, process start and model load included): ${native.trim().split('\n')[0]}`);
-  console.log(`browser (wasm):   ${(n / browserSeconds).toFixed(1)} sentences/s (${browserSeconds.toFixed(1)} s): BLEU ${bleu}`);
-  console.log(`browser / native time: ${(browserSeconds / nativeSeconds).toFixed(2)}×`);
+  for (const oneCore of [true, false]) {
+    const { seconds, bleu, backend } = await evaluate(oneCore);
+    console.log(`browser, ${backend}: ${(n / seconds).toFixed(1)} sentences/s (${seconds.toFixed(1)} s): BLEU ${bleu}; browser / native time ${(seconds / nativeSeconds).toFixed(2)}×`);
+  }
 } finally {
   await browser.close();
   server.stop();

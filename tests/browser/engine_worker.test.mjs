@@ -3,6 +3,8 @@
 // replaced.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBrowser, openPage, wgslate, root } from './harness.mjs';
 
@@ -69,3 +71,36 @@ test('a crash of the engine worker is reported next to the input, and the next t
   assert.equal(await page.locator('[data-testid=tr-input-error]').count(), 0);
   assert.deepEqual(errors.filter((e) => !/simulated crash/.test(e)), []);
 });
+
+test('a long CPU job is shared by one engine worker per core and gives what one engine gives, in order', async () => {
+  const n = 40;
+  const data = (name) => readFileSync(join(root, 'www', 'data', name), 'utf8').split('\n').slice(0, n).join('\n') + '\n';
+  const dir = mkdtempSync(join(tmpdir(), 'wgslate-pool-'));
+  writeFileSync(join(dir, 'src'), data('test_2016_flickr.en'));
+  writeFileSync(join(dir, 'ref'), data('test_2016_flickr.de'));
+  const [, score] = wgslate(['eval', '--model', model, '--src', join(dir, 'src'), '--ref', join(dir, 'ref'), '--backend', 'cpu']).match(/^BLEU\|\S+ = (\d+\.\d+)/m);
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // A browser that reports three cores gets three engine workers.
+  await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 3 }));
+  await page.goto(rig.url + '#translate?backend=cpu');
+  await page.fill('[data-testid=eval-count]', String(n));
+  await page.locator('[data-testid=eval-count]').dispatchEvent('change');
+  await page.click('[data-testid=eval-run]');
+  const bleu = page.locator('[data-testid=eval-bleu]');
+  await bleu.waitFor({ timeout: 600000 });
+  assert.equal(await bleu.textContent(), score, 'the same BLEU as `wgslate eval` on one thread');
+  const names = [];
+  for (const w of page.workers()) names.push(await w.evaluate(() => self.name));
+  assert.deepEqual(names.filter((x) => x.startsWith('engine')).sort(), ['engine', 'engine-2', 'engine-3']);
+  assert.equal(await page.locator('[data-testid=tr-backend]').textContent(), 'CPU (WebAssembly, 3 threads: chosen in Settings)');
+  // Twelve sentences of one paste: three batches per worker, shown in the order typed.
+  const sentences = Array.from({ length: 12 }, (_, i) => `A man with ${i + 2} red balloons is walking past the old church.`);
+  await page.fill('[data-testid=tr-input]', sentences.join(' '));
+  await finished(page);
+  const expected = wgslate(['translate', '--model', model, '--backend', 'cpu'], sentences.join('\n') + '\n').trim().split('\n').join(' ');
+  assert.equal(await output(page), expected);
+  assert.deepEqual(errors, []);
+});
+

@@ -153,7 +153,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
         writeln!(stdout, "{text}").map_err(|e| e.to_string())?;
     }
-    for note in wgslate_model::translate::notices(&models[0], &lines, &out) {
+    for note in wgslate_model::translate::Notices::of(&models[0], &lines, &out).messages() {
         eprintln!("wgslate: {note}");
     }
     Ok(())

@@ -69,41 +69,76 @@ pub async fn translate_with_async<M: AsyncStepModel + ?Sized>(
     Ok(out.into_iter().map(|t| t.expect("every sentence translated")).collect())
 }
 
-/// What a user should be told about translations of `texts`: sources cut to the model's limit,
-/// outputs the maximum length stopped before their end, characters the model has never seen.
-/// The page shows these beside its status and the CLI prints them on stderr.
-pub fn notices(model: &Model, texts: &[String], out: &[Translation]) -> Vec<String> {
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let mut notes = Vec::new();
-    let cut = out.iter().filter(|t| t.truncated).count();
-    if cut > 0 {
-        notes.push(format!(
-            "{} cut to the model's limit of {} subwords",
-            plural(cut, "sentence was", "sentences were"),
-            model.config.max_len()
-        ));
-    }
-    let stopped = out.iter().filter(|t| t.outputs.first().is_some_and(|o| !o.1.reached_eos())).count();
-    if stopped > 0 {
-        notes.push(format!(
-            "{} stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
-            plural(stopped, "translation", "translations")
-        ));
-    }
-    let mut unseen: Vec<char> = Vec::new();
-    for t in texts {
-        for c in model.vocab.unseen_chars(t) {
+/// What the user should be told about a translation job: sources cut to the model's limit,
+/// outputs stopped by the maximum length, characters the model has never seen. Kept as counts so
+/// that the page's CPU workers, each with a share of the sentences, add theirs up.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Notices {
+    pub cut: usize,
+    pub stopped: usize,
+    /// The model's limit in subwords (named in the message).
+    pub limit: usize,
+    /// In the order first met.
+    pub unseen: Vec<char>,
+}
+
+impl Notices {
+    pub fn of(model: &Model, texts: &[String], out: &[Translation]) -> Self {
+        let mut unseen: Vec<char> = Vec::new();
+        for c in texts.iter().flat_map(|t| model.vocab.unseen_chars(t)) {
             if !unseen.contains(&c) {
                 unseen.push(c);
             }
         }
+        Notices {
+            cut: out.iter().filter(|t| t.truncated).count(),
+            stopped: out.iter().filter(|t| t.outputs.first().is_some_and(|o| !o.1.reached_eos())).count(),
+            limit: model.config.max_len(),
+            unseen,
+        }
     }
-    if !unseen.is_empty() {
-        let shown: Vec<String> = unseen.iter().take(12).map(|c| c.to_string()).collect();
-        let more = if unseen.len() > 12 { format!(" and {} more", unseen.len() - 12) } else { String::new() };
-        notes.push(format!("characters the model has never seen (translated as unknown): {}{more}", shown.join(" ")));
+
+    /// Adds another share of the same job's sentences.
+    pub fn merge(&mut self, other: Notices) {
+        self.cut += other.cut;
+        self.stopped += other.stopped;
+        self.limit = self.limit.max(other.limit);
+        for c in other.unseen {
+            if !self.unseen.contains(&c) {
+                self.unseen.push(c);
+            }
+        }
     }
-    notes
+
+    pub fn messages(&self) -> Vec<String> {
+        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut notes = Vec::new();
+        if self.cut > 0 {
+            notes.push(format!(
+                "{} cut to the model's limit of {} subwords",
+                plural(self.cut, "sentence was", "sentences were"),
+                self.limit
+            ));
+        }
+        if self.stopped > 0 {
+            notes.push(format!(
+                "{} stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
+                plural(self.stopped, "translation", "translations")
+            ));
+        }
+        if !self.unseen.is_empty() {
+            let shown: Vec<String> = self.unseen.iter().take(12).map(|c| c.to_string()).collect();
+            let more = match self.unseen.len() {
+                n if n > 12 => format!(" and {} more", n - 12),
+                _ => String::new(),
+            };
+            notes.push(format!(
+                "characters the model has never seen (translated as unknown): {}{more}",
+                shown.join(" ")
+            ));
+        }
+        notes
+    }
 }
 
 /// Translates on the candle CPU reference.
@@ -156,7 +191,7 @@ pub fn split_sentences(text: &str) -> Vec<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_sentences;
+    use super::{split_sentences, Notices};
 
     #[test]
     fn splits_lines_and_sentences() {
@@ -174,5 +209,23 @@ mod tests {
             vec![vec!["(See above.)", "Next!", "«Oui.»", "Non"]]
         );
         assert_eq!(split_sentences(""), Vec::<Vec<String>>::new());
+    }
+
+    #[test]
+    fn notices_of_shares_add_up_to_the_whole_job() {
+        let mut first = Notices { cut: 1, stopped: 0, limit: 256, unseen: vec!['€', 'ß'] };
+        first.merge(Notices { cut: 1, stopped: 2, limit: 256, unseen: vec!['ß', '¤'] });
+        assert_eq!(first, Notices { cut: 2, stopped: 2, limit: 256, unseen: vec!['€', 'ß', '¤'] });
+        assert_eq!(
+            first.messages(),
+            [
+                "2 sentences were cut to the model's limit of 256 subwords",
+                "2 translations stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
+                "characters the model has never seen (translated as unknown): € ß ¤",
+            ]
+        );
+        let mut none = Notices::default();
+        none.merge(Notices::default());
+        assert!(none.messages().is_empty());
     }
 }
