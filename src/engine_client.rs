@@ -302,29 +302,70 @@ pub fn cancel(lane: &'static str) {
 
 type OnDone<'a> = &'a mut dyn FnMut(usize, Vec<Vec<Output>>);
 
+/// A lane taken for a job that has yet to start (a debounce, a file being read): the lane's older
+/// job stops at once, and a newer `reserve` or `cancel` of the lane supersedes this one.
+#[derive(Clone, Copy, Debug)]
+pub struct Ticket {
+    lane: &'static str,
+    token: u64,
+}
+
+impl Ticket {
+    /// Whether the lane is still this ticket's: no newer job took it and nothing cancelled it.
+    pub fn is_current(self) -> bool {
+        lane_is(self.lane, self.token)
+    }
+
+    /// Whether a newer job took the lane (rather than a Stop, or the job's own end).
+    pub fn is_superseded(self) -> bool {
+        LANES.with(|l| l.borrow().get(self.lane).is_some_and(|j| j.token != self.token))
+    }
+}
+
+/// Takes `lane` for a job to come, cancelling its older job.
+pub fn reserve(lane: &'static str) -> Ticket {
+    cancel(lane);
+    let token = next_id();
+    LANES.with(|l| l.borrow_mut().insert(lane, Lane { token, parts: vec![] }));
+    Ticket { lane, token }
+}
+
 /// Runs `job`, cancelling the older job of `lane`; `on_done` gets each batch of finished sentences
 /// (index of the first, n-best of each), in order. Returns the job's last event.
 pub async fn run(
     lane: &'static str,
     job: Job,
+    on_done: impl FnMut(usize, Vec<Vec<Output>>),
+) -> Result<Event, JobError> {
+    run_reserved(reserve(lane), job, on_done).await
+}
+
+/// Runs `job` in the lane `ticket` took: Cancelled, without starting it, when the ticket is no
+/// longer current. Nothing of a superseded or cancelled job reaches `on_done` or the result.
+pub async fn run_reserved(
+    ticket: Ticket,
+    job: Job,
     mut on_done: impl FnMut(usize, Vec<Vec<Output>>),
 ) -> Result<Event, JobError> {
-    cancel(lane);
-    let token = next_id();
-    LANES.with(|l| l.borrow_mut().insert(lane, Lane { token, parts: vec![] }));
+    let Ticket { lane, token } = ticket;
+    if !ticket.is_current() {
+        return Err(JobError::Cancelled);
+    }
     let outcome = match job {
         Job::Translate { settings, texts, search, batch } if cpu_workers() > 1 && texts.len() > batch.max(1) => {
             run_shared(lane, token, settings, texts, search, batch.max(1), &mut on_done).await
         }
         job => run_part(lane, token, 0, job, &mut on_done).await,
     };
-    LANES.with(|l| {
-        let mut l = l.borrow_mut();
-        if l.get(lane).is_some_and(|j| j.token == token) {
-            l.remove(lane);
-        }
-    });
-    outcome
+    let current = ticket.is_current();
+    if current {
+        LANES.with(|l| l.borrow_mut().remove(lane));
+    }
+    match outcome {
+        // A result that came in after a newer job took the lane is not passed on.
+        Ok(_) if !current => Err(JobError::Cancelled),
+        outcome => outcome,
+    }
 }
 
 /// Runs one part of the lane's job on the worker in `slot`. Sentences that arrive after a newer

@@ -100,22 +100,18 @@ pub fn FileTranslate() -> impl IntoView {
     // (file name, text, button label)
     let result = RwSignal::new(None::<(String, String, String)>);
     let running = RwSignal::new(false);
-    // Bumped by a new file, whose run cancels the older one.
-    let generation = StoredValue::new(0u64);
     let start = {
         move |file: Option<web_sys::File>| {
             let Some(file) = file else { return };
-            generation.update_value(|g| *g += 1);
-            let gen = generation.get_value();
-            engine_client::cancel("file");
+            // A new file takes the lane at once: the older file's run stops and leaves the view alone.
+            let ticket = engine_client::reserve("file");
             error.set(None);
             result.set(None);
             status.set(String::new());
             running.set(true);
             spawn_local(async move {
-                // Only the newest file's run may touch the view.
                 let finish = move |e: Option<String>| {
-                    if generation.get_value() == gen {
+                    if !ticket.is_superseded() {
                         error.set(e);
                         running.set(false);
                     }
@@ -124,6 +120,9 @@ pub fn FileTranslate() -> impl IntoView {
                     Ok(t) => t,
                     Err(e) => return finish(Some(e)),
                 };
+                if !ticket.is_current() {
+                    return finish(None);
+                }
                 let lines: Vec<String> = text.lines().map(str::to_string).collect();
                 if lines.len() > MAX_LINES {
                     let n = lines.len();
@@ -152,10 +151,7 @@ pub fn FileTranslate() -> impl IntoView {
                     search: SearchChoice::Settings,
                     batch: LINES_PER_CALL,
                 };
-                let outcome = engine_client::run("file", job, |first, sentences| {
-                    if generation.get_value() != gen {
-                        return;
-                    }
+                let outcome = engine_client::run_reserved(ticket, job, |first, sentences| {
                     for (k, nbest) in sentences.into_iter().enumerate() {
                         let text = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
                         assembly.add(segments.sentences[first + k].0, &text);
@@ -167,7 +163,7 @@ pub fn FileTranslate() -> impl IntoView {
                     Ok(Event::Finished { notices }) => notices.messages(),
                     Ok(_) => vec![],
                     // A newer file took over.
-                    Err(JobError::Cancelled) if generation.get_value() != gen => return,
+                    Err(JobError::Cancelled) if ticket.is_superseded() => return,
                     Err(JobError::Cancelled) => {
                         let done = assembly.lines_done;
                         status.set(format!("Stopped after {done} of {with_text} lines."));

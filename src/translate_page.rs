@@ -9,7 +9,7 @@ use wgslate_model::catalog::{self, language_name, CatalogEntry};
 use wgslate_model::translate::split_sentences;
 
 use crate::browser;
-use crate::engine_client::{self, JobError};
+use crate::engine_client::{self, JobError, Ticket};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
 use crate::language_picker::{direction, LanguagePicker};
@@ -71,6 +71,92 @@ async fn model_is_shipped(shared: Shared, model: &str) -> bool {
     shared.model_entries.with_untracked(|e| e.is_empty() || catalog::lists(e, model))
 }
 
+/// How a run of the Translate box ended, for the view to show.
+#[derive(Clone, Debug)]
+enum Outcome {
+    /// A newer run (or nothing to show) took over: the view keeps what it shows.
+    Superseded,
+    /// No text: no output and no status.
+    Cleared,
+    /// The output is in place; the status line to show.
+    Finished(String),
+    /// Shown next to the input in place of the output.
+    Failed(String),
+}
+
+/// The Translate box's output side, which a run writes.
+#[derive(Clone, Copy)]
+struct OutputPane {
+    output: RwSignal<Vec<Vec<OutSentence>>>,
+    status: RwSignal<String>,
+    input_error: RwSignal<Option<String>>,
+}
+
+/// One run of the Translate box: splits the text into sentences, sends them to the engine
+/// workers in the ticket's lane and lays the finished sentences out in `output` as they come.
+async fn translate_text(
+    shared: Shared,
+    ticket: Ticket,
+    t: String,
+    s: Settings,
+    delay_ms: i32,
+    pane: OutputPane,
+) -> Outcome {
+    if delay_ms > 0 {
+        browser::sleep_ms(delay_ms).await;
+    }
+    if !ticket.is_current() || !model_is_shipped(shared, &s.model).await || !ticket.is_current() {
+        return Outcome::Superseded;
+    }
+    pane.input_error.set(None);
+    let chars = t.chars().count();
+    if chars > MAX_INPUT_CHARS {
+        return Outcome::Failed(format!("The text has {chars} characters; wgslate translates up to {MAX_INPUT_CHARS} at a time. Split it into smaller parts, or use Translate a file."));
+    }
+    let lines = split_sentences(&t);
+    let total: usize = lines.iter().map(Vec::len).sum();
+    if total == 0 {
+        return Outcome::Cleared;
+    }
+    let flat: Vec<String> = lines.iter().flatten().cloned().collect();
+    let mut done: Vec<OutSentence> = Vec::with_capacity(total);
+    pane.status.set(format!("Translating 0/{total} sentences…"));
+    let t0 = browser::now_ms();
+    let job =
+        Job::Translate { settings: settings_pairs(&s), texts: flat, search: SearchChoice::Settings, batch: BATCH };
+    let result = engine_client::run_reserved(ticket, job, |_, sentences| {
+        done.extend(sentences.into_iter().map(|nbest| {
+            nbest
+                .into_iter()
+                .next()
+                .map(|o| OutSentence { tokens: o.tokens.into_iter().zip(o.probs).collect(), text: o.text })
+                .unwrap_or(OutSentence { text: String::new(), tokens: vec![] })
+        }));
+        // Sentences appear as they finish; the rest wait as "…".
+        if done.len() < total {
+            pane.output.set(arrange(&lines, &done));
+            pane.status.set(format!("Translating {}/{total} sentences…", done.len()));
+        }
+    })
+    .await;
+    let notices = match result {
+        Ok(Event::Finished { notices }) => notices.messages(),
+        Ok(_) => vec![],
+        Err(JobError::Cancelled) => return Outcome::Superseded,
+        // The model's error is shown at the top; the old model's output is not kept.
+        Err(JobError::Model) => return Outcome::Cleared,
+        Err(JobError::Failed(e)) => return Outcome::Failed(format!("Translation failed: {e}")),
+    };
+    pane.output.set(arrange(&lines, &done));
+    let ms = browser::now_ms() - t0;
+    Outcome::Finished(format!(
+        "{total} sentence{} in {:.0} ms{}",
+        if total == 1 { "" } else { "s" },
+        ms,
+        notices.iter().map(|n| format!("; {n}")).collect::<String>()
+    ))
+}
+
 fn probability_class(p: f32) -> &'static str {
     match p {
         p if p >= 0.9 => "p5",
@@ -90,7 +176,6 @@ pub fn TranslatePage() -> impl IntoView {
     let status = RwSignal::new(String::new());
     let input_error = RwSignal::new(None::<String>);
     let colour = RwSignal::new(false);
-    let generation = StoredValue::new(0u64);
     let examples = RwSignal::new(Vec::<(String, String)>::new());
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
@@ -100,97 +185,33 @@ pub fn TranslatePage() -> impl IntoView {
     let eval_count_problem = RwSignal::new(None::<String>);
     let eval_note = RwSignal::new(None::<String>);
     let eval_running = Memo::new(move |_| eval_progress.get().is_some());
-    // The output shown is for an older text or settings while a newer run is under way.
-    let stale = RwSignal::new(false);
 
-    let run = move |delay_ms: i32| {
-        let gen = generation.get_value() + 1;
-        generation.set_value(gen);
-        // The older run stops now, not when this one (after the debounce) starts.
-        engine_client::cancel("translate");
+    // A run waits `delay_ms` (typing), then translates the text with the settings it was given.
+    // Each dispatch takes the translate lane at once: the older run stops, and its sentences and
+    // result no longer reach the view.
+    let translate = Action::new_local(move |(t, s, delay_ms): &(String, Settings, i32)| {
+        let ticket = engine_client::reserve("translate");
         status.set("…".into());
-        stale.set(true);
-        let (t, s) = (text.get_untracked(), settings.get_untracked());
-        spawn_local(async move {
-            if delay_ms > 0 {
-                browser::sleep_ms(delay_ms).await;
-            }
-            if generation.get_value() != gen
-                || !model_is_shipped(shared, &s.model).await
-                || generation.get_value() != gen
-            {
-                return;
-            }
-            input_error.set(None);
-            let clear = move || {
-                output.set(vec![]);
-                status.set(String::new());
-                stale.set(false);
-            };
-            // An error replaces the old output instead of sitting below it.
-            let fail = move |message: String| {
-                clear();
-                input_error.set(Some(message));
-            };
-            let chars = t.chars().count();
-            if chars > MAX_INPUT_CHARS {
-                fail(format!("The text has {chars} characters; wgslate translates up to {MAX_INPUT_CHARS} at a time. Split it into smaller parts, or use Translate a file."));
-                return;
-            }
-            let lines = split_sentences(&t);
-            let total: usize = lines.iter().map(Vec::len).sum();
-            if total == 0 {
-                return clear();
-            }
-            let flat: Vec<String> = lines.iter().flatten().cloned().collect();
-            let mut done: Vec<OutSentence> = Vec::with_capacity(total);
-            status.set(format!("Translating 0/{total} sentences…"));
-            let t0 = browser::now_ms();
-            let job = Job::Translate {
-                settings: settings_pairs(&s),
-                texts: flat,
-                search: SearchChoice::Settings,
-                batch: BATCH,
-            };
-            let result = engine_client::run("translate", job, |_, sentences| {
-                if generation.get_value() != gen {
-                    return;
-                }
-                done.extend(sentences.into_iter().map(|nbest| {
-                    nbest
-                        .into_iter()
-                        .next()
-                        .map(|o| OutSentence { tokens: o.tokens.into_iter().zip(o.probs).collect(), text: o.text })
-                        .unwrap_or(OutSentence { text: String::new(), tokens: vec![] })
-                }));
-                // Sentences appear as they finish; the rest wait as "…".
-                if done.len() < total {
-                    output.set(arrange(&lines, &done));
-                    status.set(format!("Translating {}/{total} sentences…", done.len()));
-                }
-            })
-            .await;
-            if generation.get_value() != gen {
-                return;
-            }
-            let notices = match result {
-                Ok(Event::Finished { notices }) => notices.messages(),
-                Ok(_) => vec![],
-                Err(JobError::Cancelled) => return,
-                // The model's error is shown at the top; the old model's output is not kept.
-                Err(JobError::Model) => return clear(),
-                Err(JobError::Failed(e)) => return fail(format!("Translation failed: {e}")),
-            };
-            output.set(arrange(&lines, &done));
-            stale.set(false);
-            let ms = browser::now_ms() - t0;
-            status.set(format!(
-                "{total} sentence{} in {:.0} ms{}",
-                if total == 1 { "" } else { "s" },
-                ms,
-                notices.iter().map(|n| format!("; {n}")).collect::<String>()
-            ));
-        });
+        translate_text(shared, ticket, t.clone(), s.clone(), *delay_ms, OutputPane { output, status, input_error })
+    });
+    // The output shown is for an older text or settings while a newer run is under way.
+    let stale = translate.pending();
+    Effect::new(move |_| match translate.value().get() {
+        None | Some(Outcome::Superseded) => {}
+        Some(Outcome::Cleared) => {
+            output.set(vec![]);
+            status.set(String::new());
+        }
+        Some(Outcome::Finished(done)) => status.set(done),
+        // An error replaces the old output instead of sitting below it.
+        Some(Outcome::Failed(message)) => {
+            output.set(vec![]);
+            status.set(String::new());
+            input_error.set(Some(message));
+        }
+    });
+    let run = move |delay_ms: i32| {
+        translate.dispatch_local((text.get_untracked(), settings.get_untracked(), delay_ms));
     };
 
     // Translate as the text or the settings change (debounced); the app keeps the URL in step.
