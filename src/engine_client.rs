@@ -13,6 +13,7 @@ use futures::channel::mpsc::{unbounded, UnboundedSender};
 use futures::future::join_all;
 use futures::StreamExt;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
@@ -82,6 +83,8 @@ thread_local! {
     static STATUS: Cell<Option<Status>> = const { Cell::new(None) };
     static NEXT_ID: Cell<u64> = const { Cell::new(1) };
     static LANES: RefCell<HashMap<&'static str, Lane>> = RefCell::new(HashMap::new());
+    /// The newest token each lane was reserved with, kept after its job ends.
+    static NEWEST: RefCell<HashMap<&'static str, u64>> = RefCell::new(HashMap::new());
     /// Whether the main worker last said the CPU engine runs its jobs.
     static ON_CPU: Cell<bool> = const { Cell::new(false) };
 }
@@ -318,7 +321,7 @@ impl Ticket {
 
     /// Whether a newer job took the lane (rather than a Stop, or the job's own end).
     pub fn is_superseded(self) -> bool {
-        LANES.with(|l| l.borrow().get(self.lane).is_some_and(|j| j.token != self.token))
+        NEWEST.with(|n| n.borrow().get(self.lane).is_some_and(|&t| t != self.token))
     }
 }
 
@@ -327,6 +330,7 @@ pub fn reserve(lane: &'static str) -> Ticket {
     cancel(lane);
     let token = next_id();
     LANES.with(|l| l.borrow_mut().insert(lane, Lane { token, parts: vec![] }));
+    NEWEST.with(|n| n.borrow_mut().insert(lane, token));
     Ticket { lane, token }
 }
 
@@ -357,15 +361,12 @@ pub async fn run_reserved(
         }
         job => run_part(lane, token, 0, job, &mut on_done).await,
     };
-    let current = ticket.is_current();
-    if current {
-        LANES.with(|l| l.borrow_mut().remove(lane));
+    // Whatever came in after a newer job took the lane, or after a Stop, is not passed on.
+    if !ticket.is_current() {
+        return Err(JobError::Cancelled);
     }
-    match outcome {
-        // A result that came in after a newer job took the lane is not passed on.
-        Ok(_) if !current => Err(JobError::Cancelled),
-        outcome => outcome,
-    }
+    LANES.with(|l| l.borrow_mut().remove(lane));
+    outcome
 }
 
 /// Runs one part of the lane's job on the worker in `slot`. Sentences that arrive after a newer
@@ -394,6 +395,9 @@ async fn run_part(
             Some(Event::Failed(_)) if model_failed => break Err(JobError::Model),
             Some(Event::Failed(e)) => break Err(JobError::Failed(e)),
             Some(Event::Cancelled) => break Err(JobError::Cancelled),
+            Some(Event::Finished { .. } | Event::Attention { .. }) if !lane_is(lane, token) => {
+                break Err(JobError::Cancelled)
+            }
             Some(last @ (Event::Finished { .. } | Event::Attention { .. })) => break Ok(last),
             Some(_) => {}
             None => break Err(JobError::Failed("the translation engine stopped".into())),
@@ -420,14 +424,14 @@ async fn run_shared(
         return run_part(lane, token, 0, Job::Translate { settings, texts, search, batch }, on_done).await;
     }
     let chunks: Vec<&[String]> = texts.chunks(batch).collect();
-    let next = Cell::new(0);
-    // Finished batches wait here until those before them are passed on.
+    let queue = RefCell::new(ChunkQueue { next: 0, returned: vec![], len: chunks.len() });
+    // Finished batches (and their notices) wait here until those before them are passed on.
     let waiting = RefCell::new(BTreeMap::<usize, Vec<Vec<Output>>>::new());
+    let notices = RefCell::new(BTreeMap::<usize, Notices>::new());
     let passed = Cell::new(0);
-    let notices = RefCell::new(Notices::default());
     let on_done = RefCell::new(on_done);
-    let part = |slot: usize| {
-        let (chunks, next, waiting, passed, notices, on_done) = (&chunks, &next, &waiting, &passed, &notices, &on_done);
+    let run_chunk = |slot: usize, k: usize| {
+        let (chunks, waiting, passed, notices, on_done) = (&chunks, &waiting, &passed, &notices, &on_done);
         // The helpers never look for a GPU: they only run when the CPU engine does.
         let settings = match slot {
             0 => settings.clone(),
@@ -437,43 +441,102 @@ async fn run_shared(
                 .collect(),
         };
         async move {
-            // A helper that cannot start leaves the work to the others.
-            if slot > 0 && worker(slot).await.is_err() {
+            let mut got = Vec::with_capacity(chunks[k].len());
+            let job = Job::Translate { settings, texts: chunks[k].to_vec(), search, batch };
+            if let Event::Finished { notices: n } = run_part(lane, token, slot, job, &mut |_, s| got.extend(s)).await? {
+                notices.borrow_mut().insert(k, n);
+            }
+            let mut waiting = waiting.borrow_mut();
+            waiting.insert(k, got);
+            while let Some(sentences) = waiting.remove(&passed.get()) {
+                (on_done.borrow_mut())(passed.get() * batch, sentences);
+                passed.set(passed.get() + 1);
+            }
+            Ok::<(), JobError>(())
+        }
+    };
+    let part = |slot: usize| {
+        let (queue, run_chunk) = (&queue, &run_chunk);
+        async move {
+            if slot > 0 && !helper_ready(slot, lane, token, queue).await {
                 return Ok(());
             }
             loop {
-                let k = next.get();
-                if k >= chunks.len() {
-                    return Ok(());
-                }
-                next.set(k + 1);
-                let mut got = Vec::with_capacity(chunks[k].len());
-                let job = Job::Translate { settings: settings.clone(), texts: chunks[k].to_vec(), search, batch };
-                let last = run_part(lane, token, slot, job, &mut |_, s| got.extend(s)).await;
-                match last {
-                    Ok(Event::Finished { notices: n }) => notices.borrow_mut().merge(n),
-                    Ok(_) => {}
+                let Some(k) = queue.borrow_mut().take() else { return Ok(()) };
+                match run_chunk(slot, k).await {
+                    Ok(()) => {}
+                    Err(JobError::Cancelled) => return Err(JobError::Cancelled),
+                    // A helper that fails (out of memory, a crash) hands its batch back and stops.
+                    Err(_) if slot > 0 => {
+                        queue.borrow_mut().returned.push(k);
+                        return Ok(());
+                    }
                     Err(e) => {
-                        // One part's failure ends the job: the other parts stop too.
+                        // The main worker's failure ends the job: the helpers stop too.
                         if lane_is(lane, token) {
                             cancel(lane);
                         }
                         return Err(e);
                     }
                 }
-                let mut waiting = waiting.borrow_mut();
-                waiting.insert(k, got);
-                while let Some(sentences) = waiting.remove(&passed.get()) {
-                    (on_done.borrow_mut())(passed.get() * batch, sentences);
-                    passed.set(passed.get() + 1);
-                }
             }
         }
     };
     let results: Vec<Result<(), JobError>> = join_all((0..cpu_workers()).map(part)).await;
-    let errors: Vec<JobError> = results.into_iter().filter_map(Result::err).collect();
-    match errors.iter().find(|e| **e != JobError::Cancelled).or(errors.first()) {
-        Some(e) => Err(e.clone()),
-        None => Ok(Event::Finished { notices: notices.into_inner() }),
+    if let Some(e) = results.iter().find_map(|r| r.clone().err()) {
+        return Err(e);
+    }
+    // Batches a helper handed back after the main worker had finished.
+    loop {
+        let Some(k) = queue.borrow_mut().take() else { break };
+        run_chunk(0, k).await?;
+    }
+    let mut all = Notices::default();
+    for n in notices.into_inner().into_values() {
+        all.merge(n);
+    }
+    Ok(Event::Finished { notices: all })
+}
+
+/// The batches of a shared job still to translate.
+struct ChunkQueue {
+    next: usize,
+    /// Batches handed back by a helper that failed.
+    returned: Vec<usize>,
+    len: usize,
+}
+
+impl ChunkQueue {
+    fn take(&mut self) -> Option<usize> {
+        self.returned.pop().or_else(|| {
+            let k = self.next;
+            (k < self.len).then(|| {
+                self.next += 1;
+                k
+            })
+        })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.returned.is_empty() && self.next >= self.len
+    }
+}
+
+/// Starts the helper in `slot` (in a task of its own, so that giving up on it here never leaves a
+/// half-started worker behind) and waits for it while there is work left; false if it is not
+/// needed any more or could not start.
+async fn helper_ready(slot: usize, lane: &'static str, token: u64, queue: &RefCell<ChunkQueue>) -> bool {
+    if slot_state(slot).is_some() {
+        return true;
+    }
+    let started = Rc::new(Cell::new(None));
+    let done = started.clone();
+    spawn_local(async move { done.set(Some(worker(slot).await.is_ok())) });
+    loop {
+        match started.get() {
+            Some(ok) => return ok,
+            None if queue.borrow().is_empty() || !lane_is(lane, token) => return false,
+            None => browser::sleep_ms(20).await,
+        }
     }
 }

@@ -163,14 +163,14 @@ pub enum Backend {
 }
 
 impl Backend {
-    /// As the page shows it; `cpu_workers` is how many engine workers share a long CPU job.
+    /// As the page shows it; `cpu_workers` is how many engine workers may share a long CPU job.
     pub fn label(&self, cpu_workers: usize, members: usize) -> String {
         let mut label = match self {
             Backend::Gpu { adapter } if adapter.is_empty() => "GPU (WebGPU)".to_string(),
             Backend::Gpu { adapter } => format!("GPU (WebGPU: {adapter})"),
             Backend::Cpu { why } => match cpu_workers {
                 1 => format!("CPU (WebAssembly, one thread: {why})"),
-                n => format!("CPU (WebAssembly, {n} threads: {why})"),
+                n => format!("CPU (WebAssembly, up to {n} threads: {why})"),
             },
         };
         if members > 1 {

@@ -157,6 +157,17 @@ async fn translate_text(
     ))
 }
 
+/// test_2016_flickr's (source, reference) pairs for a direction; none if either file is missing.
+async fn test_set_pairs((s, t): &(String, String)) -> Vec<(String, String)> {
+    match (
+        browser::fetch_text(&format!("data/test_2016_flickr.{s}")).await,
+        browser::fetch_text(&format!("data/test_2016_flickr.{t}")).await,
+    ) {
+        (Ok(src), Ok(rf)) => src.lines().zip(rf.lines()).map(|(a, b)| (a.to_string(), b.to_string())).collect(),
+        _ => vec![],
+    }
+}
+
 fn probability_class(p: f32) -> &'static str {
     match p {
         p if p >= 0.9 => "p5",
@@ -176,7 +187,6 @@ pub fn TranslatePage() -> impl IntoView {
     let status = RwSignal::new(String::new());
     let input_error = RwSignal::new(None::<String>);
     let colour = RwSignal::new(false);
-    let examples = RwSignal::new(Vec::<(String, String)>::new());
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
     // (BLEU, signature, hypotheses, number of sentences)
@@ -189,25 +199,33 @@ pub fn TranslatePage() -> impl IntoView {
     // A run waits `delay_ms` (typing), then translates the text with the settings it was given.
     // Each dispatch takes the translate lane at once: the older run stops, and its sentences and
     // result no longer reach the view.
+    // The output shown is for an older text or settings while a newer run is under way. (Not the
+    // action's `pending()`: a superseded run may still be waiting for its model's download.)
+    let stale = RwSignal::new(false);
     let translate = Action::new_local(move |(t, s, delay_ms): &(String, Settings, i32)| {
         let ticket = engine_client::reserve("translate");
         status.set("…".into());
+        stale.set(true);
         translate_text(shared, ticket, t.clone(), s.clone(), *delay_ms, OutputPane { output, status, input_error })
     });
-    // The output shown is for an older text or settings while a newer run is under way.
-    let stale = translate.pending();
-    Effect::new(move |_| match translate.value().get() {
-        None | Some(Outcome::Superseded) => {}
-        Some(Outcome::Cleared) => {
-            output.set(vec![]);
-            status.set(String::new());
-        }
-        Some(Outcome::Finished(done)) => status.set(done),
-        // An error replaces the old output instead of sitting below it.
-        Some(Outcome::Failed(message)) => {
-            output.set(vec![]);
-            status.set(String::new());
-            input_error.set(Some(message));
+    Effect::new(move |_| {
+        let outcome = match translate.value().get() {
+            None | Some(Outcome::Superseded) => return,
+            Some(outcome) => outcome,
+        };
+        stale.set(false);
+        match outcome {
+            Outcome::Finished(done) => status.set(done),
+            // An error replaces the old output instead of sitting below it.
+            Outcome::Failed(message) => {
+                output.set(vec![]);
+                status.set(String::new());
+                input_error.set(Some(message));
+            }
+            _ => {
+                output.set(vec![]);
+                status.set(String::new());
+            }
         }
     });
     let run = move |delay_ms: i32| {
@@ -241,23 +259,23 @@ pub fn TranslatePage() -> impl IntoView {
         let model = settings.with(|s| s.model.clone());
         model_entries.with(|e| catalog::lists(e, &model))
     });
-    Effect::new(move |_| {
-        let (s, t) = pair.get();
-        examples.set(vec![]);
-        example_ref.set(None);
-        if !shipped.get() {
-            return;
+    let test_set = LocalResource::new(move || {
+        let (pair, shipped) = (pair.get(), shipped.get());
+        async move {
+            let pairs = match shipped {
+                true => test_set_pairs(&pair).await,
+                false => vec![],
+            };
+            (pair, pairs)
         }
-        spawn_local(async move {
-            if let (Ok(src), Ok(rf)) = (
-                browser::fetch_text(&format!("data/test_2016_flickr.{s}")).await,
-                browser::fetch_text(&format!("data/test_2016_flickr.{t}")).await,
-            ) {
-                if pair.get_untracked() == (s, t) {
-                    examples.set(src.lines().zip(rf.lines()).map(|(a, b)| (a.to_string(), b.to_string())).collect());
-                }
-            }
-        });
+    });
+    // Empty until the direction's own test set is in (never the last direction's).
+    let examples = Memo::new(move |_| {
+        test_set.get().filter(|(p, _)| *p == pair.get()).map(|(_, pairs)| pairs).unwrap_or_default()
+    });
+    Effect::new(move |_| {
+        pair.track();
+        example_ref.set(None);
     });
     let output_text = move || {
         output

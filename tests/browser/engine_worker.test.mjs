@@ -72,30 +72,39 @@ test('a crash of the engine worker is reported next to the input, and the next t
   assert.deepEqual(errors.filter((e) => !/simulated crash/.test(e)), []);
 });
 
-test('a long CPU job is shared by one engine worker per core and gives what one engine gives, in order', async () => {
-  const n = 40;
-  const data = (name) => readFileSync(join(root, 'www', 'data', name), 'utf8').split('\n').slice(0, n).join('\n') + '\n';
-  const dir = mkdtempSync(join(tmpdir(), 'wgslate-pool-'));
-  writeFileSync(join(dir, 'src'), data('test_2016_flickr.en'));
-  writeFileSync(join(dir, 'ref'), data('test_2016_flickr.de'));
-  const [, score] = wgslate(['eval', '--model', model, '--src', join(dir, 'src'), '--ref', join(dir, 'ref'), '--backend', 'cpu']).match(/^BLEU\|\S+ = (\d+\.\d+)/m);
+async function evaluateWithCores(cores, n, during = async () => {}) {
   const errors = [];
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
-  // A browser that reports three cores gets three engine workers.
-  await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 3 }));
+  // A browser that reports N cores gets N engine workers.
+  await page.addInitScript((c) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => c }), cores);
   await page.goto(rig.url + '#translate?backend=cpu');
   await page.fill('[data-testid=eval-count]', String(n));
   await page.locator('[data-testid=eval-count]').dispatchEvent('change');
   await page.click('[data-testid=eval-run]');
+  await during(page);
   const bleu = page.locator('[data-testid=eval-bleu]');
   await bleu.waitFor({ timeout: 600000 });
-  assert.equal(await bleu.textContent(), score, 'the same BLEU as `wgslate eval` on one thread');
+  return { page, errors, bleu: await bleu.textContent() };
+}
+
+function nativeBleu(n) {
+  const data = (name) => readFileSync(join(root, 'www', 'data', name), 'utf8').split('\n').slice(0, n).join('\n') + '\n';
+  const dir = mkdtempSync(join(tmpdir(), 'wgslate-pool-'));
+  writeFileSync(join(dir, 'src'), data('test_2016_flickr.en'));
+  writeFileSync(join(dir, 'ref'), data('test_2016_flickr.de'));
+  return wgslate(['eval', '--model', model, '--src', join(dir, 'src'), '--ref', join(dir, 'ref'), '--backend', 'cpu']).match(/^BLEU\|\S+ = (\d+\.\d+)/m)[1];
+}
+
+test('a long CPU job is shared by one engine worker per core and gives what one engine gives, in order', async () => {
+  const n = 40;
+  const { page, errors, bleu } = await evaluateWithCores(3, n);
+  assert.equal(bleu, nativeBleu(n), 'the same BLEU as `wgslate eval` on one thread');
   const names = [];
   for (const w of page.workers()) names.push(await w.evaluate(() => self.name));
   assert.deepEqual(names.filter((x) => x.startsWith('engine')).sort(), ['engine', 'engine-2', 'engine-3']);
-  assert.equal(await page.locator('[data-testid=tr-backend]').textContent(), 'CPU (WebAssembly, 3 threads: chosen in Settings)');
-  // Twelve sentences of one paste: three batches per worker, shown in the order typed.
+  assert.equal(await page.locator('[data-testid=tr-backend]').textContent(), 'CPU (WebAssembly, up to 3 threads: chosen in Settings)');
+  // Twelve sentences of one paste: three batches (one per worker), shown in the order typed.
   const sentences = Array.from({ length: 12 }, (_, i) => `A man with ${i + 2} red balloons is walking past the old church.`);
   await page.fill('[data-testid=tr-input]', sentences.join(' '));
   await finished(page);
@@ -104,3 +113,24 @@ test('a long CPU job is shared by one engine worker per core and gives what one 
   assert.deepEqual(errors, []);
 });
 
+test('a helper engine worker killed in the middle of an evaluation hands its batch back, and the BLEU is still `wgslate eval`\'s', async () => {
+  const n = 400;
+  let killed = 0;
+  const { errors, bleu } = await evaluateWithCores(2, n, async (page) => {
+    // The helper starts with the shared job; it is killed as soon as it is there.
+    for (let i = 0; i < 1200 && killed === 0; i++) {
+      for (const w of page.workers()) {
+        killed += await w.evaluate(() => {
+          if (self.name !== 'engine-2') return 0;
+          setTimeout(() => { throw new Error('simulated helper crash'); });
+          return 1;
+        }).catch(() => 0);
+      }
+      if (killed === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(await page.locator('[data-testid=eval-bleu]').count(), 0, 'killed before the evaluation ended');
+  });
+  assert.equal(killed, 1, 'the helper was running');
+  assert.equal(bleu, nativeBleu(n));
+  assert.deepEqual(errors.filter((e) => !/simulated helper crash/.test(e)), []);
+});

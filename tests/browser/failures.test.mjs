@@ -101,7 +101,7 @@ test('a lost GPU device falls back to the CPU engine with a message, keeping the
   await devices('destroy');
   await page.fill('[data-testid=tr-input]', short[1]);
   await done(page);
-  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(WebAssembly, (one thread|\d threads): the GPU engine failed: .+\)/);
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(WebAssembly, (one thread|up to \d threads): the GPU engine failed: .+\)/);
   const want = wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'gru'), '--backend', 'cpu'], short[1] + '\n').trim();
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), want);
   assert.equal(await page.locator('[data-testid=tr-input]').inputValue(), short[1]);

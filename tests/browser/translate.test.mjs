@@ -56,7 +56,7 @@ test('auto runs the CPU engine on a software WebGPU adapter; choosing GPU reload
   const src = testSources[short[0]];
   const page = await openPage(rig.browser, rig.url + `#translate?text=${encodeURIComponent(src)}`, errors);
   await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
-  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(WebAssembly, (one thread|\d threads): the only WebGPU adapter is a software fallback/);
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(WebAssembly, (one thread|up to \d threads): the only WebGPU adapter is a software fallback/);
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('en-de/transformer', src));
   assert.equal(await page.locator('[data-testid=tr-backend-choice]').inputValue(), 'auto');
   await Promise.all([page.waitForEvent('load'), page.selectOption('[data-testid=tr-backend-choice]', 'gpu')]);
