@@ -120,15 +120,17 @@ pub fn AttentionPage() -> impl IntoView {
         let l = loaded.get()?;
         // Decoder inputs: BOS, then the output tokens before EOS.
         let inputs = || {
-            std::iter::once("<s>".to_string()).chain(l.target[..l.target.len() - 1].iter().cloned()).collect::<Vec<_>>()
+            let before_eos = &l.target[..l.target.len().saturating_sub(1)];
+            std::iter::once("<s>".to_string()).chain(before_eos.iter().cloned()).collect::<Vec<_>>()
         };
         let (maps, row_labels, col_labels) = match kind.get().as_str() {
             "self" if !l.maps.encoder_self.is_empty() => (&l.maps.encoder_self, l.source.clone(), l.source.clone()),
             "dec" if !l.maps.decoder_self.is_empty() => (&l.maps.decoder_self, l.target.clone(), inputs()),
             _ => (&l.maps.cross, l.target.clone(), l.source.clone()),
         };
-        let rows = select(maps, layer.get().filter(|&x| x < maps.len()), head.get().filter(|&x| x < maps[0].len()));
-        Some((rows, row_labels, col_labels, maps.len(), maps[0].len()))
+        let heads = maps.first()?.len();
+        let rows = select(maps, layer.get().filter(|&x| x < maps.len()), head.get().filter(|&x| x < heads));
+        Some((rows, row_labels, col_labels, maps.len(), heads))
     };
     let pooled_note = move || {
         current().and_then(|(_, row_labels, col_labels, _, _)| {

@@ -1,5 +1,6 @@
 //! Small helpers over browser APIs: yielding to the event loop, reading dropped or picked files.
 
+use crate::engine_jobs::adapter_name;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -103,11 +104,12 @@ pub async fn fetch_text(url: &str) -> Result<String, String> {
     String::from_utf8(fetch_bytes(url, |_, _| {}).await?).map_err(|_| format!("{url} is not UTF-8"))
 }
 
-/// What the browser's default WebGPU adapter is: Err says why there is none.
-pub enum WebGpuAdapter {
-    Hardware,
+/// The browser's default WebGPU adapter, as the page names and judges it.
+pub struct WebGpuAdapter {
     /// `isFallbackAdapter`: a software implementation (SwiftShader), far slower than the CPU engine.
-    Fallback,
+    pub fallback: bool,
+    /// For the backend label (`engine_jobs::adapter_name`).
+    pub name: String,
 }
 
 /// The default WebGPU adapter's kind, or why WebGPU cannot be used here.
@@ -135,7 +137,11 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
     };
     let info = js_sys::Reflect::get(&adapter, &JsValue::from_str("info")).unwrap_or(JsValue::UNDEFINED);
     let fallback = flag(&info).or_else(|| flag(&adapter)).unwrap_or(false);
-    Ok(if fallback { WebGpuAdapter::Fallback } else { WebGpuAdapter::Hardware })
+    let text = |key: &str| {
+        js_sys::Reflect::get(&info, &JsValue::from_str(key)).ok().and_then(|v| v.as_string()).unwrap_or_default()
+    };
+    let name = adapter_name(&text("description"), &text("vendor"), &text("architecture"), &text("device"));
+    Ok(WebGpuAdapter { fallback, name })
 }
 
 /// Reloads the page (after the current task, so pending URL updates land first).

@@ -296,7 +296,18 @@ fn post(worker: &Worker, request: &Request) {
 /// Cancels the job running in `lane`, if any.
 pub fn cancel(lane: &'static str) {
     let Some(job) = LANES.with(|l| l.borrow_mut().remove(lane)) else { return };
-    for (slot, id) in job.parts {
+    cancel_parts(&job.parts);
+}
+
+/// Stops the running parts of `lane`'s job but keeps the lane, so that the job can still report
+/// why it ended (a failure of the main worker is an error, not a Stop).
+fn stop_parts(lane: &'static str) {
+    let parts = LANES.with(|l| l.borrow().get(lane).map(|job| job.parts.clone()).unwrap_or_default());
+    cancel_parts(&parts);
+}
+
+fn cancel_parts(parts: &[(usize, u64)]) {
+    for &(slot, id) in parts {
         if let Some(w) = slot_state(slot) {
             post(&w.worker, &Request::Cancel { id });
         }
@@ -432,14 +443,13 @@ async fn run_shared(
     let on_done = RefCell::new(on_done);
     let run_chunk = |slot: usize, k: usize| {
         let (chunks, waiting, passed, notices, on_done) = (&chunks, &waiting, &passed, &notices, &on_done);
-        // The helpers never look for a GPU: they only run when the CPU engine does.
-        let settings = match slot {
-            0 => settings.clone(),
-            _ => settings
-                .iter()
-                .map(|(k, v)| (k.clone(), if k == "backend" { "cpu".into() } else { v.clone() }))
-                .collect(),
-        };
+        // The helpers never look for a GPU: they only run when the CPU engine does. (The default
+        // backend, auto, is not among the pairs, so the pair is added rather than rewritten.)
+        let mut settings = settings.clone();
+        if slot > 0 {
+            settings.retain(|(k, _)| k != "backend");
+            settings.push(("backend".into(), "cpu".into()));
+        }
         async move {
             let mut got = Vec::with_capacity(chunks[k].len());
             let job = Job::Translate { settings, texts: chunks[k].to_vec(), search, batch };
@@ -472,9 +482,11 @@ async fn run_shared(
                         return Ok(());
                     }
                     Err(e) => {
-                        // The main worker's failure ends the job: the helpers stop too.
+                        // The main worker's failure ends the job with its error: no batch is left
+                        // for the helpers, and those running stop.
+                        queue.borrow_mut().drain();
                         if lane_is(lane, token) {
-                            cancel(lane);
+                            stop_parts(lane);
                         }
                         return Err(e);
                     }
@@ -483,7 +495,10 @@ async fn run_shared(
         }
     };
     let results: Vec<Result<(), JobError>> = join_all((0..cpu_workers()).map(part)).await;
-    if let Some(e) = results.iter().find_map(|r| r.clone().err()) {
+    // A failure says more than the Cancelled of the parts it stopped.
+    let mut errors: Vec<JobError> = results.into_iter().filter_map(Result::err).collect();
+    errors.sort_by_key(|e| matches!(e, JobError::Cancelled));
+    if let Some(e) = errors.into_iter().next() {
         return Err(e);
     }
     // Batches a helper handed back after the main worker had finished.
@@ -515,6 +530,11 @@ impl ChunkQueue {
                 k
             })
         })
+    }
+
+    fn drain(&mut self) {
+        self.returned.clear();
+        self.next = self.len;
     }
 
     fn is_empty(&self) -> bool {

@@ -95,7 +95,8 @@ mod packed_maps {
         if p.dims.iter().any(|&d| d > 4096) {
             return Err(format!("attention dimensions {:?} out of range", p.dims));
         }
-        if layers * heads * rows * cols * 4 != bytes.len() {
+        let expected = [layers, heads, rows, cols].iter().try_fold(4usize, |n, &d| n.checked_mul(d));
+        if expected != Some(bytes.len()) {
             return Err(format!("{} bytes of attention for dimensions {:?}", bytes.len(), p.dims));
         }
         let mut weights = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]));
@@ -162,6 +163,17 @@ pub enum Backend {
     Cpu { why: String },
 }
 
+/// The name the backend label gives a WebGPU adapter: its description, or else its vendor,
+/// architecture and device (browsers often leave the description empty).
+pub fn adapter_name(description: &str, vendor: &str, architecture: &str, device: &str) -> String {
+    if !description.trim().is_empty() {
+        return description.trim().to_string();
+    }
+    let parts: Vec<&str> =
+        [vendor, architecture, device].into_iter().map(str::trim).filter(|p| !p.is_empty()).collect();
+    parts.join(" ")
+}
+
 impl Backend {
     /// As the page shows it; `cpu_workers` is how many engine workers may share a long CPU job.
     pub fn label(&self, cpu_workers: usize, members: usize) -> String {
@@ -202,6 +214,15 @@ pub enum Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_adapter_is_named_by_its_description_or_else_its_vendor_and_architecture() {
+        assert_eq!(adapter_name("NVIDIA GeForce RTX 4070", "nvidia", "lovelace", ""), "NVIDIA GeForce RTX 4070");
+        assert_eq!(adapter_name("", "google", "swiftshader", ""), "google swiftshader");
+        assert_eq!(adapter_name(" ", "", "", ""), "");
+        let gpu = Backend::Gpu { adapter: adapter_name("", "apple", "metal-3", "") };
+        assert_eq!(gpu.label(1, 1), "GPU (WebGPU: apple metal-3)");
+    }
 
     #[test]
     fn scores_without_a_finite_value_survive_the_trip_to_the_page() -> Result<(), serde_json::Error> {

@@ -104,10 +104,11 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             }
             let model = &models[0];
             let texts = std::slice::from_ref(&text);
-            let mut cpu = CpuStepper::new(&model.net, &model.config);
-            let out =
-                translate_with_async(&mut Checked::new(id, &mut cpu), model, texts, &s.search(), 1, false).await?;
-            let h = &out[0].outputs.first().ok_or("the search found no translation")?.1;
+            // The search runs on the chosen backend, as Translate's does (the same tokens on both
+            // engines); the maps of every layer and head come from the CPU reference's forced
+            // decoding of its output.
+            let out = translate_chunk(id, &s.model, &models, texts, &s.search(), 1).await?;
+            let h = &out.first().and_then(|t| t.outputs.first()).ok_or("the search found no translation")?.1;
             let source_ids = encode_sources(model, texts)?.remove(0).0;
             // Pooled here: the full maps of a long input are tens of MB to send and parse.
             let maps = attention_maps(model, &source_ids, &h.tokens)?.pooled(MAX_SIDE);

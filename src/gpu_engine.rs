@@ -24,6 +24,8 @@ thread_local! {
     static PREFERENCE: RefCell<String> = RefCell::new("auto".into());
     static ENGINES: RefCell<HashMap<String, Rc<RefCell<GpuEngine>>>> = RefCell::new(HashMap::new());
     static PREPARE_ERRORS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    /// The adapter's name as the browser gives it, for when wgpu's (its description) is empty.
+    static ADAPTER_NAME: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 /// Sets the backend the page asked for (auto, gpu or cpu) before the device is first requested.
@@ -52,11 +54,14 @@ pub async fn device() -> Result<Gpu, String> {
             Err(reason) => Err(format!("WebGPU unavailable: {reason}")),
             // SwiftShader and the like run every invocation on the CPU, 100× and more slower than
             // the CPU engine on the same machine.
-            Ok(browser::WebGpuAdapter::Fallback) if chosen == "auto" => Err(
+            Ok(adapter) if adapter.fallback && chosen == "auto" => Err(
                 "the only WebGPU adapter is a software fallback, slower than this; choose GPU in Settings to use it"
                     .to_string(),
             ),
-            Ok(_) => Gpu::new().await.map_err(|e| format!("WebGPU unavailable: {e}")),
+            Ok(adapter) => {
+                ADAPTER_NAME.with(|n| *n.borrow_mut() = adapter.name);
+                Gpu::new().await.map_err(|e| format!("WebGPU unavailable: {e}"))
+            }
         },
     };
     DEVICE.with(|d| {
@@ -101,6 +106,7 @@ pub async fn backend(name: &str) -> Backend {
     let failure = PREPARE_ERRORS.with(|p| p.borrow().get(name).cloned());
     match (device().await, failure) {
         (Err(why), _) | (Ok(_), Some(why)) => Backend::Cpu { why },
-        (Ok(g), None) => Backend::Gpu { adapter: g.report.name.clone() },
+        (Ok(g), None) if !g.report.name.trim().is_empty() => Backend::Gpu { adapter: g.report.name.clone() },
+        (Ok(_), None) => Backend::Gpu { adapter: ADAPTER_NAME.with(|n| n.borrow().clone()) },
     }
 }

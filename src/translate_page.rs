@@ -415,12 +415,16 @@ pub fn TranslatePage() -> impl IntoView {
             <OfflineModels entries=model_entries model_status />
             <details class="examples">
                 <summary>"Examples from test_2016_flickr"</summary>
-                <ul>
-                    {move || examples.get().into_iter().take(40).map(|(src, rf)| {
-                        let (s2, r2) = (src.clone(), rf.clone());
-                        view! { <li><button class="link" on:click=move |_| { text.set(s2.clone()); example_ref.set(Some(r2.clone())); }>{src}</button></li> }
-                    }).collect_view()}
-                </ul>
+                <Suspense fallback=|| view! { <p class="hint" data-testid="examples-loading">"Loading the test set…"</p> }>
+                    {move || Suspend::new(async move {
+                        let (_, pairs) = test_set.await;
+                        let items = pairs.into_iter().take(40).map(|(src, rf)| {
+                            let (s2, r2) = (src.clone(), rf.clone());
+                            view! { <li><button class="link" on:click=move |_| { text.set(s2.clone()); example_ref.set(Some(r2.clone())); }>{src}</button></li> }
+                        }).collect_view();
+                        view! { <ul data-testid="examples">{items}</ul> }
+                    })}
+                </Suspense>
             </details>
             <div class="evaluate">
                 <button data-testid="eval-run" on:click=evaluate disabled=move || eval_running.get() || examples.with(Vec::is_empty)>"Evaluate on test_2016_flickr"</button>

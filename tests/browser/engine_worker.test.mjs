@@ -24,10 +24,24 @@ test('a beam-16 long word from a shared link leaves the page responsive, and a n
   await page.locator('[data-testid=cmp-run]').waitFor({ state: 'visible' });
   assert.match(await status(page), /Translating 0\/1/);
   await page.click('[data-testid=nav-translate]');
+  assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('aria-busy'), 'true', 'the output is marked as not yet this input\'s');
   const sentence = 'Two dogs are playing in the snow.';
   await page.fill('[data-testid=tr-input]', sentence);
   await finished(page);
   assert.equal(await output(page), wgslate(['translate', '--model', model, '--backend', 'cpu', '--beam', '16'], sentence + '\n').trim());
+  assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('aria-busy'), 'false');
+  assert.deepEqual(errors, []);
+});
+
+test('the beam-16 long word itself is answered, with the CLI\'s output, while the page answers clicks', async () => {
+  const errors = [];
+  const word = 'abcdefghij'.repeat(50);
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&beam=16&text=${word}`, errors);
+  await page.waitForFunction(() => /Translating/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 60000 });
+  await page.click('[data-testid=nav-bleu]');
+  await page.click('[data-testid=nav-translate]');
+  await finished(page);
+  assert.equal(await output(page), wgslate(['translate', '--model', model, '--backend', 'cpu', '--beam', '16'], word + '\n').trim());
   assert.deepEqual(errors, []);
 });
 
@@ -133,4 +147,37 @@ test('a helper engine worker killed in the middle of an evaluation hands its bat
   assert.equal(killed, 1, 'the helper was running');
   assert.equal(bleu, nativeBleu(n));
   assert.deepEqual(errors.filter((e) => !/simulated helper crash/.test(e)), []);
+});
+
+test('a crash of the main engine worker in the middle of a shared evaluation is reported as the crash, not as a Stop', async () => {
+  let killed = 0;
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 2 }));
+  await page.goto(rig.url + '#translate?backend=cpu');
+  await page.fill('[data-testid=eval-count]', '400');
+  await page.locator('[data-testid=eval-count]').dispatchEvent('change');
+  await page.click('[data-testid=eval-run]');
+  // The job is shared once the helper exists; the main worker is killed after some sentences.
+  await page.waitForFunction(() => Number(document.querySelector('.evaluate progress')?.value) > 0, null, { timeout: 300000 });
+  for (let i = 0; i < 1200; i++) {
+    const names = await Promise.all(page.workers().map((w) => w.evaluate(() => self.name).catch(() => '')));
+    if (names.includes('engine-2')) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  for (const w of page.workers()) {
+    killed += await w.evaluate(() => {
+      if (self.name !== 'engine') return 0;
+      setTimeout(() => { throw new Error('simulated main crash'); });
+      return 1;
+    }).catch(() => 0);
+  }
+  assert.equal(killed, 1, 'the main engine worker was running');
+  const error = page.locator('[data-testid=tr-error]');
+  await error.waitFor({ timeout: 120000 });
+  assert.match(await error.textContent(), /Evaluation failed: .*translation engine crashed \(.*simulated main crash/);
+  assert.equal(await page.locator('[data-testid=eval-note]').count(), 0, 'no "Stopped after" note');
+  assert.equal(await page.locator('[data-testid=eval-bleu]').count(), 0);
+  assert.deepEqual(errors.filter((e) => !/simulated main crash/.test(e)), []);
 });

@@ -41,7 +41,8 @@ for (const model of ['en-de/transformer', 'en-de/transformer-small', 'en-de/gru'
       assert.equal(await translated(page, src), native(model, src, backend), `sentence ${i}`);
       if (k === 0) page.on('request', (r) => requests.push(r.url()));
     }
-    assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU \(WebGPU/);
+    // The label names the adapter (SwiftShader's description is empty: its vendor and architecture).
+    assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU \(WebGPU: \S[^)]*\)/);
     // The loader says which weights it got: the shipped models are int8.
     assert.equal(await page.locator('[data-testid=tr-model-status]').textContent(), `${model} loaded: weights int8, one scale per row`);
     assert.deepEqual(requests, [], 'network requests after the model was loaded');

@@ -122,3 +122,16 @@ test('a long input is drawn as at most 64 × 64 blocks whose rows still sum to 1
   for (const s of h.sums) assert.ok(Math.abs(s - 1) < 1e-3, `row sums ${h.sums}`);
   assert.deepEqual(errors, []);
 });
+
+test('the examples list waits for the test set (Suspense) and then offers its first sentences', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.locator('details.examples summary').click();
+  await page.locator('[data-testid=examples] li').first().waitFor({ timeout: 60000 });
+  assert.equal(await page.locator('[data-testid=examples] li').count(), 40);
+  assert.equal(await page.locator('[data-testid=examples-loading]').count(), 0);
+  assert.equal((await page.locator('[data-testid=examples] li').first().innerText()).trim(), all[0]);
+  await page.locator('[data-testid=examples] li button').first().click();
+  assert.equal(await page.locator('[data-testid=tr-input]').inputValue(), all[0]);
+  assert.deepEqual(errors, []);
+});

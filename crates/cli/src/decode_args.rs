@@ -17,11 +17,8 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
         (false, 1f32, 0usize, 1f32, 0u64, 1usize);
     let mut limits = LengthLimits::default();
     let mut i = 0;
-    fn num<T: std::str::FromStr>(flag: &str, v: Option<&String>) -> Result<T, String> {
-        let v = v.ok_or_else(|| format!("{flag} needs a value"))?;
-        v.parse().map_err(|_| format!("{flag}: '{v}' is not a valid number"))
-    }
-    /// A flag the page also has: the same ranges as its URL and form (`wgslate_decode::settings`).
+    /// A flag's value checked against its range (`wgslate_decode::settings`, the one source of the
+    /// limits, which the page's URL and form also use).
     fn setting(flag: &str, key: &str, v: Option<&String>) -> Result<f64, String> {
         let v = v.ok_or_else(|| format!("{flag} needs a value"))?;
         checked_number(key, v).map_err(|e| format!("{flag}: {e}"))
@@ -41,16 +38,16 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
             }
             "--coverage" => coverage = setting(a, "cov", v)? as f32,
             "--end-penalty" => end = setting(a, "end", v)? as f32,
-            "--min-len" => limits.min_len = num(a, v)?,
+            "--min-len" => limits.min_len = setting(a, "min-len", v)? as usize,
             "--max-len-a" => limits.a = setting(a, "a", v)? as f32,
             "--max-len-b" => limits.b = setting(a, "b", v)? as usize,
-            "--nbest" => nbest = num(a, v)?,
-            "--no-repeat-ngram" => no_repeat = num(a, v)?,
+            "--nbest" => nbest = setting(a, "nbest", v)? as usize,
+            "--no-repeat-ngram" => no_repeat = setting(a, "no-repeat-ngram", v)? as usize,
             "--temperature" => temperature = setting(a, "t", v)? as f32,
             "--top-k" => top_k = setting(a, "k", v)? as usize,
             "--top-p" => top_p = setting(a, "p", v)? as f32,
             "--seed" => seed = setting(a, "seed", v)? as u64,
-            "--samples" => samples = num(a, v)?,
+            "--samples" => samples = setting(a, "samples", v)? as usize,
             "--sample" => {
                 sample = true;
                 takes_value = false;

@@ -13,6 +13,10 @@ fn out_of_range_decoding_flags_are_refused_with_one_line() {
         (["--top-p", "-1"], "top-p must be between 0.01 and 1"),
         (["--beam", "0"], "beam width must be between 1 and 16"),
         (["--seed", "2.5"], "seed must be a whole number"),
+        (["--samples", "100000000000"], "number of samples must be between 1 and 100"),
+        (["--nbest", "0"], "n-best size must be between 1 and 16"),
+        (["--min-len", "-3"], "minimum length must be between 0 and 200"),
+        (["--no-repeat-ngram", "1e9"], "no-repeat n-gram size must be between 0 and 10"),
     ];
     for (flags, needle) in cases {
         let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))

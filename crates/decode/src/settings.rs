@@ -59,7 +59,7 @@ const fn range(key: &'static str, what: &'static str, min: f64, max: f64, intege
 
 /// Every numeric setting's range, the single source of the limits. β ≥ 0 keeps the coverage term
 /// at most 0, which the beam search's upper bound (`penalties::Scoring::upper_bound`) relies on.
-const RANGES: [Range; 11] = [
+const RANGES: [Range; 15] = [
     range("beam", "beam width", 1.0, 16.0, true),
     range("lp", "length penalty α", 0.0, 5.0, false),
     range("cov", "coverage β", 0.0, 5.0, false),
@@ -72,6 +72,11 @@ const RANGES: [Range; 11] = [
     range("seed", "seed", 0.0, 9_007_199_254_740_991.0, true),
     // Not a search setting but limited the same way: how many test sentences to evaluate.
     range("n", "number of sentences", 1.0, 1000.0, true),
+    // The CLI's flags that the page does not offer.
+    range("min-len", "minimum length", 0.0, 200.0, true),
+    range("nbest", "n-best size", 1.0, 16.0, true),
+    range("no-repeat-ngram", "no-repeat n-gram size", 0.0, 10.0, true),
+    range("samples", "number of samples", 1.0, 100.0, true),
 ];
 
 /// `value` as a number for `key`, or why not.
