@@ -1,6 +1,6 @@
 //! Small helpers over browser APIs: yielding to the event loop, reading dropped or picked files.
 
-use crate::engine_jobs::adapter_name;
+use crate::engine_jobs::{adapter_name, is_software_adapter};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
@@ -136,11 +136,11 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
         js_sys::Reflect::get(obj, &JsValue::from_str("isFallbackAdapter")).ok().and_then(|v| v.as_bool())
     };
     let info = js_sys::Reflect::get(&adapter, &JsValue::from_str("info")).unwrap_or(JsValue::UNDEFINED);
-    let fallback = flag(&info).or_else(|| flag(&adapter)).unwrap_or(false);
     let text = |key: &str| {
         js_sys::Reflect::get(&info, &JsValue::from_str(key)).ok().and_then(|v| v.as_string()).unwrap_or_default()
     };
     let name = adapter_name(&text("description"), &text("vendor"), &text("architecture"), &text("device"));
+    let fallback = flag(&info).or_else(|| flag(&adapter)).unwrap_or(false) || is_software_adapter(&name);
     Ok(WebGpuAdapter { fallback, name })
 }
 

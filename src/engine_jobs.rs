@@ -174,6 +174,13 @@ pub fn adapter_name(description: &str, vendor: &str, architecture: &str, device:
     parts.join(" ")
 }
 
+/// Whether an adapter's name is one of the CPU implementations of WebGPU/Vulkan/D3D (for a browser
+/// that does not set `isFallbackAdapter` on them).
+pub fn is_software_adapter(name: &str) -> bool {
+    let name = name.to_lowercase();
+    ["swiftshader", "llvmpipe", "lavapipe", "softpipe", "basic render"].iter().any(|s| name.contains(s))
+}
+
 impl Backend {
     /// As the page shows it; `cpu_workers` is how many engine workers may share a long CPU job.
     pub fn label(&self, cpu_workers: usize, members: usize) -> String {
@@ -222,6 +229,21 @@ mod tests {
         assert_eq!(adapter_name(" ", "", "", ""), "");
         let gpu = Backend::Gpu { adapter: adapter_name("", "apple", "metal-3", "") };
         assert_eq!(gpu.label(1, 1), "GPU (WebGPU: apple metal-3)");
+    }
+
+    #[test]
+    fn software_adapters_are_recognised_by_name() {
+        for name in [
+            "google swiftshader",
+            "SwiftShader Device (Subzero)",
+            "llvmpipe (LLVM 15.0.6, 256 bits)",
+            "Microsoft Basic Render Driver",
+        ] {
+            assert!(is_software_adapter(name), "{name}");
+        }
+        for name in ["NVIDIA GeForce RTX 4070", "apple metal-3", "intel gen-12lp", ""] {
+            assert!(!is_software_adapter(name), "{name}");
+        }
     }
 
     #[test]
