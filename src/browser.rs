@@ -139,8 +139,9 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
     let text = |key: &str| {
         js_sys::Reflect::get(&info, &JsValue::from_str(key)).ok().and_then(|v| v.as_string()).unwrap_or_default()
     };
-    let name = adapter_name(&text("description"), &text("vendor"), &text("architecture"), &text("device"));
-    let fallback = flag(&info).or_else(|| flag(&adapter)).unwrap_or(false) || is_software_adapter(&name);
+    let fields = ["description", "vendor", "architecture", "device"].map(text);
+    let name = adapter_name(&fields[0], &fields[1], &fields[2], &fields[3]);
+    let fallback = flag(&info).or_else(|| flag(&adapter)).unwrap_or(false) || is_software_adapter(&fields.join(" "));
     Ok(WebGpuAdapter { fallback, name })
 }
 

@@ -19,7 +19,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::browser::{self, js_error};
-use crate::engine_jobs::{Backend, Event, Job, Output, Reply, Request, SearchChoice};
+use crate::engine_jobs::{helper_settings, Backend, Event, Job, Output, Reply, Request, SearchChoice};
 use wgslate_model::translate::Notices;
 
 /// At most this many engine workers share a CPU job: each holds its own copy of the model.
@@ -435,26 +435,26 @@ async fn run_shared(
         return run_part(lane, token, 0, Job::Translate { settings, texts, search, batch }, on_done).await;
     }
     let chunks: Vec<&[String]> = texts.chunks(batch).collect();
-    let queue = RefCell::new(ChunkQueue { next: 0, returned: vec![], len: chunks.len() });
+    let queue = RefCell::new(ChunkQueue { next: 0, returned: vec![], len: chunks.len(), closed: false });
     // Finished batches (and their notices) wait here until those before them are passed on.
     let waiting = RefCell::new(BTreeMap::<usize, Vec<Vec<Output>>>::new());
     let notices = RefCell::new(BTreeMap::<usize, Notices>::new());
     let passed = Cell::new(0);
     let on_done = RefCell::new(on_done);
     let run_chunk = |slot: usize, k: usize| {
-        let (chunks, waiting, passed, notices, on_done) = (&chunks, &waiting, &passed, &notices, &on_done);
-        // The helpers never look for a GPU: they only run when the CPU engine does. (The default
-        // backend, auto, is not among the pairs, so the pair is added rather than rewritten.)
-        let mut settings = settings.clone();
-        if slot > 0 {
-            settings.retain(|(k, _)| k != "backend");
-            settings.push(("backend".into(), "cpu".into()));
-        }
+        let (chunks, waiting, passed, notices, on_done, queue) =
+            (&chunks, &waiting, &passed, &notices, &on_done, &queue);
+        // The helpers never look for a GPU: they only run when the CPU engine does.
+        let settings = if slot > 0 { helper_settings(&settings) } else { settings.clone() };
         async move {
             let mut got = Vec::with_capacity(chunks[k].len());
             let job = Job::Translate { settings, texts: chunks[k].to_vec(), search, batch };
             if let Event::Finished { notices: n } = run_part(lane, token, slot, job, &mut |_, s| got.extend(s)).await? {
                 notices.borrow_mut().insert(k, n);
+            }
+            // Nothing of a job that the main worker's failure ended reaches the view.
+            if queue.borrow().closed {
+                return Ok(());
             }
             let mut waiting = waiting.borrow_mut();
             waiting.insert(k, got);
@@ -478,13 +478,13 @@ async fn run_shared(
                     Err(JobError::Cancelled) => return Err(JobError::Cancelled),
                     // A helper that fails (out of memory, a crash) hands its batch back and stops.
                     Err(_) if slot > 0 => {
-                        queue.borrow_mut().returned.push(k);
+                        queue.borrow_mut().hand_back(k);
                         return Ok(());
                     }
                     Err(e) => {
                         // The main worker's failure ends the job with its error: no batch is left
                         // for the helpers, and those running stop.
-                        queue.borrow_mut().drain();
+                        queue.borrow_mut().close();
                         if lane_is(lane, token) {
                             stop_parts(lane);
                         }
@@ -519,10 +519,15 @@ struct ChunkQueue {
     /// Batches handed back by a helper that failed.
     returned: Vec<usize>,
     len: usize,
+    /// The main worker failed: no batch is given out or handed back any more.
+    closed: bool,
 }
 
 impl ChunkQueue {
     fn take(&mut self) -> Option<usize> {
+        if self.closed {
+            return None;
+        }
         self.returned.pop().or_else(|| {
             let k = self.next;
             (k < self.len).then(|| {
@@ -532,13 +537,19 @@ impl ChunkQueue {
         })
     }
 
-    fn drain(&mut self) {
+    fn hand_back(&mut self, k: usize) {
+        if !self.closed {
+            self.returned.push(k);
+        }
+    }
+
+    fn close(&mut self) {
+        self.closed = true;
         self.returned.clear();
-        self.next = self.len;
     }
 
     fn is_empty(&self) -> bool {
-        self.returned.is_empty() && self.next >= self.len
+        self.closed || (self.returned.is_empty() && self.next >= self.len)
     }
 }
 

@@ -163,6 +163,14 @@ pub enum Backend {
     Cpu { why: String },
 }
 
+/// A helper engine worker's settings: the job's, on the CPU engine whatever the backend setting.
+/// (The default, auto, is not among the pairs, so the pair is added rather than rewritten.)
+pub fn helper_settings(settings: &[(String, String)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = settings.iter().filter(|(key, _)| key != "backend").cloned().collect();
+    out.push(("backend".into(), "cpu".into()));
+    out
+}
+
 /// The name the backend label gives a WebGPU adapter: its description, or else its vendor,
 /// architecture and device (browsers often leave the description empty).
 pub fn adapter_name(description: &str, vendor: &str, architecture: &str, device: &str) -> String {
@@ -229,6 +237,17 @@ mod tests {
         assert_eq!(adapter_name(" ", "", "", ""), "");
         let gpu = Backend::Gpu { adapter: adapter_name("", "apple", "metal-3", "") };
         assert_eq!(gpu.label(1, 1), "GPU (WebGPU: apple metal-3)");
+    }
+
+    #[test]
+    fn helpers_run_on_the_cpu_whatever_the_backend_setting() {
+        let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+        // The default backend (auto) is left out of the pairs; gpu and cpu are there.
+        for settings in [vec![pair("model", "en-de/gru")], vec![pair("backend", "gpu"), pair("beam", "4")]] {
+            let helper = helper_settings(&settings);
+            assert_eq!(helper.iter().filter(|(k, _)| k == "backend").collect::<Vec<_>>(), [&pair("backend", "cpu")]);
+            assert!(settings.iter().filter(|(k, _)| k != "backend").all(|p| helper.contains(p)));
+        }
     }
 
     #[test]

@@ -161,11 +161,13 @@ test('a crash of the main engine worker in the middle of a shared evaluation is 
   await page.click('[data-testid=eval-run]');
   // The job is shared once the helper exists; the main worker is killed after some sentences.
   await page.waitForFunction(() => Number(document.querySelector('.evaluate progress')?.value) > 0, null, { timeout: 300000 });
-  for (let i = 0; i < 1200; i++) {
+  let shared = false;
+  for (let i = 0; i < 1200 && !shared; i++) {
     const names = await Promise.all(page.workers().map((w) => w.evaluate(() => self.name).catch(() => '')));
-    if (names.includes('engine-2')) break;
-    await new Promise((r) => setTimeout(r, 50));
+    shared = names.includes('engine-2');
+    if (!shared) await new Promise((r) => setTimeout(r, 50));
   }
+  assert.ok(shared, 'the helper engine worker shares the job');
   for (const w of page.workers()) {
     killed += await w.evaluate(() => {
       if (self.name !== 'engine') return 0;

@@ -44,7 +44,8 @@ impl Default for Settings {
     }
 }
 
-/// A numeric setting's key (in the URL and the form) and its allowed range.
+/// A numeric setting's key (in the URL and the form, or for the CLI-only flags their name) and its
+/// allowed range.
 struct Range {
     key: &'static str,
     what: &'static str,
