@@ -66,15 +66,7 @@ test('a crash of the engine worker is reported next to the input, and the next t
   const long = Array.from({ length: 40 }, (_, i) => `A man with ${i} red balloons is walking past the old church.`).join(' ');
   await page.fill('[data-testid=tr-input]', long);
   await page.waitForFunction(() => /Translating/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
-  let crashed = 0;
-  for (const w of page.workers()) {
-    crashed += await w.evaluate(() => {
-      if (self.name !== 'engine') return 0;
-      setTimeout(() => { throw new Error('simulated crash'); });
-      return 1;
-    });
-  }
-  assert.equal(crashed, 1, 'one engine worker runs');
+  assert.equal(await crashWorkers(page, 'engine', 'simulated crash'), 1, 'one engine worker runs');
   const error = page.locator('[data-testid=tr-input-error]');
   await error.waitFor({ timeout: 60000 });
   assert.match(await error.textContent(), /translation engine crashed \(.*simulated crash.*\); it has been restarted/);
@@ -86,16 +78,35 @@ test('a crash of the engine worker is reported next to the input, and the next t
   assert.deepEqual(errors.filter((e) => !/simulated crash/.test(e)), []);
 });
 
-async function evaluateWithCores(cores, n, during = async () => {}) {
+// Throws in each of the page's workers named `name` (an uncaught error, as a crash); how many.
+async function crashWorkers(page, name, message) {
+  let crashed = 0;
+  for (const w of page.workers()) {
+    crashed += await w.evaluate(([n, m]) => {
+      if (self.name !== n) return 0;
+      setTimeout(() => { throw new Error(m); });
+      return 1;
+    }, [name, message]).catch(() => 0);
+  }
+  return crashed;
+}
+
+// Starts an evaluation of the first `n` test sentences in a browser that reports `cores` cores
+// (and so gets that many engine workers).
+async function startEvaluation(cores, n) {
   const errors = [];
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
-  // A browser that reports N cores gets N engine workers.
   await page.addInitScript((c) => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => c }), cores);
   await page.goto(rig.url + '#translate?backend=cpu');
   await page.fill('[data-testid=eval-count]', String(n));
   await page.locator('[data-testid=eval-count]').dispatchEvent('change');
   await page.click('[data-testid=eval-run]');
+  return { page, errors };
+}
+
+async function evaluateWithCores(cores, n, during = async () => {}) {
+  const { page, errors } = await startEvaluation(cores, n);
   await during(page);
   const bleu = page.locator('[data-testid=eval-bleu]');
   await bleu.waitFor({ timeout: 600000 });
@@ -133,13 +144,7 @@ test('a helper engine worker killed in the middle of an evaluation hands its bat
   const { errors, bleu } = await evaluateWithCores(2, n, async (page) => {
     // The helper starts with the shared job; it is killed as soon as it is there.
     for (let i = 0; i < 1200 && killed === 0; i++) {
-      for (const w of page.workers()) {
-        killed += await w.evaluate(() => {
-          if (self.name !== 'engine-2') return 0;
-          setTimeout(() => { throw new Error('simulated helper crash'); });
-          return 1;
-        }).catch(() => 0);
-      }
+      killed += await crashWorkers(page, 'engine-2', 'simulated helper crash');
       if (killed === 0) await new Promise((r) => setTimeout(r, 50));
     }
     assert.equal(await page.locator('[data-testid=eval-bleu]').count(), 0, 'killed before the evaluation ended');
@@ -150,15 +155,7 @@ test('a helper engine worker killed in the middle of an evaluation hands its bat
 });
 
 test('a crash of the main engine worker in the middle of a shared evaluation is reported as the crash, not as a Stop', async () => {
-  let killed = 0;
-  const errors = [];
-  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => 2 }));
-  await page.goto(rig.url + '#translate?backend=cpu');
-  await page.fill('[data-testid=eval-count]', '400');
-  await page.locator('[data-testid=eval-count]').dispatchEvent('change');
-  await page.click('[data-testid=eval-run]');
+  const { page, errors } = await startEvaluation(2, 400);
   // The job is shared once the helper exists; the main worker is killed after some sentences.
   await page.waitForFunction(() => Number(document.querySelector('.evaluate progress')?.value) > 0, null, { timeout: 300000 });
   let shared = false;
@@ -168,14 +165,7 @@ test('a crash of the main engine worker in the middle of a shared evaluation is 
     if (!shared) await new Promise((r) => setTimeout(r, 50));
   }
   assert.ok(shared, 'the helper engine worker shares the job');
-  for (const w of page.workers()) {
-    killed += await w.evaluate(() => {
-      if (self.name !== 'engine') return 0;
-      setTimeout(() => { throw new Error('simulated main crash'); });
-      return 1;
-    }).catch(() => 0);
-  }
-  assert.equal(killed, 1, 'the main engine worker was running');
+  assert.equal(await crashWorkers(page, 'engine', 'simulated main crash'), 1, 'the main engine worker was running');
   const error = page.locator('[data-testid=tr-error]');
   await error.waitFor({ timeout: 120000 });
   assert.match(await error.textContent(), /Evaluation failed: .*translation engine crashed \(.*simulated main crash/);
