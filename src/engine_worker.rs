@@ -104,8 +104,8 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             }
             let model = &models[0];
             let texts = std::slice::from_ref(&text);
-            // The search runs on the chosen backend, as Translate's does; the maps of every layer and head come from the CPU reference's forced
-            // decoding of its output.
+            // The search runs on the chosen backend, as Translate's does; the maps of every layer
+            // and head come from the CPU reference's forced decoding of its output.
             let out = translate_chunk(id, &s.model, &models, texts, &s.search(), 1).await?;
             let h = &out.first().and_then(|t| t.outputs.first()).ok_or("the search found no translation")?.1;
             let source_ids = encode_sources(model, texts)?.remove(0).0;
