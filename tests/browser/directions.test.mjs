@@ -69,11 +69,11 @@ test('the ensemble model gives the CLI ensembleâ€™s translation', async () => {
   const sentence = 'Three children are sitting on a wooden bench near the lake.';
   const page = await openPage(rig.browser, rig.url + `#translate?model=en-de%2Fensemble&text=${encodeURIComponent(sentence)}`, errors);
   await finished(page);
-  const models = ['transformer', 'transformer-small'].flatMap((a) => ['--model', join(root, 'www', 'models', 'en-de', a)]);
+  const models = ['transformer', 'transformer-d224'].flatMap((a) => ['--model', join(root, 'www', 'models', 'en-de', a)]);
   assert.equal(await output(page), wgslate(['translate', ...models, '--backend', 'cpu'], sentence + '\n').trim());
   assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /ensemble of 2/);
   assert.match(await page.locator('[data-testid=tr-model] option:checked').textContent(), /ensemble/);
-  assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /^en-de\/ensemble loaded \(en-de\/transformer \+ en-de\/transformer-small\): weights int8/);
+  assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /^en-de\/ensemble loaded \(en-de\/transformer \+ en-de\/transformer-d224\): weights int8/);
   assert.deepEqual(errors, []);
 });
 
@@ -84,7 +84,7 @@ test('on WebGPU the ensemble runs on the WGSL engine and gives the CPU ensembleâ
   const page = await openPage(rig.browser, rig.url + `#translate?backend=gpu&model=en-de%2Fensemble&text=${encodeURIComponent(sentence)}`, errors);
   await finished(page);
   assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU .*ensemble of 2/);
-  const models = ['transformer', 'transformer-small'].flatMap((a) => ['--model', join(root, 'www', 'models', 'en-de', a)]);
+  const models = ['transformer', 'transformer-d224'].flatMap((a) => ['--model', join(root, 'www', 'models', 'en-de', a)]);
   assert.equal(await output(page), wgslate(['translate', ...models, '--backend', 'cpu'], sentence + '\n').trim());
   assert.deepEqual(errors, []);
 });
