@@ -34,7 +34,7 @@ test('after one visit the page reloads and translates with the server gone', asy
     await page.click('[data-testid=offline-models] summary');
     const item = page.locator('[data-testid=offline-model][data-model="en-de/transformer"]');
     await item.waitFor();
-    assert.match(await item.textContent(), /en → de · Transformer · \d+\.\d MB/);
+    assert.match(await item.textContent(), /en → de · Transformer \(distilled\) · \d+\.\d MB/);
     await page.click('[data-testid="offline-remove-en-de/transformer"]');
     await item.waitFor({ state: 'detached' });
     assert.equal(await page.evaluate(async () => Boolean(await caches.match(new URL('models/en-de/transformer/model.safetensors', location.href).href))), false);
