@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch eager peer of the shipped Transformer, for the README's GPU comparison (dev-time only).
 
-Loads www/models/en-de/transformer/model.safetensors (f16, widened to f32) and decodes greedily at
+Loads www/models/en-de/transformer/model.safetensors (f16 or int8, widened to f32) and decodes greedily at
 batch 1 with a K/V cache, the same computation as crates/model/src/transformer.rs. The inputs come
 from `wgslate bench --dump ids.json` (source ids and the candle reference's greedy tokens), so no
 tokenizer is needed and the tokens can be checked:
@@ -29,13 +29,22 @@ def load_safetensors(path, device):
     (n,) = struct.unpack("<Q", raw[:8])
     header = json.loads(raw[8 : 8 + n])
     data = raw[8 + n :]
-    out = {}
+    arrays = {}
     for name, meta in header.items():
         if name == "__metadata__":
             continue
-        assert meta["dtype"] == "F16", f"{name} is {meta['dtype']}"
+        kind = {"F16": "<f2", "I8": "i1"}.get(meta["dtype"])
+        assert kind, f"{name} is {meta['dtype']}"
         a, b = meta["data_offsets"]
-        values = np.frombuffer(data[a:b], dtype="<f2").astype(np.float32).reshape(meta["shape"])
+        arrays[name] = np.frombuffer(data[a:b], dtype=kind).astype(np.float32).reshape(meta["shape"])
+    out = {}
+    for name, values in arrays.items():
+        if name.endswith(".scale"):
+            continue
+        scale = arrays.get(name + ".scale")
+        if scale is not None:
+            # int8: value × scale, one scale per block of k / scale.shape[1] values of a row.
+            values = (values.reshape(scale.shape[0], scale.shape[1], -1) * scale[:, :, None]).reshape(values.shape)
         out[name] = torch.from_numpy(values.copy()).to(device)
     return out
 
