@@ -520,6 +520,12 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
     view! {
         <details class="settings" open>
             <summary>"Settings"</summary>
+            <div class="presets">
+                <button type="button" data-testid="tr-best" title="Beam search with GNMT length and coverage penalties: slower, better on average"
+                    on:click=move |_| { problem.set(None); settings.update(|s| *s = s.with_best_quality()) }>"Best quality"</button>
+                <button type="button" data-testid="tr-fastest" title="Greedy search, no penalties: the default"
+                    on:click=move |_| { problem.set(None); settings.update(|s| *s = s.with_greedy()) }>"Fastest"</button>
+            </div>
             <div class="options">
                 <label>
                     "Backend "

@@ -79,6 +79,29 @@ test('beam settings come from the URL and match the native beam search', async (
   assert.deepEqual(errors, []);
 });
 
+test('"Best quality" sets the beam search of the CLI\'s --best, and "Fastest" goes back to greedy', async () => {
+  const errors = [];
+  // A sentence whose translation the search changes, so the output shows which search ran.
+  const candidates = short.slice(0, 60).map((k) => testSources[k]);
+  const [bests, greedys] = [['--best'], []].map((f) => native('en-de/transformer', candidates.join('\n'), f).split('\n'));
+  const j = bests.findIndex((b, k) => b !== greedys[k]);
+  assert.ok(j >= 0, 'one of 60 short sentences translates differently with --best');
+  const [src, best, greedy] = [candidates[j], bests[j].trim(), greedys[j].trim()];
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`, errors);
+  const shows = (want) => page.waitForFunction((w) => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? '')
+    && document.querySelector('[data-testid=tr-output]').innerText.trim() === w, want, { timeout: 300000 });
+  await shows(greedy);
+  await page.click('[data-testid=tr-best]');
+  await shows(best);
+  assert.equal(await page.locator('[data-testid=tr-beam]').inputValue(), '4');
+  assert.ok(/beam=4/.test(page.url()) && /cov=0\.2/.test(page.url()), page.url());
+  await page.click('[data-testid=tr-fastest]');
+  await shows(greedy);
+  assert.equal(await page.locator('[data-testid=tr-beam]').inputValue(), '1');
+  assert.ok(!page.url().includes('beam='), page.url());
+  assert.deepEqual(errors, []);
+});
+
 test('odd input keeps the page alive', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate', errors);

@@ -31,26 +31,28 @@ fn out_of_range_decoding_flags_are_refused_with_one_line() {
     }
 }
 
+/// `wgslate translate` with the default model on the CPU reference: (stdout, stderr).
+fn run(flags: &[&str], input: &str) -> (String, String) {
+    use std::io::Write;
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["translate", "--model", model, "--backend", "cpu"])
+        .args(flags)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{flags:?}");
+    (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
 /// The CLI says when the maximum length stopped an output before its end and which characters the
 /// model has never seen; the translations themselves still go to stdout, one line each.
 #[test]
 fn cut_outputs_and_unseen_characters_are_reported_on_stderr() {
-    use std::io::Write;
-    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
-    let run = |flags: &[&str], input: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-            .args(["translate", "--model", model, "--backend", "cpu"])
-            .args(flags)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success());
-        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-    };
     let man = "A man in a blue shirt is standing on a ladder.\n";
     let (stdout, stderr) = run(&["--max-len-a", "0", "--max-len-b", "3"], man);
     assert_eq!(stdout.lines().count(), 1);
@@ -61,4 +63,21 @@ fn cut_outputs_and_unseen_characters_are_reported_on_stderr() {
     let (stdout, stderr) = run(&[], "A man says 你好 to a dog.\nA dog.\n");
     assert_eq!(stdout.lines().count(), 2);
     assert!(stderr.contains("characters the model has never seen (translated as unknown): 你 好"), "{stderr}");
+}
+
+/// `--best` is beam 4 with GNMT's length penalty 1 and coverage 0.2 (the search README's decoding
+/// section chose on val); flags after it override its parts.
+#[test]
+fn best_is_beam_4_with_length_and_coverage_penalties() {
+    let val = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/val.en")).unwrap();
+    let input: String = val.lines().take(40).map(|l| format!("{l}\n")).collect();
+    let (best, _) = run(&["--best"], &input);
+    assert_eq!(best.lines().count(), 40);
+    let (spelled_out, _) = run(&["--beam", "4", "--lenpen-kind", "gnmt", "--lenpen", "1", "--coverage", "0.2"], &input);
+    assert_eq!(best, spelled_out);
+    let (greedy, _) = run(&[], &input);
+    assert_ne!(best, greedy, "the search changes some of 40 translations");
+    let (best_beam_2, _) = run(&["--best", "--beam", "2"], &input);
+    let (beam_2, _) = run(&["--beam", "2", "--lenpen", "1", "--coverage", "0.2"], &input);
+    assert_eq!(best_beam_2, beam_2);
 }

@@ -44,6 +44,11 @@ impl Default for Settings {
     }
 }
 
+/// The search the page's "Best quality" button and the CLI's `--best` choose: beam 4 with GNMT's
+/// length and coverage penalties, the setting chosen on val for the en → de Transformers (README,
+/// "Decoding on test_2016_flickr"). Keys and values as in a link.
+pub const BEST_QUALITY: [(&str, &str); 4] = [("beam", "4"), ("lpk", "gnmt"), ("lp", "1"), ("cov", "0.2")];
+
 /// A numeric setting's key (in the URL and the form, or for the CLI-only flags their name) and its
 /// allowed range.
 struct Range {
@@ -177,6 +182,30 @@ impl Settings {
             ("seed", self.seed.to_string()),
             ("backend", self.backend.clone()),
         ]
+    }
+
+    /// These settings with the search of [`BEST_QUALITY`] (and sampling off).
+    pub fn with_best_quality(&self) -> Settings {
+        let mut s = self.clone();
+        for (key, value) in BEST_QUALITY {
+            s.set(key, value).expect("BEST_QUALITY is within the settings' ranges");
+        }
+        s.sample = false;
+        s
+    }
+
+    /// These settings with the fastest search: greedy, no penalties, no sampling (the defaults).
+    pub fn with_greedy(&self) -> Settings {
+        let d = Settings::default();
+        Settings {
+            beam: d.beam,
+            lenpen_kind: d.lenpen_kind,
+            lenpen: d.lenpen,
+            coverage: d.coverage,
+            end_penalty: d.end_penalty,
+            sample: d.sample,
+            ..self.clone()
+        }
     }
 
     pub fn limits(&self) -> LengthLimits {

@@ -57,3 +57,21 @@ fn a_refused_value_leaves_the_setting_as_it_was() {
     assert_eq!(s.beam, 4);
     assert_eq!(checked_number("n", "-5").unwrap_err(), "number of sentences must be between 1 and 1000, not -5");
 }
+
+#[test]
+fn the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it() {
+    let start = parse("model=en-de/gru&sample=true&a=1.5&text=x").0;
+    let best = start.with_best_quality();
+    // The preset goes through the one validator: a link holding it gives the same settings.
+    let query: Vec<String> = wgslate_decode::settings::BEST_QUALITY.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let linked = parse(&format!("model=en-de/gru&a=1.5&{}", query.join("&"))).0;
+    assert_eq!(best, linked);
+    let Search::Beam(beam) = best.search() else { panic!("{:?}", best.search()) };
+    assert_eq!(beam.beam, 4);
+    assert!(best.coverage > 0.0 && best.lenpen > 0.0, "{best:?}");
+    // Model and length limits stay; going back to greedy restores the default search.
+    assert_eq!((best.model.as_str(), best.max_len_a), ("en-de/gru", 1.5));
+    let greedy = best.with_greedy();
+    assert!(matches!(greedy.search(), Search::Greedy(_)));
+    assert_eq!(greedy, Settings { model: "en-de/gru".into(), max_len_a: 1.5, ..Settings::default() });
+}
