@@ -87,14 +87,18 @@ test('"Best quality" sets the beam search of the CLI\'s --best, and "Fastest" go
   const j = bests.findIndex((b, k) => b !== greedys[k]);
   assert.ok(j >= 0, 'one of 60 short sentences translates differently with --best');
   const [src, best, greedy] = [candidates[j], bests[j].trim(), greedys[j].trim()];
-  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`, errors);
+  // Sampling and an end penalty from the link are turned off by the preset.
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&sample=true&end=0.5&text=${encodeURIComponent(src)}`, errors);
   const shows = (want) => page.waitForFunction((w) => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? '')
     && document.querySelector('[data-testid=tr-output]').innerText.trim() === w, want, { timeout: 300000 });
-  await shows(greedy);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
   await page.click('[data-testid=tr-best]');
   await shows(best);
-  assert.equal(await page.locator('[data-testid=tr-beam]').inputValue(), '4');
-  assert.ok(/beam=4/.test(page.url()) && /cov=0\.2/.test(page.url()), page.url());
+  for (const [box, want] of [['tr-beam', '4'], ['tr-lenpen', '1'], ['tr-coverage', '0.2'], ['tr-end', '0']]) {
+    assert.equal(await page.locator(`[data-testid=${box}]`).inputValue(), want, box);
+  }
+  assert.equal(await page.locator('[data-testid=tr-sample]').isChecked(), false);
+  assert.ok(/[?&]beam=4(&|$)/.test(page.url()) && /[?&]lp=1(&|$)/.test(page.url()) && /[?&]cov=0\.2(&|$)/.test(page.url()), page.url());
   await page.click('[data-testid=tr-fastest]');
   await shows(greedy);
   assert.equal(await page.locator('[data-testid=tr-beam]').inputValue(), '1');

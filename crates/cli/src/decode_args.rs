@@ -1,30 +1,15 @@
-//! Decoding flags shared by `translate`, `eval` and `bench`.
+//! Decoding flags shared by `translate` and `eval`.
 
-use wgslate_decode::settings::{checked_number, BEST_QUALITY};
-use wgslate_decode::{BeamConfig, LengthLimits, LengthPenalty, SamplingConfig, Scoring, Search};
+use wgslate_decode::settings::checked_number;
+use wgslate_decode::{BeamConfig, LengthLimits, LengthPenalty, SamplingConfig, Scoring, Search, Settings};
 
-pub const DECODE_USAGE: &str = "decoding: [--best (the page's Best quality search; later flags override it)]
-          [--beam K] [--lenpen A] [--lenpen-kind avg|gnmt] [--coverage B] [--end-penalty G]
+pub const DECODE_USAGE: &str =
+    "decoding: [--best] [--beam K] [--lenpen A] [--lenpen-kind avg|gnmt] [--coverage B] [--end-penalty G]
           [--min-len N] [--max-len-a A] [--max-len-b B] [--nbest N] [--no-repeat-ngram N]
           [--sample] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--samples N]";
 
-/// `args` with `--best` replaced by the flags of the page's "Best quality" settings (one list of
-/// them: `wgslate_decode::settings::BEST_QUALITY`).
-fn expand_best(args: &[String]) -> Vec<String> {
-    let flag = |key: &str| match key {
-        "beam" => "--beam",
-        "lpk" => "--lenpen-kind",
-        "lp" => "--lenpen",
-        "cov" => "--coverage",
-        other => unreachable!("BEST_QUALITY names '{other}', which has no flag"),
-    };
-    let best = BEST_QUALITY.iter().flat_map(|(k, v)| [flag(k).to_string(), v.to_string()]);
-    args.iter().flat_map(|a| if a == "--best" { best.clone().collect() } else { vec![a.clone()] }).collect()
-}
-
 /// Parses the decoding flags out of `args`, returning the search and the flags it did not use.
 pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
-    let args = &expand_best(args);
     let mut rest = Vec::new();
     let (mut beam, mut lenpen, mut kind, mut coverage, mut end, mut nbest, mut no_repeat) =
         (1usize, 0f32, "gnmt".to_string(), 0f32, 0f32, 1usize, 0usize);
@@ -65,6 +50,14 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
             "--samples" => samples = setting(a, "samples", v)? as usize,
             "--sample" => {
                 sample = true;
+                takes_value = false;
+            }
+            // The page's "Best quality" button: its search settings, no end penalty, no sampling;
+            // flags after it override them.
+            "--best" => {
+                let best = Settings::default().with_best_quality();
+                (beam, kind, lenpen, coverage, end, sample) =
+                    (best.beam, best.lenpen_kind, best.lenpen, best.coverage, best.end_penalty, best.sample);
                 takes_value = false;
             }
             _ => {

@@ -65,19 +65,23 @@ fn cut_outputs_and_unseen_characters_are_reported_on_stderr() {
     assert!(stderr.contains("characters the model has never seen (translated as unknown): 你 好"), "{stderr}");
 }
 
-/// `--best` is beam 4 with GNMT's length penalty 1 and coverage 0.2 (the search README's decoding
-/// section chose on val); flags after it override its parts.
+/// `--best` is beam 4 with GNMT's length penalty 1 and coverage 0.2 (chosen on val: README,
+/// "Decoding on test_2016_flickr"), without sampling; flags after it override its parts.
 #[test]
 fn best_is_beam_4_with_length_and_coverage_penalties() {
     let val = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/val.en")).unwrap();
-    let input: String = val.lines().take(40).map(|l| format!("{l}\n")).collect();
+    let input: String = val.lines().take(20).map(|l| format!("{l}\n")).collect();
     let (best, _) = run(&["--best"], &input);
-    assert_eq!(best.lines().count(), 40);
+    assert_eq!(best.lines().count(), 20);
     let (spelled_out, _) = run(&["--beam", "4", "--lenpen-kind", "gnmt", "--lenpen", "1", "--coverage", "0.2"], &input);
     assert_eq!(best, spelled_out);
     let (greedy, _) = run(&[], &input);
-    assert_ne!(best, greedy, "the search changes some of 40 translations");
-    let (best_beam_2, _) = run(&["--best", "--beam", "2"], &input);
-    let (beam_2, _) = run(&["--beam", "2", "--lenpen", "1", "--coverage", "0.2"], &input);
-    assert_eq!(best_beam_2, beam_2);
+    assert_ne!(best, greedy, "the search changes some of 20 translations");
+    // It turns sampling and the end penalty given before it off.
+    let (after_sampling, _) = run(&["--sample", "--end-penalty", "2", "--best"], &input);
+    assert_eq!(after_sampling, best);
+    let (best_beam_1, _) = run(&["--best", "--beam", "1"], &input);
+    let (beam_1, _) = run(&["--beam", "1", "--lenpen", "1", "--coverage", "0.2"], &input);
+    assert_eq!(best_beam_1, beam_1);
+    assert_ne!(best_beam_1, best, "the later --beam counts");
 }

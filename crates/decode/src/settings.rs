@@ -184,27 +184,29 @@ impl Settings {
         ]
     }
 
-    /// These settings with the search of [`BEST_QUALITY`] (and sampling off).
+    /// These settings with the search of [`BEST_QUALITY`]: the greedy settings of [`Self::with_greedy`]
+    /// (so no end penalty and no sampling) with its values set.
     pub fn with_best_quality(&self) -> Settings {
-        let mut s = self.clone();
+        let mut s = self.with_greedy();
         for (key, value) in BEST_QUALITY {
             s.set(key, value).expect("BEST_QUALITY is within the settings' ranges");
         }
-        s.sample = false;
         s
     }
 
     /// These settings with the fastest search: greedy, no penalties, no sampling (the defaults).
+    /// What is kept is listed, so a search setting added later is reset too.
     pub fn with_greedy(&self) -> Settings {
-        let d = Settings::default();
         Settings {
-            beam: d.beam,
-            lenpen_kind: d.lenpen_kind,
-            lenpen: d.lenpen,
-            coverage: d.coverage,
-            end_penalty: d.end_penalty,
-            sample: d.sample,
-            ..self.clone()
+            model: self.model.clone(),
+            max_len_a: self.max_len_a,
+            max_len_b: self.max_len_b,
+            temperature: self.temperature,
+            top_k: self.top_k,
+            top_p: self.top_p,
+            seed: self.seed,
+            backend: self.backend.clone(),
+            ..Settings::default()
         }
     }
 

@@ -60,7 +60,7 @@ fn a_refused_value_leaves_the_setting_as_it_was() {
 
 #[test]
 fn the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it() {
-    let start = parse("model=en-de/gru&sample=true&a=1.5&text=x").0;
+    let start = parse("model=en-de/gru&sample=true&end=0.5&a=1.5&text=x").0;
     let best = start.with_best_quality();
     // The preset goes through the one validator: a link holding it gives the same settings.
     let query: Vec<String> = wgslate_decode::settings::BEST_QUALITY.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -69,6 +69,7 @@ fn the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it() {
     let Search::Beam(beam) = best.search() else { panic!("{:?}", best.search()) };
     assert_eq!(beam.beam, 4);
     assert!(best.coverage > 0.0 && best.lenpen > 0.0, "{best:?}");
+    assert_eq!((best.end_penalty, best.sample), (0.0, false), "no end penalty, no sampling");
     // Model and length limits stay; going back to greedy restores the default search.
     assert_eq!((best.model.as_str(), best.max_len_a), ("en-de/gru", 1.5));
     let greedy = best.with_greedy();
