@@ -1,22 +1,31 @@
 #!/bin/bash
 # The README's real-GPU benchmark (dev-time only): run from the repository root on a Linux machine
-# with a GPU, a Vulkan driver and PyTorch. Needs a release `wgslate` (WGSLATE, default
-# target/release/wgslate) and, optionally, the engine's kernel-test binary (KERNEL_TESTS, from
-# `cargo test --release -p wgslate-engine --no-run`: tests/kernels.rs). Prints everything; nothing
-# is asserted here (speed is never a test), but the token counts it prints are the parity checks.
+# with a GPU, a Vulkan loader and driver, and PyTorch. Needs a release `wgslate` (WGSLATE, default
+# target/release/wgslate) and, optionally, the engine's kernel-test binary (KERNEL_TESTS: the
+# `kernels-*` binary that `cargo test --release -p wgslate-engine --no-run` lists for tests/kernels.rs).
+# Prints everything; nothing is asserted here (speed is never a test), but the token counts and
+# differing lines it prints are the parity checks.
 set -u
 W=${WGSLATE:-target/release/wgslate}
 M=www/models/en-de
 T=www/data/test_2016_flickr.en
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/tmp}
+# NVIDIA containers may ship the ICD without the loader finding it.
+ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -z "${VK_DRIVER_FILES:-}" ] && [ -f $ICD ] && export VK_DRIVER_FILES=$ICD
+echo "== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1
+nproc
+python3 -c "import torch; print('torch', torch.__version__)"
 if [ -n "${KERNEL_TESTS:-}" ]; then
     echo "== kernel tests (each kernel against its CPU twin)"
-    timeout 300 "$KERNEL_TESTS" --test-threads 1 2>&1 | grep -a 'test result'
+    timeout 300 "$KERNEL_TESTS" --test-threads 1 2>&1 | tail -25
 fi
 for m in transformer transformer-d224 gru; do
-    echo "== bench $m (WGSL engine on the GPU, candle on the CPU)"
+    echo "== bench $m (WGSL engine on the GPU, candle on the CPU; the gpu backend line names the adapter)"
     timeout 300 "$W" bench --model $M/$m --sentences 50 --dump /tmp/ids-$m.json
 done
-for th in 2 1; do
+for th in $(nproc) 2 1; do
     echo "== bench transformer, RAYON_NUM_THREADS=$th"
     RAYON_NUM_THREADS=$th timeout 300 "$W" bench --model $M/transformer --sentences 50
 done
@@ -24,12 +33,15 @@ echo "== PyTorch eager peer (batch-1 greedy over the same 50 sentences, tokens c
 for m in transformer transformer-d224; do
     for d in cuda cpu; do timeout 300 python3 scripts/torch_peer.py --model $M/$m --ids /tmp/ids-$m.json --device $d; done
 done
+for i in 2 3; do
+    for d in cuda cpu; do timeout 300 python3 scripts/torch_peer.py --model $M/transformer --ids /tmp/ids-transformer.json --device $d; done
+done
 echo "== GPU = CPU tokens over test_2016_flickr (1 000 sentences): differing lines"
 parity() {
     src=$1; shift
-    timeout 300 "$W" translate "$@" --backend gpu -i "$src" > /tmp/gpu.txt 2>/dev/null
+    timeout 300 "$W" translate "$@" --backend gpu -i "$src" > /tmp/gpu.txt 2> /tmp/gpu.err
     timeout 300 "$W" translate "$@" --backend cpu -i "$src" > /tmp/cpu.txt 2>/dev/null
-    echo "$*: $(wc -l < /tmp/gpu.txt) / $(wc -l < /tmp/cpu.txt) lines, differing $(diff /tmp/gpu.txt /tmp/cpu.txt | grep -c '^<')"
+    echo "$*: $(wc -l < /tmp/gpu.txt) / $(wc -l < /tmp/cpu.txt) lines, differing $(diff /tmp/gpu.txt /tmp/cpu.txt | grep -c '^<') $(tail -1 /tmp/gpu.err)"
 }
 for m in transformer gru; do
     parity $T --model $M/$m
@@ -38,5 +50,9 @@ done
 parity $T --model $M/transformer --model $M/transformer-d224
 parity $T --model $M/transformer --model $M/transformer-d224 --best
 parity $T --model $M/transformer --sample --seed 1
+diff /tmp/gpu.txt /tmp/cpu.txt
+cp /tmp/gpu.txt /tmp/gpu-sample-1.txt
+timeout 300 "$W" translate --model $M/transformer --sample --seed 1 --backend gpu -i $T > /tmp/gpu.txt 2>/dev/null
+echo "sampling, GPU against GPU: differing $(diff /tmp/gpu.txt /tmp/gpu-sample-1.txt | grep -c '^<')"
 parity www/data/test_2016_flickr.de --model www/models/de-en/transformer
 parity $T --model www/models/en-fr/transformer

@@ -98,11 +98,16 @@ pub fn vocab(case: &VocabCase) {
     if let Ok(ids) = vocab.encode(&case.text) {
         assert_eq!(ids.last(), Some(&EOS_ID));
         assert!(ids.iter().all(|&i| (i as usize) < vocab.vocab_size()), "ids {ids:?}");
-        vocab.decode(&ids);
+        assert_one_line(&vocab.decode(&ids));
         assert_eq!(vocab.token_strings(&ids).len(), ids.len());
     }
-    vocab.decode(&case.ids);
+    assert_one_line(&vocab.decode(&case.ids));
     vocab.token_strings(&case.ids);
+}
+
+/// A translation is one line of the CLI's output and of the page, whatever tokens were drawn.
+fn assert_one_line(text: &str) {
+    assert!(!text.chars().any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'), "decoded {text:?}");
 }
 
 pub fn safetensors(case: &WeightsCase) {

@@ -93,13 +93,35 @@ impl Vocab {
             .collect()
     }
 
+    /// The translation of `ids` as one line. The shipped vocabularies hold tokens with a line break
+    /// or a tab (BPE learnt them from the training files' line ends; training never targets them),
+    /// which sampling can still draw: a translation must stay one line of an output file.
     pub fn decode(&self, ids: &[u32]) -> String {
         let ids: Vec<u32> = ids.iter().copied().filter(|&i| i >= SPECIAL_TOKENS.len() as u32 || i == UNK_ID).collect();
-        self.inner.decode(&ids, false).unwrap_or_default().trim().to_string()
+        one_line(&self.inner.decode(&ids, false).unwrap_or_default())
     }
 
     /// The surface form of each token, for display (▁ shown as a leading space).
     pub fn token_strings(&self, ids: &[u32]) -> Vec<String> {
-        ids.iter().map(|&i| self.inner.id_to_token(i).unwrap_or_else(|| "<?>".into()).replace('▁', " ")).collect()
+        ids.iter()
+            .map(|&i| {
+                self.inner.id_to_token(i).unwrap_or_else(|| "<?>".into()).replace('▁', " ").replace(breaks_line, " ")
+            })
+            .collect()
     }
+}
+
+/// Control characters (line feed, carriage return, tab, NEL…) and the Unicode line and paragraph
+/// separators.
+fn breaks_line(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// `text` trimmed, with each run of spaces and line-breaking characters made one space where it
+/// holds any of the latter (text without them is only trimmed, so ordinary output is unchanged).
+fn one_line(text: &str) -> String {
+    if !text.chars().any(breaks_line) {
+        return text.trim().to_string();
+    }
+    text.split(|c: char| c == ' ' || breaks_line(c)).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
 }
