@@ -62,7 +62,15 @@ impl Vocab {
             .with_decoder(Some(MetaspaceDecoder::new('▁', PrependScheme::Always, true).into()))
             .build()
             .map_err(|e| e.to_string())?;
-        tok.train_from_files(&mut trainer, files.to_vec()).map_err(|e| e.to_string())?;
+        // One sequence per line, line ends stripped: `train_from_files` keeps them, and BPE then
+        // learns tokens such as "▁street\n" that decode to a line break (the shipped vocabularies
+        // hold a dozen; `decode` makes them a space).
+        let mut text = String::new();
+        for file in files {
+            text += &std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+            text.push('\n');
+        }
+        tok.train(&mut trainer, text.lines()).map_err(|e| e.to_string())?;
         let inner: Tokenizer = tok.into();
         Ok(Self { inner })
     }

@@ -57,3 +57,16 @@ fn a_line_break_inside_a_translation_becomes_one_space() {
     // Text without such tokens is unchanged (only trimmed), as before.
     assert_eq!(vocab.decode(&[id("▁Ein"), id("▁Mann"), id(".")]), "Ein Mann.");
 }
+
+#[test]
+fn a_trained_vocabulary_has_no_line_break_tokens() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data");
+    let files = [format!("{data}/val.en"), format!("{data}/val.de")];
+    let vocab = Vocab::train(&files, 2000).unwrap();
+    let vocab_map = vocab.inner.get_vocab(true);
+    let with_breaks: Vec<&String> = vocab_map.keys().filter(|t| t.chars().any(|c| c.is_control())).collect();
+    assert!(with_breaks.is_empty(), "{with_breaks:?}");
+    assert!(vocab.vocab_size() > 1000, "{}", vocab.vocab_size());
+    let ids = vocab.encode("A man in a blue shirt.").unwrap();
+    assert_eq!(vocab.decode(&ids), "A man in a blue shirt.");
+}
