@@ -128,7 +128,7 @@ fn breaks_line(c: char) -> bool {
 /// `text` trimmed, with each run of spaces and line-breaking characters made one space where it
 /// holds any of the latter (text without them is only trimmed, so ordinary output is unchanged).
 fn one_line(text: &str) -> String {
-    if !text.chars().any(breaks_line) {
+    if !text.contains(breaks_line) {
         return text.trim().to_string();
     }
     text.split(|c: char| c == ' ' || breaks_line(c)).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
