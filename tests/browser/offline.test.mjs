@@ -18,7 +18,19 @@ test('after one visit the page reloads and translates with the server gone', asy
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     const text = 'A man in a blue shirt is standing on a ladder.';
-    const done = () => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+    // What the page said, for the message of a wait that times out (this test once timed out after
+    // the offline reload, in a full run beside a training job, and never alone).
+    const pageLog = [];
+    page.on('console', (m) => pageLog.push(`${m.type()}: ${m.text()}`));
+    page.on('requestfailed', (r) => pageLog.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+    const done = async () => {
+      try {
+        await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+      } catch (error) {
+        const status = await page.locator('[data-testid=tr-status]').textContent({ timeout: 1000 }).catch(() => '(no status)');
+        throw new Error(`${error.message}\nstatus: ${status}\npage errors: ${errors.join(' | ')}\nconsole:\n${pageLog.slice(-30).join('\n')}`);
+      }
+    };
     await page.goto(`${server.url}#translate?text=${encodeURIComponent(text)}`);
     await done();
     const online = await page.locator('[data-testid=tr-output]').innerText();
