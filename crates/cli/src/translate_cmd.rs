@@ -3,10 +3,11 @@
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use wgslate_decode::{Blocking, Ensemble, Search, StepModel};
+use wgslate_decode::{BeamConfig, Blocking, Ensemble, Search, StepModel};
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
+use wgslate_model::rerank::rerank;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
@@ -17,7 +18,9 @@ use crate::decode_args;
 pub const TRANSLATE_USAGE: &str =
     "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]
-  several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer)";
+  several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer)
+  --rerank DIR [--rerank-weight W]: reorder the beam's n-best by score + W · log P(source | hypothesis)
+    under DIR, a model of the reverse direction (W defaults to 1)";
 
 struct Common {
     models: Vec<String>,
@@ -26,11 +29,21 @@ struct Common {
     src: Option<String>,
     reference: Option<String>,
     batch: usize,
+    rerank: Option<String>,
+    rerank_weight: f32,
 }
 
 fn parse_common(rest: &[String]) -> Result<Common, String> {
-    let mut c =
-        Common { models: Vec::new(), backend: "auto".into(), input: None, src: None, reference: None, batch: 32 };
+    let mut c = Common {
+        models: Vec::new(),
+        backend: "auto".into(),
+        input: None,
+        src: None,
+        reference: None,
+        batch: 32,
+        rerank: None,
+        rerank_weight: 1.0,
+    };
     let mut i = 0;
     while i < rest.len() {
         let v = rest.get(i + 1).cloned().ok_or_else(|| format!("{} needs a value\n{TRANSLATE_USAGE}", rest[i]));
@@ -41,6 +54,12 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
             "--src" => c.src = Some(v?),
             "--ref" => c.reference = Some(v?),
             "--batch" => c.batch = v?.parse().map_err(|_| "--batch must be a number")?,
+            "--rerank" => c.rerank = Some(v?),
+            "--rerank-weight" => {
+                c.rerank_weight = v?.parse().ok().filter(|w: &f32| w.is_finite() && *w >= 0.0).ok_or_else(|| {
+                    format!("--rerank-weight must be a number ≥ 0, not '{}'", rest.get(i + 1).unwrap_or(&String::new()))
+                })?
+            }
             other => {
                 return Err(format!("unknown argument '{other}'\n{TRANSLATE_USAGE}\n{}", decode_args::DECODE_USAGE))
             }
@@ -129,6 +148,28 @@ pub fn translate_on(
     Ok((translate_with(&mut ensemble, &models[0], lines, search, batch, false)?, format!("{name}, ensemble of {n}")))
 }
 
+/// Translates `lines`, then, with `--rerank`, reorders each beam's whole n-best by the reverse
+/// model's score (the first output is the one printed and scored).
+fn translate_lines(
+    c: &Common,
+    models: &[Model],
+    lines: &[String],
+    search: &Search,
+) -> Result<(Vec<Translation>, String), String> {
+    let Some(dir) = &c.rerank else {
+        return translate_on(&c.backend, &c.models, models, lines, search, c.batch);
+    };
+    let search = match search {
+        Search::Beam(b) if b.beam >= 2 => Search::Beam(BeamConfig { nbest: b.beam, ..b.clone() }),
+        _ => return Err("--rerank reorders a beam's n-best: add --beam K with K ≥ 2, or --best".into()),
+    };
+    let (mut out, name) = translate_on(&c.backend, &c.models, models, lines, &search, c.batch)?;
+    let backward = Model::from_dir(std::path::Path::new(dir))?;
+    let (mut scorer, _) = engines(&c.backend, std::slice::from_ref(dir), std::slice::from_ref(&backward))?;
+    rerank(scorer[0].as_mut(), &backward, lines, &mut out, c.rerank_weight, c.batch)?;
+    Ok((out, format!("{name}, reranked by {dir} with weight {}", c.rerank_weight)))
+}
+
 fn read_lines(path: &str) -> Result<Vec<String>, String> {
     let text = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let text = String::from_utf8(text).map_err(|_| format!("{path} is not valid UTF-8"))?;
@@ -147,7 +188,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("reading standard input: {e}"))?,
     };
-    let (out, _) = translate_on(&c.backend, &c.models, &models, &lines, &search, c.batch)?;
+    let (out, _) = translate_lines(&c, &models, &lines, &search)?;
     let mut stdout = std::io::stdout().lock();
     for t in &out {
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
@@ -162,7 +203,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
 pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (search, rest) = decode_args::parse(args)?;
     let c = parse_common(&rest)?;
-    let (src, reference) = (c.src.ok_or("--src is required")?, c.reference.ok_or("--ref is required")?);
+    let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
     let sources = read_lines(&src)?;
     let refs = read_lines(&reference)?;
@@ -170,7 +211,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         return Err(format!("{src} has {} lines but {reference} has {}", sources.len(), refs.len()));
     }
     let t0 = Instant::now();
-    let (out, backend) = translate_on(&c.backend, &c.models, &models, &sources, &search, c.batch)?;
+    let (out, backend) = translate_lines(&c, &models, &sources, &search)?;
     let model = &models[0];
     let seconds = t0.elapsed().as_secs_f64();
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();

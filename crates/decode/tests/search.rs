@@ -189,6 +189,32 @@ fn nbest_reports_log_probs_per_token() {
 }
 
 #[test]
+fn forced_scores_equal_the_models_own_sums_and_the_searchs_log_probs() {
+    // Targets of different lengths in one batch, one longer than the model can emit.
+    let sources: Vec<Vec<u32>> = vec![vec![1, 2, 3], vec![4, 3], vec![5], vec![3, 3, 3, 3]];
+    let targets: Vec<Vec<u32>> = vec![vec![3, 4], vec![], vec![5, 5, 4, 3, 4], vec![4; 12]];
+    let got = forced_log_probs(&mut toy(8), &sources, &targets).unwrap();
+    for ((source, target), got) in sources.iter().zip(&targets).zip(&got) {
+        let kept: Vec<u32> = target.iter().copied().take(7).chain([EOS]).collect();
+        let want: f32 = (0..kept.len()).map(|j| log_probs(source, &kept[..j])[kept[j] as usize]).sum();
+        assert!((want - got).abs() < 1e-5, "{target:?}: {got} against {want}");
+    }
+    // The beam's own n-best, handed back, scores what the search said it did.
+    let cfg = BeamConfig { beam: 4, nbest: 4, limits: limits(5), ..Default::default() };
+    let nbest = beam_search(&mut toy(50), &sources[..1], &cfg).unwrap().remove(0);
+    let finished: Vec<&Hypothesis> = nbest.iter().filter(|h| h.reached_eos()).collect();
+    assert!(!finished.is_empty());
+    let hyps: Vec<Vec<u32>> = finished.iter().map(|h| h.tokens.clone()).collect();
+    let scores = forced_log_probs(&mut toy(50), &vec![sources[0].clone(); hyps.len()], &hyps).unwrap();
+    for (h, s) in finished.iter().zip(scores) {
+        assert!((h.log_prob - s).abs() < 1e-5);
+    }
+    let err = forced_log_probs(&mut toy(8), &sources[..1], &[vec![6]]).unwrap_err();
+    assert!(err.contains("outside the model's vocabulary"), "{err}");
+    assert!(forced_log_probs(&mut toy(8), &sources[..2], &targets[..1]).is_err());
+}
+
+#[test]
 fn penalty_formulas_match_hand_values() {
     assert_eq!(LengthPenalty::None.divisor(7), 1.0);
     assert!((LengthPenalty::Average(1.0).divisor(4) - 4.0).abs() < 1e-6);

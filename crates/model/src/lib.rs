@@ -7,6 +7,7 @@ pub mod gru;
 pub mod layers;
 pub mod ops;
 pub mod quant;
+pub mod rerank;
 pub mod step;
 pub mod tokenizer;
 pub mod transformer;

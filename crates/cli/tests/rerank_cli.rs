@@ -1,0 +1,46 @@
+//! `--rerank DIR`: the beam's n-best reordered with a reverse-direction model; weight 0 keeps the
+//! beam's own choice, and misuse gets a message.
+
+use std::process::Command;
+
+const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models");
+
+fn translate(args: &[&str]) -> (bool, String, String) {
+    let input = "A man is riding a bike.\nTwo dogs play in the snow.\nA woman in a red coat reads a book on a bench.\n";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .arg("translate")
+        .args(["--model", &format!("{MODELS}/en-de/transformer"), "--backend", "cpu"])
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A refused command exits before reading its input.
+    let _ = std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn weight_zero_keeps_the_beams_choice_and_a_weight_gives_german() {
+    let reverse = format!("{MODELS}/de-en/transformer");
+    let (ok, beam, err) = translate(&["--beam", "4"]);
+    assert!(ok, "{err}");
+    let (ok, same, err) = translate(&["--beam", "4", "--rerank", &reverse, "--rerank-weight", "0"]);
+    assert!(ok, "{err}");
+    assert_eq!(same, beam);
+    let (ok, reranked, err) = translate(&["--best", "--rerank", &reverse]);
+    assert!(ok && reranked.lines().count() == 3 && reranked.contains("Hund"), "{reranked}{err}");
+}
+
+#[test]
+fn misuse_is_refused_with_a_message() {
+    let reverse = format!("{MODELS}/de-en/transformer");
+    let (ok, _, err) = translate(&["--rerank", &reverse]);
+    assert!(!ok && err.contains("--rerank reorders a beam's n-best"), "{err}");
+    let (ok, _, err) = translate(&["--beam", "4", "--rerank", &reverse, "--rerank-weight", "-1"]);
+    assert!(!ok && err.contains("--rerank-weight must be a number ≥ 0"), "{err}");
+    let (ok, _, err) = translate(&["--beam", "4", "--rerank", "/no/such/model"]);
+    assert!(!ok && err.contains("/no/such/model"), "{err}");
+}
