@@ -20,7 +20,7 @@ pub const TRANSLATE_USAGE: &str =
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]
   several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer)
   --rerank DIR [--rerank-weight W]: reorder the beam's n-best by score + W · log P(source | hypothesis)
-    under DIR, a model of the reverse direction (W defaults to 1)";
+    under DIR, a model of the reverse direction (W defaults to 0.5)";
 
 struct Common {
     models: Vec<String>,
@@ -42,7 +42,7 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
         reference: None,
         batch: 32,
         rerank: None,
-        rerank_weight: 1.0,
+        rerank_weight: 0.5,
     };
     let mut i = 0;
     while i < rest.len() {
