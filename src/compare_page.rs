@@ -130,11 +130,19 @@ pub fn ComparePage() -> impl IntoView {
                 let sample = cols.pop().unwrap();
                 let beam_col = cols.pop().unwrap();
                 let greedy_col = cols.pop().unwrap();
-                // The beam column ran with a beam of at least 4 (the engine worker's `SearchChoice::Beam`).
+                // The beam column ran with a beam of at least 4 (the engine worker's `SearchChoice::Beam`),
+                // never reranked.
                 let used = s
                     .all_pairs()
                     .into_iter()
-                    .map(|(k, v)| (k.to_string(), if k == "beam" { s.beam.max(4).to_string() } else { v }))
+                    .map(|(k, v)| {
+                        let v = match k {
+                            "beam" => s.beam.max(4).to_string(),
+                            "rerank" => "false".into(),
+                            _ => v,
+                        };
+                        (k.to_string(), v)
+                    })
                     .collect();
                 columns.set(Some((greedy_col, beam_col, sample, sentence, used)));
                 busy.set(false);

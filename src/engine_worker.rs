@@ -11,10 +11,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 use wgslate_decode::{
-    AsyncEnsemble, AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel, StepOutput, TopKOutput,
+    settings::RERANK_WEIGHT, AsyncEnsemble, AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel,
+    StepOutput, TopKOutput,
 };
 use wgslate_engine::GpuEngine;
 use wgslate_model::attention::{attention_maps, MAX_SIDE};
+use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate_with_async, Notices, Translation};
 use wgslate_model::Model;
@@ -81,6 +83,8 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             let s = settings_from(&settings);
             let models = load(id, &s).await?;
             let model = &models[0];
+            // Compare's fixed searches stay plain; the Translate view's (and its evaluation's) follow the setting.
+            let rerank = matches!(search, SearchChoice::Settings) && s.reranks();
             let search = match search {
                 SearchChoice::Settings => s.search(),
                 SearchChoice::Greedy => Search::Greedy(s.limits()),
@@ -89,7 +93,10 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             };
             let mut all = Vec::with_capacity(texts.len());
             for (n, chunk) in texts.chunks(batch.max(1)).enumerate() {
-                let done = translate_chunk(id, &s.model, &models, chunk, &search, batch).await?;
+                let mut done = translate_chunk(id, &s.model, &models, chunk, &search, batch).await?;
+                if rerank {
+                    rerank_chunk(id, &s.model, chunk, &mut done, batch).await?;
+                }
                 let sentences = done.iter().map(|t| outputs(model, t)).collect();
                 send(id, Event::Done { first: n * batch.max(1), sentences });
                 all.extend(done);
@@ -116,6 +123,29 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             Ok(Event::Attention { maps, source: model.vocab.token_strings(&source_ids), target })
         }
     }
+}
+
+/// Reorders each sentence's n-best with the model of the opposite direction (loaded on first use,
+/// with its progress), scored on the CPU reference.
+async fn rerank_chunk(
+    id: u64,
+    name: &str,
+    texts: &[String],
+    done: &mut [Translation],
+    batch: usize,
+) -> Result<(), String> {
+    let reverse = models::reverse_model(name)
+        .await?
+        .ok_or_else(|| format!("{name} has no model of the opposite direction to rerank with"))?;
+    let progress = |share| send(id, Event::Loading { model: reverse.clone(), share });
+    let (model, _) = models::load(&reverse, progress).await.map_err(|e| {
+        let e = format!("Could not load {reverse} to rerank with: {e}");
+        send(id, Event::LoadFailed(e.clone()));
+        e
+    })?;
+    send(id, Event::Loaded(format!("{name} loaded, reranked with {reverse}: weights {}", model.weight_format)));
+    let mut stepper = CpuStepper::new(&model.net, &model.config);
+    rerank_async(&mut Checked::new(id, &mut stepper), &model, texts, done, RERANK_WEIGHT, batch).await
 }
 
 fn settings_from(pairs: &[(String, String)]) -> Settings {

@@ -14,18 +14,28 @@ pub async fn load_index() -> Result<Vec<CatalogEntry>, String> {
     catalog::parse(&browser::fetch_text("models/index.json").await?)
 }
 
+/// The index, fetched once per worker.
+async fn index() -> Result<Vec<CatalogEntry>, String> {
+    if let Some(i) = INDEX.with(|i| i.borrow().clone()) {
+        return Ok(i);
+    }
+    let i = load_index().await?;
+    INDEX.with(|c| *c.borrow_mut() = Some(i.clone()));
+    Ok(i)
+}
+
 /// The models `name` stands for: an ensemble's members (from the index), else itself.
 pub async fn model_names(name: &str) -> Result<Vec<String>, String> {
-    let cached = INDEX.with(|i| i.borrow().clone());
-    let index = match cached {
-        Some(i) => i,
-        None => {
-            let i = load_index().await?;
-            INDEX.with(|c| *c.borrow_mut() = Some(i.clone()));
-            i
-        }
-    };
+    let index = index().await?;
     Ok(index.iter().find(|e| e.name() == name).map_or_else(|| vec![name.to_string()], CatalogEntry::model_names))
+}
+
+/// The single model of the opposite direction that reranks `name`'s hypotheses (an ensemble there
+/// gives its first member), if the index has one.
+pub async fn reverse_model(name: &str) -> Result<Option<String>, String> {
+    let index = index().await?;
+    let Some(back) = catalog::swapped(&index, name) else { return Ok(None) };
+    Ok(index.iter().find(|e| e.name() == back).map_or(Some(back), |e| e.model_names().into_iter().next()))
 }
 
 thread_local! {

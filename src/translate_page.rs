@@ -558,6 +558,12 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 {num_input("End penalty γ", "tr-end", "0.1", "end", |s| s.end_penalty.to_string())}
                 {num_input("Max length a·|x|+b: a", "tr-max-a", "0.1", "a", |s| s.max_len_a.to_string())}
                 {num_input("b", "tr-max-b", "1", "b", |s| s.max_len_b.to_string())}
+                <label title="A beam's hypotheses (beam width 2 or more, no sampling) reordered by how well the model of the opposite direction, downloaded when needed, turns each back into the input: slower, more adequate">
+                    <input type="checkbox" data-testid="tr-rerank" prop:checked=move || settings.get().rerank
+                        prop:disabled=move || { let s = settings.get(); !s.rerank && !Settings { rerank: true, ..s }.reranks() }
+                        on:change=move |ev| settings.update(|s| s.rerank = event_target_checked(&ev)) />
+                    " Rerank with the reverse model (beam)"
+                </label>
                 <label>
                     <input type="checkbox" data-testid="tr-sample" prop:checked=move || settings.get().sample on:change=move |ev| settings.update(|s| s.sample = event_target_checked(&ev)) />
                     " Sample"

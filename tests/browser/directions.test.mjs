@@ -92,3 +92,21 @@ test('on WebGPU the ensemble runs on the WGSL engine and gives the CPU ensemble�
   assert.equal(await output(page), wgslate(['translate', ...memberFlags, '--backend', 'cpu'], sentence + '\n').trim());
   assert.deepEqual(errors, []);
 });
+
+test('Rerank with the reverse model gives the CLI’s reranked translation, not plain beam search’s', async () => {
+  const errors = [];
+  // A val sentence whose beam-4 output drops the life jacket; the de→en model's score brings it back.
+  const sentence = 'A balding man wearing a red life jacket is sitting in a small boat.';
+  const forward = ['--model', join(root, 'www', 'models', 'en-de', 'transformer'), '--backend', 'cpu', '--beam', '4'];
+  const plain = wgslate(['translate', ...forward], sentence + '\n').trim();
+  const reranked = wgslate(['translate', ...forward, '--rerank', join(root, 'www', 'models', 'de-en', 'transformer')], sentence + '\n').trim();
+  assert.notEqual(reranked, plain);
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&beam=4&rerank=true&text=${encodeURIComponent(sentence)}`, errors);
+  await finished(page);
+  assert.equal(await output(page), reranked);
+  assert.ok(await page.locator('[data-testid=tr-rerank]').isChecked());
+  // Unticked, the same beam gives plain beam search's output.
+  await page.locator('[data-testid=tr-rerank]').uncheck();
+  await page.waitForFunction((want) => document.querySelector('[data-testid=tr-output]')?.innerText.trim() === want, plain, { timeout: 120000 });
+  assert.deepEqual(errors, []);
+});

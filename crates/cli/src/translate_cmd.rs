@@ -42,7 +42,7 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
         reference: None,
         batch: 32,
         rerank: None,
-        rerank_weight: 0.5,
+        rerank_weight: wgslate_decode::settings::RERANK_WEIGHT,
     };
     let mut i = 0;
     while i < rest.len() {
@@ -68,6 +68,9 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
     }
     if c.models.is_empty() {
         return Err(format!("--model is required\n{TRANSLATE_USAGE}"));
+    }
+    if c.rerank.is_none() && rest.iter().any(|a| a == "--rerank-weight") {
+        return Err("--rerank-weight weighs --rerank DIR's score: add --rerank".into());
     }
     if !["cpu", "gpu", "auto"].contains(&c.backend.as_str()) {
         return Err(format!("--backend must be cpu, gpu or auto, not '{}'", c.backend));
@@ -163,8 +166,9 @@ fn translate_lines(
         Search::Beam(b) if b.beam >= 2 => Search::Beam(BeamConfig { nbest: b.beam, ..b.clone() }),
         _ => return Err("--rerank reorders a beam's n-best: add --beam K with K ≥ 2, or --best".into()),
     };
-    let (mut out, name) = translate_on(&c.backend, &c.models, models, lines, &search, c.batch)?;
+    // Loaded first: a bad DIR is reported before the translation runs.
     let backward = Model::from_dir(std::path::Path::new(dir))?;
+    let (mut out, name) = translate_on(&c.backend, &c.models, models, lines, &search, c.batch)?;
     let (mut scorer, _) = engines(&c.backend, std::slice::from_ref(dir), std::slice::from_ref(&backward))?;
     rerank(scorer[0].as_mut(), &backward, lines, &mut out, c.rerank_weight, c.batch)?;
     Ok((out, format!("{name}, reranked by {dir} with weight {}", c.rerank_weight)))

@@ -35,12 +35,39 @@ fn weight_zero_keeps_the_beams_choice_and_a_weight_gives_german() {
 }
 
 #[test]
+fn reranking_changes_what_beam_search_chose_where_it_dropped_part_of_the_source() {
+    // A val sentence: beam 4 alone says "in a small boat" twice and drops the red life jacket.
+    let sentence = "A balding man wearing a red life jacket is sitting in a small boat.\n";
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+            .args(["translate", "--model", &format!("{MODELS}/en-de/transformer"), "--backend", "cpu", "--beam", "4"])
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                std::io::Write::write_all(c.stdin.as_mut().unwrap(), sentence.as_bytes())?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = run(&[]);
+    let reranked = run(&["--rerank", &format!("{MODELS}/de-en/transformer")]);
+    assert!(!plain.contains("Schwimmweste"), "{plain}");
+    assert!(reranked.contains("Schwimmweste") && reranked != plain, "{reranked}");
+}
+
+#[test]
 fn misuse_is_refused_with_a_message() {
     let reverse = format!("{MODELS}/de-en/transformer");
     let (ok, _, err) = translate(&["--rerank", &reverse]);
     assert!(!ok && err.contains("--rerank reorders a beam's n-best"), "{err}");
     let (ok, _, err) = translate(&["--beam", "4", "--rerank", &reverse, "--rerank-weight", "-1"]);
     assert!(!ok && err.contains("--rerank-weight must be a number ≥ 0"), "{err}");
+    let (ok, _, err) = translate(&["--beam", "4", "--rerank-weight", "0.5"]);
+    assert!(!ok && err.contains("add --rerank"), "{err}");
     let (ok, _, err) = translate(&["--beam", "4", "--rerank", "/no/such/model"]);
     assert!(!ok && err.contains("/no/such/model"), "{err}");
 }

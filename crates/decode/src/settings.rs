@@ -18,6 +18,9 @@ pub struct Settings {
     pub top_k: usize,
     pub top_p: f32,
     pub seed: u64,
+    /// Rerank a beam search's n-best with the model of the opposite direction (weight
+    /// [`RERANK_WEIGHT`]); no effect on greedy search or sampling.
+    pub rerank: bool,
     /// Which engine the page runs: auto (the WGSL engine on a hardware WebGPU adapter, else the
     /// CPU engine), gpu or cpu.
     pub backend: String,
@@ -39,6 +42,7 @@ impl Default for Settings {
             top_k: 0,
             top_p: 1.0,
             seed: 0,
+            rerank: false,
             backend: "auto".into(),
         }
     }
@@ -48,6 +52,11 @@ impl Default for Settings {
 /// length and coverage penalties, the setting chosen on val for the en → de Transformers (README,
 /// "Decoding on test_2016_flickr"). Keys and values as in a link.
 pub const BEST_QUALITY: [(&str, &str); 4] = [("beam", "4"), ("lpk", "gnmt"), ("lp", "1"), ("cov", "0.2")];
+
+/// The weight of log P(source | hypothesis) when a beam's n-best is reranked with the model of the
+/// opposite direction (the page's "rerank" setting, the CLI's `--rerank` default): chosen on val
+/// (README, "Decoding on test_2016_flickr").
+pub const RERANK_WEIGHT: f32 = 0.5;
 
 /// A numeric setting's key (in the URL and the form, or for the CLI-only flags their name) and its
 /// allowed range.
@@ -120,11 +129,18 @@ impl Settings {
                 "auto" | "gpu" | "cpu" => self.backend = value.to_string(),
                 _ => return Err(format!("backend must be auto, gpu or cpu, not '{value}'")),
             },
-            "sample" => match value {
-                "true" => self.sample = true,
-                "false" => self.sample = false,
-                _ => return Err(format!("sample must be true or false, not '{value}'")),
-            },
+            "sample" | "rerank" => {
+                let on = match value {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(format!("{key} must be true or false, not '{value}'")),
+                };
+                if key == "sample" {
+                    self.sample = on
+                } else {
+                    self.rerank = on
+                }
+            }
             _ => {
                 let x = checked_number(key, value)?;
                 match key {
@@ -180,6 +196,7 @@ impl Settings {
             ("k", self.top_k.to_string()),
             ("p", self.top_p.to_string()),
             ("seed", self.seed.to_string()),
+            ("rerank", self.rerank.to_string()),
             ("backend", self.backend.clone()),
         ]
     }
@@ -224,6 +241,12 @@ impl Settings {
             return Search::Greedy(self.limits());
         }
         Search::Beam(self.beam_search(self.beam))
+    }
+
+    /// Whether the search's n-best is reranked: the setting is on and the search is a beam of two or
+    /// more (greedy search and sampling have nothing to reorder).
+    pub fn reranks(&self) -> bool {
+        self.rerank && matches!(self.search(), Search::Beam(b) if b.beam >= 2)
     }
 
     /// Beam search of the given width with these settings' scoring; the n-best is the whole beam.

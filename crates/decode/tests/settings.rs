@@ -26,6 +26,7 @@ fn out_of_range_url_values_are_refused_with_a_message_each() {
         "seed=-3",
         "lpk=x",
         "sample=yes",
+        "rerank=1",
         "model=../../etc",
         "model=xx",
         "backend=webgl",
@@ -38,10 +39,10 @@ fn out_of_range_url_values_are_refused_with_a_message_each() {
 
 #[test]
 fn values_inside_the_ranges_are_kept_and_round_trip() {
-    let (s, _, problems) = parse("beam=16&lp=0.6&lpk=avg&cov=0.2&end=-1&a=1.5&b=200&sample=true&t=0.7&k=40&p=0.9&seed=7&model=en-de/gru&backend=cpu");
+    let (s, _, problems) = parse("beam=16&lp=0.6&lpk=avg&cov=0.2&end=-1&a=1.5&b=200&sample=true&t=0.7&k=40&p=0.9&seed=7&model=en-de/gru&rerank=true&backend=cpu");
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!((s.beam, s.lenpen, s.coverage, s.max_len_b, s.top_k, s.seed), (16, 0.6, 0.2, 200, 40, 7));
-    assert_eq!(s.backend, "cpu");
+    assert_eq!((s.backend.as_str(), s.rerank), ("cpu", true));
     assert!(matches!(s.search(), Search::Sample(_)));
     let pairs = s.to_pairs();
     let (again, _, problems) = Settings::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str())));
@@ -75,4 +76,17 @@ fn the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it() {
     let greedy = best.with_greedy();
     assert!(matches!(greedy.search(), Search::Greedy(_)));
     assert_eq!(greedy, Settings { model: "en-de/gru".into(), max_len_a: 1.5, ..Settings::default() });
+}
+
+#[test]
+fn rerank_applies_to_a_beam_of_two_or_more_only() {
+    let reranks = |q: &str| parse(q).0.reranks();
+    assert!(reranks("beam=4&rerank=true"));
+    assert!(reranks("beam=2&rerank=true"));
+    assert!(!reranks("beam=4"));
+    assert!(!reranks("rerank=true"), "greedy has nothing to reorder");
+    assert!(!reranks("beam=1&cov=0.2&rerank=true"), "a beam of one: one hypothesis");
+    assert!(!reranks("beam=4&sample=true&rerank=true"), "sampling");
+    let best = parse("beam=4&rerank=true").0.with_best_quality();
+    assert!(!best.rerank, "the presets reset it");
 }
