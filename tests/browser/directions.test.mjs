@@ -105,8 +105,14 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
   await finished(page);
   assert.equal(await output(page), reranked);
   assert.ok(await page.locator('[data-testid=tr-rerank]').isChecked());
+  assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /reranked with de-en\/transformer/);
   // Unticked, the same beam gives plain beam search's output.
   await page.locator('[data-testid=tr-rerank]').uncheck();
   await page.waitForFunction((want) => document.querySelector('[data-testid=tr-output]')?.innerText.trim() === want, plain, { timeout: 120000 });
+  // On WebGPU (the search on the WGSL engine, the reverse model's scores on the CPU reference): the same.
+  const gpu = await openPage(rig.browser, rig.url + `#translate?backend=gpu&beam=4&rerank=true&text=${encodeURIComponent(sentence)}`, errors);
+  await finished(gpu);
+  assert.match(await gpu.locator('[data-testid=tr-backend]').textContent(), /^GPU/);
+  assert.equal(await output(gpu), reranked);
   assert.deepEqual(errors, []);
 });
