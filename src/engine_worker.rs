@@ -126,7 +126,9 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
 }
 
 /// Reorders each sentence's n-best with the model of the opposite direction (loaded on first use,
-/// with its progress), scored on the CPU reference.
+/// with its progress), scored on its GPU engine when it has one, else on the CPU reference.
+// The engine's RefCell is the lock, as in `translate_chunk`.
+#[allow(clippy::await_holding_refcell_ref)]
 async fn rerank_chunk(
     id: u64,
     name: &str,
@@ -144,6 +146,25 @@ async fn rerank_chunk(
         e
     })?;
     send(id, Event::Loaded(format!("{name} loaded, reranked with {reverse}: weights {}", model.weight_format)));
+    // `rerank_async` changes `done` only once every score is in, so a GPU failure leaves it as it was.
+    if let Some(engine) = gpu_engine::engine(&reverse) {
+        let mut guard = loop {
+            if let Ok(g) = engine.try_borrow_mut() {
+                break g;
+            }
+            browser::yield_now().await;
+        };
+        let result = rerank_async(&mut Checked::new(id, &mut *guard), &model, texts, done, RERANK_WEIGHT, batch).await;
+        drop(guard);
+        browser::yield_now().await;
+        match result {
+            Err(e) if !cancelled(id) => {
+                gpu_engine::disable(&e);
+                send(id, gpu_failed(&e, 1));
+            }
+            finished => return finished,
+        }
+    }
     let mut stepper = CpuStepper::new(&model.net, &model.config);
     rerank_async(&mut Checked::new(id, &mut stepper), &model, texts, done, RERANK_WEIGHT, batch).await
 }

@@ -109,7 +109,7 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
   // Unticked, the same beam gives plain beam search's output.
   await page.locator('[data-testid=tr-rerank]').uncheck();
   await page.waitForFunction((want) => document.querySelector('[data-testid=tr-output]')?.innerText.trim() === want, plain, { timeout: 120000 });
-  // On WebGPU (the search on the WGSL engine, the reverse model's scores on the CPU reference): the same.
+  // On WebGPU (the search and the reverse model's scores on the WGSL engine): the same.
   const gpu = await openPage(rig.browser, rig.url + `#translate?backend=gpu&beam=4&rerank=true&text=${encodeURIComponent(sentence)}`, errors);
   await finished(gpu);
   assert.match(await gpu.locator('[data-testid=tr-backend]').textContent(), /^GPU/);
