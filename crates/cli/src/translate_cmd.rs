@@ -3,11 +3,11 @@
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-use wgslate_decode::{BeamConfig, Blocking, Ensemble, Search, StepModel};
+use wgslate_decode::{block_on, BeamConfig, Blocking, Ensemble, Search, StepModel};
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
-use wgslate_model::rerank::rerank;
+use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
@@ -170,7 +170,7 @@ fn translate_lines(
     let backward = Model::from_dir(std::path::Path::new(dir))?;
     let (mut out, name) = translate_on(&c.backend, &c.models, models, lines, &search, c.batch)?;
     let (mut scorer, _) = engines(&c.backend, std::slice::from_ref(dir), std::slice::from_ref(&backward))?;
-    rerank(scorer[0].as_mut(), &backward, lines, &mut out, c.rerank_weight, c.batch)?;
+    block_on(rerank_async(scorer[0].as_mut(), &backward, lines, &mut out, c.rerank_weight, c.batch))?;
     Ok((out, format!("{name}, reranked by {dir} with weight {}", c.rerank_weight)))
 }
 

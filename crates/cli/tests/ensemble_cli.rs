@@ -2,26 +2,15 @@
 //! engine's ensemble gives the CPU reference's tokens, and models with different tokenizers are
 //! refused with a message.
 
-use std::process::Command;
+mod common;
 
 const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de");
 
 fn translate(args: &[&str]) -> (bool, String, String) {
-    let input = "A man is riding a bike.\nTwo dogs play in the snow.\nA woman in a red coat reads a book on a bench.\n";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .arg("translate")
-        .args(args)
-        // Vulkan (lavapipe) wants a runtime directory.
-        .env("XDG_RUNTIME_DIR", std::env::var_os("XDG_RUNTIME_DIR").unwrap_or_else(|| std::env::temp_dir().into()))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A refused command exits before reading its input.
-    let _ = std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    common::translate(
+        args,
+        "A man is riding a bike.\nTwo dogs play in the snow.\nA woman in a red coat reads a book on a bench.\n",
+    )
 }
 
 #[test]

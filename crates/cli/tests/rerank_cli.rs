@@ -1,25 +1,18 @@
 //! `--rerank DIR`: the beam's n-best reordered with a reverse-direction model; weight 0 keeps the
 //! beam's own choice, and misuse gets a message.
 
-use std::process::Command;
+mod common;
 
 const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models");
 
+/// The default en→de model on the CPU reference, on three sentences.
 fn translate(args: &[&str]) -> (bool, String, String) {
-    let input = "A man is riding a bike.\nTwo dogs play in the snow.\nA woman in a red coat reads a book on a bench.\n";
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .arg("translate")
-        .args(["--model", &format!("{MODELS}/en-de/transformer"), "--backend", "cpu"])
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A refused command exits before reading its input.
-    let _ = std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    let model = format!("{MODELS}/en-de/transformer");
+    let all = [&["--model", model.as_str(), "--backend", "cpu"], args].concat();
+    common::translate(
+        &all,
+        "A man is riding a bike.\nTwo dogs play in the snow.\nA woman in a red coat reads a book on a bench.\n",
+    )
 }
 
 #[test]
@@ -39,19 +32,13 @@ fn reranking_changes_what_beam_search_chose_where_it_dropped_part_of_the_source(
     // A val sentence: beam 4 alone says "in a small boat" twice and drops the red life jacket.
     let sentence = "A balding man wearing a red life jacket is sitting in a small boat.\n";
     let run = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-            .args(["translate", "--model", &format!("{MODELS}/en-de/transformer"), "--backend", "cpu", "--beam", "4"])
-            .args(extra)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .and_then(|mut c| {
-                std::io::Write::write_all(c.stdin.as_mut().unwrap(), sentence.as_bytes())?;
-                c.wait_with_output()
-            })
-            .unwrap();
-        assert!(out.status.success());
-        String::from_utf8(out.stdout).unwrap()
+        let model = format!("{MODELS}/en-de/transformer");
+        let (ok, out, err) = common::translate(
+            &[&["--model", model.as_str(), "--backend", "cpu", "--beam", "4"], extra].concat(),
+            sentence,
+        );
+        assert!(ok, "{err}");
+        out
     };
     let plain = run(&[]);
     let reranked = run(&["--rerank", &format!("{MODELS}/de-en/transformer")]);

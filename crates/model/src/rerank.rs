@@ -2,23 +2,12 @@
 //! scores how well each hypothesis explains the source, log P(source | hypothesis), and each
 //! sentence's hypotheses are reordered by `search score + weight · that`.
 
-use wgslate_decode::{block_on, forced_log_probs_async, AsyncStepModel, StepModel};
+use wgslate_decode::{forced_log_probs_async, AsyncStepModel};
 
 use crate::translate::{encode_sources, Translation};
 use crate::Model;
 
-pub fn rerank<M: StepModel + ?Sized>(
-    engine: &mut M,
-    backward: &Model,
-    sources: &[String],
-    out: &mut [Translation],
-    weight: f32,
-    batch: usize,
-) -> Result<(), String> {
-    block_on(rerank_async(engine, backward, sources, out, weight, batch))
-}
-
-/// `engine` runs `backward`; `out[i]` holds the hypotheses for `sources[i]`. Each hypothesis'
+/// `engine` runs `backward` (synchronous callers: `wgslate_decode::block_on`); `out[i]` holds the hypotheses for `sources[i]`. Each hypothesis'
 /// `score` becomes the combined one, and `outputs` is sorted by it (ties keep the search's order).
 pub async fn rerank_async<M: AsyncStepModel + ?Sized>(
     engine: &mut M,

@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use candle_core::{Device, Tensor};
-use wgslate_decode::{BeamConfig, Search};
+use wgslate_decode::{block_on, BeamConfig, Search};
 use wgslate_model::config::BOS_ID;
-use wgslate_model::rerank::rerank;
+use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::{pad_batch, CpuStepper};
 use wgslate_model::translate::translate_with;
 use wgslate_model::{Model, Net};
@@ -44,7 +44,7 @@ fn reranking_adds_the_reverse_models_forced_score_and_sorts_by_it() {
     let searched = translate_with(&mut stepper, &forward, &sources, &search, 2, false).unwrap();
     let mut reranked = searched.clone();
     let mut scorer = CpuStepper::new(&backward.net, &backward.config);
-    rerank(&mut scorer, &backward, &sources, &mut reranked, 0.5, 3).unwrap();
+    block_on(rerank_async(&mut scorer, &backward, &sources, &mut reranked, 0.5, 3)).unwrap();
     for ((source, before), after) in sources.iter().zip(&searched).zip(&reranked) {
         assert_eq!(before.outputs.len(), 4);
         let mut texts_before: Vec<&str> = before.outputs.iter().map(|o| o.0.as_str()).collect();
@@ -61,12 +61,15 @@ fn reranking_adds_the_reverse_models_forced_score_and_sorts_by_it() {
     }
     // Weight 0 keeps the search's order.
     let mut same = searched.clone();
-    rerank(&mut scorer, &backward, &sources, &mut same, 0.0, 3).unwrap();
+    block_on(rerank_async(&mut scorer, &backward, &sources, &mut same, 0.0, 3)).unwrap();
     for (a, b) in same.iter().zip(&searched) {
         assert_eq!(
             a.outputs.iter().map(|o| &o.0).collect::<Vec<_>>(),
             b.outputs.iter().map(|o| &o.0).collect::<Vec<_>>()
         );
     }
-    assert!(rerank(&mut scorer, &backward, &sources[..1], &mut same, 0.5, 3).is_err(), "counts must agree");
+    assert!(
+        block_on(rerank_async(&mut scorer, &backward, &sources[..1], &mut same, 0.5, 3)).is_err(),
+        "counts must agree"
+    );
 }
