@@ -145,7 +145,7 @@ async fn rerank_chunk(
         send(id, Event::LoadFailed(e.clone()));
         e
     })?;
-    send(id, Event::Loaded(format!("{name} loaded, reranked with {reverse}: weights {}", model.weight_format)));
+    send(id, Event::Loaded(format!("{name} loaded, {reverse} to rerank with: weights {}", model.weight_format)));
     // `rerank_async` changes `done` only once every score is in, so a GPU failure leaves it as it was.
     if let Some(engine) = gpu_engine::engine(&reverse) {
         let mut guard = loop {

@@ -563,6 +563,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                         prop:disabled=move || { let s = settings.get(); !s.rerank && !Settings { rerank: true, ..s }.reranks() }
                         on:change=move |ev| settings.update(|s| s.rerank = event_target_checked(&ev)) />
                     " Rerank with the reverse model (beam)"
+                    {move || { let s = settings.get(); (s.rerank && !s.reranks()).then_some(" — off until the beam is 2 or more, without sampling") }}
                 </label>
                 <label>
                     <input type="checkbox" data-testid="tr-sample" prop:checked=move || settings.get().sample on:change=move |ev| settings.update(|s| s.sample = event_target_checked(&ev)) />

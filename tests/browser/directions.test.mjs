@@ -105,7 +105,7 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
   await finished(page);
   assert.equal(await output(page), reranked);
   assert.ok(await page.locator('[data-testid=tr-rerank]').isChecked());
-  assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /reranked with de-en\/transformer/);
+  assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /de-en\/transformer to rerank with/);
   // Unticked, the same beam gives plain beam search's output.
   await page.locator('[data-testid=tr-rerank]').uncheck();
   await page.waitForFunction((want) => document.querySelector('[data-testid=tr-output]')?.innerText.trim() === want, plain, { timeout: 120000 });
@@ -114,5 +114,10 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
   await finished(gpu);
   assert.match(await gpu.locator('[data-testid=tr-backend]').textContent(), /^GPU/);
   assert.equal(await output(gpu), reranked);
+  // A link that ticks it for greedy search: the box says why it does nothing.
+  const greedy = await openPage(rig.browser, rig.url + `#translate?backend=cpu&rerank=true&text=${encodeURIComponent(sentence)}`, errors);
+  await finished(greedy);
+  assert.equal(await output(greedy), wgslate(['translate', ...forward.slice(0, -2)], sentence + '\n').trim());
+  assert.match(await greedy.locator('label', { has: greedy.locator('[data-testid=tr-rerank]') }).textContent(), /off until the beam is 2 or more/);
   assert.deepEqual(errors, []);
 });
