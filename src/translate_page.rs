@@ -189,8 +189,8 @@ pub fn TranslatePage() -> impl IntoView {
     let colour = RwSignal::new(false);
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
-    // (BLEU, signature, hypotheses, number of sentences)
-    let eval_result = RwSignal::new(None::<(String, String, String, usize)>);
+    // (BLEU, signature, hypotheses, number of sentences, search)
+    let eval_result = RwSignal::new(None::<(String, String, String, usize, String)>);
     let eval_count = RwSignal::new(1000usize);
     let eval_count_problem = RwSignal::new(None::<String>);
     let eval_note = RwSignal::new(None::<String>);
@@ -337,6 +337,7 @@ pub fn TranslatePage() -> impl IntoView {
                     signature::bleu(&opts, Some(1), &Resampling::default()).to_string(),
                     hyps.join("\n"),
                     pairs.len(),
+                    s.search_label(),
                 )));
             });
         }
@@ -453,10 +454,10 @@ pub fn TranslatePage() -> impl IntoView {
                     <button data-testid="eval-stop" on:click=move |_| engine_client::cancel("evaluate")>"Stop"</button>
                 })}
                 {move || eval_note.get().map(|n| view! { <p class="hint" data-testid="eval-note">{n}</p> })}
-                {move || eval_result.get().map(|(score, sig, hyps, n)| {
+                {move || eval_result.get().map(|(score, sig, hyps, n, search)| {
                     let refs = examples.get_untracked().iter().take(n).map(|p| p.1.clone()).collect::<Vec<_>>().join("\n");
                     view! {
-                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {n} sentences ")} <code>{sig}</code></p>
+                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {n} sentences, {search} ")} <code>{sig}</code></p>
                         <button data-testid="eval-open-bleu" on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
                     }
                 })}

@@ -106,6 +106,12 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
   assert.equal(await output(page), reranked);
   assert.ok(await page.locator('[data-testid=tr-rerank]').isChecked());
   assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /de-en\/transformer to rerank with/);
+  // The test-set evaluation follows the setting and says so.
+  await page.fill('[data-testid=eval-count]', '2');
+  await page.locator('[data-testid=eval-count]').dispatchEvent('change');
+  await page.click('[data-testid=eval-run]');
+  await page.waitForSelector('[data-testid=eval-bleu]', { timeout: 120000 });
+  assert.match(await page.locator('p', { has: page.locator('[data-testid=eval-bleu]') }).textContent(), /on 2 sentences, beam 4, reranked/);
   // Unticked, the same beam gives plain beam search's output.
   await page.locator('[data-testid=tr-rerank]').uncheck();
   await page.waitForFunction((want) => document.querySelector('[data-testid=tr-output]')?.innerText.trim() === want, plain, { timeout: 120000 });

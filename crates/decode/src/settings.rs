@@ -243,6 +243,17 @@ impl Settings {
         Search::Beam(self.beam_search(self.beam))
     }
 
+    /// The search in a few words, as a result names it: "greedy", "beam 4", "beam 4, reranked",
+    /// "sampling".
+    pub fn search_label(&self) -> String {
+        match self.search() {
+            Search::Greedy(_) => "greedy".into(),
+            Search::Sample(_) => "sampling".into(),
+            Search::Beam(b) if self.reranks() => format!("beam {}, reranked", b.beam),
+            Search::Beam(b) => format!("beam {}", b.beam),
+        }
+    }
+
     /// Whether the search's n-best is reranked: the setting is on and the search is a beam of two or
     /// more (greedy search and sampling have nothing to reorder).
     pub fn reranks(&self) -> bool {

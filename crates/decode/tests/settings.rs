@@ -87,6 +87,9 @@ fn rerank_applies_to_a_beam_of_two_or_more_only() {
     assert!(!reranks("rerank=true"), "greedy has nothing to reorder");
     assert!(!reranks("beam=1&cov=0.2&rerank=true"), "a beam of one: one hypothesis");
     assert!(!reranks("beam=4&sample=true&rerank=true"), "sampling");
+    let labels = ["", "beam=4", "beam=4&rerank=true", "rerank=true", "sample=true&beam=4&rerank=true"]
+        .map(|q| parse(q).0.search_label());
+    assert_eq!(labels, ["greedy", "beam 4", "beam 4, reranked", "greedy", "sampling"]);
     let best = parse("beam=4&rerank=true").0.with_best_quality();
     assert!(!best.rerank, "the presets reset it");
 }
