@@ -3,7 +3,7 @@
 //! for cancellation before every decoder step and yield to the worker's event loop every 50 ms, so
 //! a newer job or a Stop is answered within one step.
 
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -148,21 +148,12 @@ async fn rerank_chunk(
     send(id, Event::Loaded(format!("{name} loaded, {reverse} to rerank with: weights {}", model.weight_format)));
     // `rerank_async` changes `done` only once every score is in, so a GPU failure leaves it as it was.
     if let Some(engine) = gpu_engine::engine(&reverse) {
-        let mut guard = loop {
-            if let Ok(g) = engine.try_borrow_mut() {
-                break g;
-            }
-            browser::yield_now().await;
-        };
+        let mut guard = lock(&engine).await;
         let result = rerank_async(&mut Checked::new(id, &mut *guard), &model, texts, done, RERANK_WEIGHT, batch).await;
         drop(guard);
         browser::yield_now().await;
-        match result {
-            Err(e) if !cancelled(id) => {
-                gpu_engine::disable(&e);
-                send(id, gpu_failed(&e, 1));
-            }
-            finished => return finished,
+        if let Some(finished) = unless_gpu_failed(id, result, 1) {
+            return finished;
         }
     }
     let mut stepper = CpuStepper::new(&model.net, &model.config);
@@ -204,8 +195,7 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
 
 /// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
 /// reported and turns the GPU off) on the CPU reference.
-// The engine's RefCell is the lock: every user takes it with `try_borrow_mut` and waits while it is
-// held, so holding it across the search's awaits cannot panic.
+// The engine's RefCell is the lock: every user takes it with `lock`, which waits while it is held, so holding it across the search's awaits cannot panic.
 #[allow(clippy::await_holding_refcell_ref)]
 async fn translate_chunk(
     id: u64,
@@ -222,12 +212,7 @@ async fn translate_chunk(
         if let Some(engines) = engines {
             let mut guards = Vec::with_capacity(engines.len());
             for engine in &engines {
-                guards.push(loop {
-                    if let Ok(g) = engine.try_borrow_mut() {
-                        break g;
-                    }
-                    browser::yield_now().await;
-                });
+                guards.push(lock(engine).await);
             }
             let members: Vec<&mut GpuEngine> = guards.iter_mut().map(|g| &mut **g).collect();
             let mut ensemble = AsyncEnsemble::new(members)?;
@@ -236,12 +221,8 @@ async fn translate_chunk(
             drop(ensemble);
             drop(guards);
             browser::yield_now().await;
-            match result {
-                Err(e) if !cancelled(id) => {
-                    gpu_engine::disable(&e);
-                    send(id, gpu_failed(&e, models.len()));
-                }
-                done => return done,
+            if let Some(done) = unless_gpu_failed(id, result, models.len()) {
+                return done;
             }
         }
         let members: Vec<Box<dyn StepModel + '_>> =
@@ -250,28 +231,41 @@ async fn translate_chunk(
         return translate_with_async(&mut Checked::new(id, &mut ensemble), model, texts, search, batch, false).await;
     }
     if let Some(engine) = gpu_engine::engine(name) {
-        // One search at a time per engine: a newer job waits for the older one's step to finish.
-        let mut guard = loop {
-            if let Ok(g) = engine.try_borrow_mut() {
-                break g;
-            }
-            browser::yield_now().await;
-        };
+        let mut guard = lock(&engine).await;
         let result = translate_with_async(&mut Checked::new(id, &mut *guard), model, texts, search, batch, false).await;
         drop(guard);
         // Lets a job waiting for the engine take it before this job's next batch does.
         browser::yield_now().await;
-        match result {
-            Ok(t) => return Ok(t),
-            Err(e) if cancelled(id) => return Err(e),
-            Err(e) => {
-                gpu_engine::disable(&e);
-                send(id, gpu_failed(&e, models.len()));
-            }
+        if let Some(done) = unless_gpu_failed(id, result, models.len()) {
+            return done;
         }
     }
     let mut cpu = CpuStepper::new(&model.net, &model.config);
     translate_with_async(&mut Checked::new(id, &mut cpu), model, texts, search, batch, false).await
+}
+
+/// A GPU engine, once no older job holds it: one search at a time per engine, so a newer job waits
+/// for the older one's step to finish.
+async fn lock(engine: &RefCell<GpuEngine>) -> RefMut<'_, GpuEngine> {
+    loop {
+        if let Ok(g) = engine.try_borrow_mut() {
+            return g;
+        }
+        browser::yield_now().await;
+    }
+}
+
+/// A job's result on the GPU engine, or None when it failed (not stopped): then the GPU is turned
+/// off, the page is told, and the caller runs the job on the CPU reference.
+fn unless_gpu_failed<T>(id: u64, result: Result<T, String>, members: usize) -> Option<Result<T, String>> {
+    match result {
+        Err(e) if !cancelled(id) => {
+            gpu_engine::disable(&e);
+            send(id, gpu_failed(&e, members));
+            None
+        }
+        done => Some(done),
+    }
 }
 
 /// What the page is told when the GPU engine failed and the CPU engine takes over.

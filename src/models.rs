@@ -33,9 +33,8 @@ pub async fn model_names(name: &str) -> Result<Vec<String>, String> {
 /// The single model of the opposite direction that reranks `name`'s hypotheses (an ensemble there
 /// gives its first member), if the index has one.
 pub async fn reverse_model(name: &str) -> Result<Option<String>, String> {
-    let index = index().await?;
-    let Some(back) = catalog::swapped(&index, name) else { return Ok(None) };
-    Ok(index.iter().find(|e| e.name() == back).map_or(Some(back), |e| e.model_names().into_iter().next()))
+    let Some(back) = catalog::swapped(&index().await?, name) else { return Ok(None) };
+    Ok(model_names(&back).await?.into_iter().next())
 }
 
 thread_local! {

@@ -561,7 +561,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 {num_input("b", "tr-max-b", "1", "b", |s| s.max_len_b.to_string())}
                 <label title="A beam's hypotheses (beam width 2 or more, no sampling) reordered by how well the model of the opposite direction, downloaded when needed, turns each back into the input: slower, more adequate">
                     <input type="checkbox" data-testid="tr-rerank" prop:checked=move || settings.get().rerank
-                        prop:disabled=move || { let s = settings.get(); !s.rerank && !Settings { rerank: true, ..s }.reranks() }
+                        prop:disabled=move || { let s = settings.get(); !s.rerank && !s.search_can_rerank() }
                         on:change=move |ev| settings.update(|s| s.rerank = event_target_checked(&ev)) />
                     " Rerank with the reverse model (beam)"
                     {move || { let s = settings.get(); (s.rerank && !s.reranks()).then_some(" — off until the beam is 2 or more, without sampling") }}

@@ -30,7 +30,8 @@ struct Common {
     reference: Option<String>,
     batch: usize,
     rerank: Option<String>,
-    rerank_weight: f32,
+    /// `--rerank-weight`; `RERANK_WEIGHT` when not given.
+    rerank_weight: Option<f32>,
 }
 
 fn parse_common(rest: &[String]) -> Result<Common, String> {
@@ -42,7 +43,7 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
         reference: None,
         batch: 32,
         rerank: None,
-        rerank_weight: wgslate_decode::settings::RERANK_WEIGHT,
+        rerank_weight: None,
     };
     let mut i = 0;
     while i < rest.len() {
@@ -56,9 +57,9 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
             "--batch" => c.batch = v?.parse().map_err(|_| "--batch must be a number")?,
             "--rerank" => c.rerank = Some(v?),
             "--rerank-weight" => {
-                c.rerank_weight = v?.parse().ok().filter(|w: &f32| w.is_finite() && *w >= 0.0).ok_or_else(|| {
-                    format!("--rerank-weight must be a number ≥ 0, not '{}'", rest.get(i + 1).unwrap_or(&String::new()))
-                })?
+                let text = v?;
+                let weight = text.parse().ok().filter(|w: &f32| w.is_finite() && *w >= 0.0);
+                c.rerank_weight = Some(weight.ok_or(format!("--rerank-weight must be a number ≥ 0, not '{text}'"))?);
             }
             other => {
                 return Err(format!("unknown argument '{other}'\n{TRANSLATE_USAGE}\n{}", decode_args::DECODE_USAGE))
@@ -69,7 +70,7 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
     if c.models.is_empty() {
         return Err(format!("--model is required\n{TRANSLATE_USAGE}"));
     }
-    if c.rerank.is_none() && rest.iter().any(|a| a == "--rerank-weight") {
+    if c.rerank.is_none() && c.rerank_weight.is_some() {
         return Err("--rerank-weight weighs --rerank DIR's score: add --rerank".into());
     }
     if !["cpu", "gpu", "auto"].contains(&c.backend.as_str()) {
@@ -170,8 +171,9 @@ fn translate_lines(
     let backward = Model::from_dir(std::path::Path::new(dir))?;
     let (mut out, name) = translate_on(&c.backend, &c.models, models, lines, &search, c.batch)?;
     let (mut scorer, _) = engines(&c.backend, std::slice::from_ref(dir), std::slice::from_ref(&backward))?;
-    block_on(rerank_async(scorer[0].as_mut(), &backward, lines, &mut out, c.rerank_weight, c.batch))?;
-    Ok((out, format!("{name}, reranked by {dir} with weight {}", c.rerank_weight)))
+    let weight = c.rerank_weight.unwrap_or(wgslate_decode::settings::RERANK_WEIGHT);
+    block_on(rerank_async(scorer[0].as_mut(), &backward, lines, &mut out, weight, c.batch))?;
+    Ok((out, format!("{name}, reranked by {dir} with weight {weight}")))
 }
 
 fn read_lines(path: &str) -> Result<Vec<String>, String> {

@@ -254,10 +254,14 @@ impl Settings {
         }
     }
 
-    /// Whether the search's n-best is reranked: the setting is on and the search is a beam of two or
-    /// more (greedy search and sampling have nothing to reorder).
+    /// Whether the search's n-best is reranked: the setting is on and the search can be.
     pub fn reranks(&self) -> bool {
-        self.rerank && matches!(self.search(), Search::Beam(b) if b.beam >= 2)
+        self.rerank && self.search_can_rerank()
+    }
+
+    /// Whether the search is a beam of two or more (greedy search and sampling have nothing to reorder).
+    pub fn search_can_rerank(&self) -> bool {
+        matches!(self.search(), Search::Beam(b) if b.beam >= 2)
     }
 
     /// Beam search of the given width with these settings' scoring; the n-best is the whole beam.

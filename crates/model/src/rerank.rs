@@ -7,8 +7,9 @@ use wgslate_decode::{forced_log_probs_async, AsyncStepModel};
 use crate::translate::{encode_sources, Translation};
 use crate::Model;
 
-/// `engine` runs `backward` (synchronous callers: `wgslate_decode::block_on`); `out[i]` holds the hypotheses for `sources[i]`. Each hypothesis'
-/// `score` becomes the combined one, and `outputs` is sorted by it (ties keep the search's order).
+/// `engine` runs `backward` (synchronous callers: `wgslate_decode::block_on`); `out[i]` holds the
+/// hypotheses for `sources[i]`. Each hypothesis' `score` becomes the combined one, and `outputs` is
+/// sorted by it (ties keep the search's order). The callers check `weight` (finite, ≥ 0).
 pub async fn rerank_async<M: AsyncStepModel + ?Sized>(
     engine: &mut M,
     backward: &Model,
@@ -19,9 +20,6 @@ pub async fn rerank_async<M: AsyncStepModel + ?Sized>(
 ) -> Result<(), String> {
     if sources.len() != out.len() {
         return Err(format!("{} sources but {} translations to rerank", sources.len(), out.len()));
-    }
-    if !weight.is_finite() {
-        return Err(format!("the reranking weight must be a finite number, not {weight}"));
     }
     // One row per (sentence, hypothesis): the hypothesis is the backward model's source and the
     // original sentence its target.
