@@ -232,11 +232,13 @@ pub fn TranslatePage() -> impl IntoView {
         translate.dispatch_local((text.get_untracked(), settings.get_untracked(), delay_ms));
     };
 
-    // Translate as the text or the settings change (debounced); the app keeps the URL in step.
+    // Translate as the text or the settings that act on it change (debounced); the app keeps the URL in step.
     let run_debounced = run;
+    let effective = Memo::new(move |_| settings.with(Settings::effective));
     Effect::new(move |_| {
         text.track();
-        settings.track();
+        // Read, not `track()`: a memo computes (and so finds its own sources) only when read.
+        effective.with(|_| ());
         run_debounced(300);
     });
 

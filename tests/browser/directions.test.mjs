@@ -125,5 +125,19 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
   await finished(greedy);
   assert.equal(await output(greedy), wgslate(['translate', ...forward.slice(0, -2)], sentence + '\n').trim());
   assert.match(await greedy.locator('label', { has: greedy.locator('[data-testid=tr-rerank]') }).textContent(), /off until the beam is 2 or more/);
+  // Unticking it there changes no translation, so none starts (a start marks the output busy at once).
+  await greedy.evaluate(() => {
+    window.__busy = 0;
+    const out = document.querySelector('[data-testid=tr-output]');
+    new MutationObserver(() => { if (out.getAttribute('aria-busy') === 'true') window.__busy += 1; })
+      .observe(out, { attributes: true, attributeFilter: ['aria-busy'] });
+  });
+  await greedy.locator('[data-testid=tr-rerank]').uncheck();
+  await greedy.waitForTimeout(1500);
+  assert.equal(await greedy.evaluate(() => window.__busy), 0);
+  // While a change of beam does start one (the observer can see it).
+  await greedy.fill('[data-testid=tr-beam]', '2');
+  await greedy.locator('[data-testid=tr-beam]').dispatchEvent('change');
+  await greedy.waitForFunction(() => window.__busy > 0, null, { timeout: 60000 });
   assert.deepEqual(errors, []);
 });

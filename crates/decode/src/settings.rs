@@ -259,6 +259,12 @@ impl Settings {
         self.rerank && self.search_can_rerank()
     }
 
+    /// The settings as they act on a translation: a rerank box that cannot apply counts as off, so
+    /// ticking or unticking it under greedy search or sampling changes nothing to re-translate.
+    pub fn effective(&self) -> Settings {
+        Settings { rerank: self.reranks(), ..self.clone() }
+    }
+
     /// Whether the search is a beam of two or more (greedy search and sampling have nothing to reorder).
     pub fn search_can_rerank(&self) -> bool {
         matches!(self.search(), Search::Beam(b) if b.beam >= 2)

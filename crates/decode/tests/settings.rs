@@ -93,3 +93,12 @@ fn rerank_applies_to_a_beam_of_two_or_more_only() {
     let best = parse("beam=4&rerank=true").0.with_best_quality();
     assert!(!best.rerank, "the presets reset it");
 }
+
+#[test]
+fn a_rerank_box_that_cannot_apply_leaves_the_effective_settings_alone() {
+    let effective = |q: &str| parse(q).0.effective();
+    assert_eq!(effective("rerank=true"), effective(""), "greedy: nothing to re-translate");
+    assert_eq!(effective("sample=true&beam=4&rerank=true"), effective("sample=true&beam=4"));
+    assert_ne!(effective("beam=4&rerank=true"), effective("beam=4"), "a beam: ticking it re-translates");
+    assert!(effective("beam=4&rerank=true").reranks());
+}
