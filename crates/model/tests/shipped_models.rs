@@ -128,6 +128,11 @@ fn shipped_distilled_d224_transformer_translates() {
 }
 
 #[test]
+fn shipped_back_translation_d224_transformer_translates() {
+    check("transformer-d224-bt", SHIPPED_TRANSFORMER_MIN_BLEU);
+}
+
+#[test]
 fn shipped_gru_translates() {
     check("gru", SHIPPED_GRU_MIN_BLEU);
 }
