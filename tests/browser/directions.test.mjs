@@ -133,6 +133,7 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
       .observe(out, { attributes: true, attributeFilter: ['aria-busy'] });
   });
   await greedy.locator('[data-testid=tr-rerank]').uncheck();
+  await greedy.waitForFunction(() => !/rerank=true/.test(location.hash));
   await greedy.waitForTimeout(1500);
   assert.equal(await greedy.evaluate(() => window.__busy), 0);
   // While a change of beam does start one (the observer can see it).
