@@ -195,7 +195,8 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
 
 /// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
 /// reported and turns the GPU off) on the CPU reference.
-// The engine's RefCell is the lock: every user takes it with `lock`, which waits while it is held, so holding it across the search's awaits cannot panic.
+// The engine's RefCell is the lock: every user takes it with `lock`, which waits while it is held,
+// so holding it across the search's awaits cannot panic.
 #[allow(clippy::await_holding_refcell_ref)]
 async fn translate_chunk(
     id: u64,
