@@ -16,7 +16,8 @@ pub struct Progress {
     pub batch: usize,
     pub lr_scale: f64,
     pub best_bleu: f64,
-    pub best_val_loss: f64,
+    /// `None` until the first validation (JSON has no infinity, so a sentinel would not survive a resume).
+    pub best_val_loss: Option<f64>,
     pub bad_epochs: usize,
     pub history: Vec<EpochRecord>,
     pub train_seconds: f64,
