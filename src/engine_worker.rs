@@ -91,11 +91,12 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
                 SearchChoice::Beam => Search::Beam(s.beam_search(s.beam.max(4))),
                 SearchChoice::Sample => Search::Sample(s.sampling()),
             };
+            let reverse = if rerank { Some(load_reverse(id, &s.model).await?) } else { None };
             let mut all = Vec::with_capacity(texts.len());
             for (n, chunk) in texts.chunks(batch.max(1)).enumerate() {
                 let mut done = translate_chunk(id, &s.model, &models, chunk, &search, batch).await?;
-                if rerank {
-                    rerank_chunk(id, &s.model, chunk, &mut done, batch).await?;
+                if let Some((reverse_name, reverse_model)) = &reverse {
+                    rerank_chunk(id, reverse_name, reverse_model, chunk, &mut done, batch).await?;
                 }
                 let sentences = done.iter().map(|t| outputs(model, t)).collect();
                 send(id, Event::Done { first: n * batch.max(1), sentences });
@@ -125,17 +126,8 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
     }
 }
 
-/// Reorders each sentence's n-best with the model of the opposite direction (loaded on first use,
-/// with its progress), scored on its GPU engine when it has one, else on the CPU reference.
-// The engine's RefCell is the lock, as in `translate_chunk`.
-#[allow(clippy::await_holding_refcell_ref)]
-async fn rerank_chunk(
-    id: u64,
-    name: &str,
-    texts: &[String],
-    done: &mut [Translation],
-    batch: usize,
-) -> Result<(), String> {
+/// The model of the opposite direction, for reranking (loaded on first use, with its progress).
+async fn load_reverse(id: u64, name: &str) -> Result<(String, Arc<Model>), String> {
     let reverse = models::reverse_model(name)
         .await?
         .ok_or_else(|| format!("{name} has no model of the opposite direction to rerank with"))?;
@@ -146,10 +138,25 @@ async fn rerank_chunk(
         e
     })?;
     send(id, Event::Loaded(format!("{name} loaded, {reverse} to rerank with: weights {}", model.weight_format)));
+    Ok((reverse, model))
+}
+
+/// Reorders each sentence's n-best with the reverse model, scored on its GPU engine when it has
+/// one, else on the CPU reference.
+// The engine's RefCell is the lock, as in `translate_chunk`.
+#[allow(clippy::await_holding_refcell_ref)]
+async fn rerank_chunk(
+    id: u64,
+    reverse: &str,
+    model: &Model,
+    texts: &[String],
+    done: &mut [Translation],
+    batch: usize,
+) -> Result<(), String> {
     // `rerank_async` changes `done` only once every score is in, so a GPU failure leaves it as it was.
-    if let Some(engine) = gpu_engine::engine(&reverse) {
+    if let Some(engine) = gpu_engine::engine(reverse) {
         let mut guard = lock(&engine).await;
-        let result = rerank_async(&mut Checked::new(id, &mut *guard), &model, texts, done, RERANK_WEIGHT, batch).await;
+        let result = rerank_async(&mut Checked::new(id, &mut *guard), model, texts, done, RERANK_WEIGHT, batch).await;
         drop(guard);
         browser::yield_now().await;
         if let Some(finished) = unless_gpu_failed(id, result, 1) {
@@ -157,7 +164,7 @@ async fn rerank_chunk(
         }
     }
     let mut stepper = CpuStepper::new(&model.net, &model.config);
-    rerank_async(&mut Checked::new(id, &mut stepper), &model, texts, done, RERANK_WEIGHT, batch).await
+    rerank_async(&mut Checked::new(id, &mut stepper), model, texts, done, RERANK_WEIGHT, batch).await
 }
 
 fn settings_from(pairs: &[(String, String)]) -> Settings {
