@@ -23,6 +23,13 @@ pub struct Progress {
     pub train_seconds: f64,
 }
 
+impl Progress {
+    /// The progress of a run that has trained nothing yet.
+    pub fn fresh() -> Progress {
+        Progress { lr_scale: 1.0, ..Default::default() }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EpochRecord {
     pub epoch: usize,

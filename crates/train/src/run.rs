@@ -110,7 +110,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     let net = Net::new(&args.config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu))?;
     let mut adam = Adam::for_varmap(&varmap)?;
     let n_params: usize = adam.params.iter().map(|(_, v)| v.elem_count()).sum();
-    let mut progress = Progress { lr_scale: 1.0, ..Default::default() };
+    let mut progress = Progress::fresh();
     if args.resume && args.run_dir.join("state.safetensors").exists() {
         progress = checkpoint::load(&args.run_dir, &mut adam).context("loading the checkpoint")?;
         eprintln!("resuming at epoch {} batch {} (step {})", progress.epoch, progress.batch, adam.step);
@@ -230,7 +230,8 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
             export(&args.out_dir, &adam, &args.config, &vocab)?;
             eprintln!("new best validation BLEU {val_bleu:.2}; exported to {}", args.out_dir.display());
         }
-        if progress.best_val_loss.is_none_or(|best| val_loss < best) {
+        // A NaN loss is never an improvement (nor the best so far).
+        if !val_loss.is_nan() && progress.best_val_loss.is_none_or(|best| val_loss < best) {
             progress.best_val_loss = Some(val_loss);
             progress.bad_epochs = 0;
         } else {

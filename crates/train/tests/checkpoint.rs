@@ -18,13 +18,14 @@ fn a_checkpoint_from_before_the_first_validation_resumes() {
     std::fs::create_dir_all(&dir).unwrap();
     let (_vm, mut adam) = one_parameter();
     adam.step = 78;
-    let fresh = Progress { epoch: 0, batch: 78, lr_scale: 1.0, ..Default::default() };
+    // What the trainer starts from, 78 batches in.
+    let fresh = Progress { batch: 78, ..Progress::fresh() };
     checkpoint::save(&dir, &adam, &fresh).unwrap();
 
     let (_vm2, mut restored) = one_parameter();
     restored.params[0].1.set(&Tensor::zeros((2, 3), DType::F32, &Device::Cpu).unwrap()).unwrap();
     let progress = checkpoint::load(&dir, &mut restored).expect("a fresh run's checkpoint must load");
-    assert_eq!((progress.epoch, progress.batch, progress.best_val_loss), (0, 78, None));
+    assert_eq!((progress.epoch, progress.batch, progress.best_val_loss, progress.lr_scale), (0, 78, None, 1.0));
     assert_eq!(restored.step, 78);
     let w: Vec<f32> = restored.params[0].1.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
     assert_eq!(w, vec![0.5; 6]);
