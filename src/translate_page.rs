@@ -532,7 +532,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
         <details class="settings" open>
             <summary>"Settings"</summary>
             <div class="presets">
-                <button type="button" data-testid="tr-best" title="Beam 4 with GNMT length and coverage penalties, tuned on en→de val: slower"
+                <button type="button" data-testid="tr-best" title="Beam 4, its hypotheses reranked with the opposite direction's model (downloaded when first needed), chosen on en→de val: slower"
                     on:click=move |_| apply(Settings::with_best_quality)>"Best quality"</button>
                 <button type="button" data-testid="tr-fastest" title="Greedy search, no penalties: the default"
                     on:click=move |_| apply(Settings::with_greedy)>"Fastest"</button>

@@ -79,7 +79,7 @@ test('beam settings come from the URL and match the native beam search', async (
   assert.deepEqual(errors, []);
 });
 
-test('"Best quality" sets the beam search of the CLI\'s --best, and "Fastest" goes back to greedy', async () => {
+test('"Best quality" sets the reranked beam search of the CLI\'s --best, and "Fastest" goes back to greedy', async () => {
   const errors = [];
   // A sentence whose translation the search changes, so the output shows which search ran.
   const candidates = short.slice(0, 60).map((k) => testSources[k]);
@@ -94,15 +94,16 @@ test('"Best quality" sets the beam search of the CLI\'s --best, and "Fastest" go
   await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
   await page.click('[data-testid=tr-best]');
   await shows(best);
-  for (const [box, want] of [['tr-beam', '4'], ['tr-lenpen', '1'], ['tr-coverage', '0.2'], ['tr-end', '0']]) {
+  for (const [box, want] of [['tr-beam', '4'], ['tr-lenpen', '0'], ['tr-coverage', '0'], ['tr-end', '0']]) {
     assert.equal(await page.locator(`[data-testid=${box}]`).inputValue(), want, box);
   }
   assert.equal(await page.locator('[data-testid=tr-sample]').isChecked(), false);
-  assert.ok(/[?&]beam=4(&|$)/.test(page.url()) && /[?&]lp=1(&|$)/.test(page.url()) && /[?&]cov=0\.2(&|$)/.test(page.url()), page.url());
+  assert.equal(await page.locator('[data-testid=tr-rerank]').isChecked(), true);
+  assert.ok(/[?&]beam=4(&|$)/.test(page.url()) && /[?&]rerank=true(&|$)/.test(page.url()), page.url());
   await page.click('[data-testid=tr-fastest]');
   await shows(greedy);
   assert.equal(await page.locator('[data-testid=tr-beam]').inputValue(), '1');
-  assert.ok(!page.url().includes('beam='), page.url());
+  assert.ok(!page.url().includes('beam=') && !page.url().includes('rerank='), page.url());
   assert.deepEqual(errors, []);
 });
 

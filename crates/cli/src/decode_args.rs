@@ -8,9 +8,17 @@ pub const DECODE_USAGE: &str =
           [--min-len N] [--max-len-a A] [--max-len-b B] [--nbest N] [--no-repeat-ngram N]
           [--sample] [--temperature T] [--top-k K] [--top-p P] [--seed S] [--samples N]";
 
-/// Parses the decoding flags out of `args`, returning the search and the flags it did not use.
-pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
+/// The decoding flags: the search, and whether `--best` asked for its n-best to be reranked with
+/// the reverse direction's model (found through the models' index when `--rerank DIR` is not given).
+pub struct Decoding {
+    pub search: Search,
+    pub best_reranks: bool,
+}
+
+/// Parses the decoding flags out of `args`, returning them and the flags it did not use.
+pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
     let mut rest = Vec::new();
+    let mut best_reranks = false;
     let (mut beam, mut lenpen, mut kind, mut coverage, mut end, mut nbest, mut no_repeat) =
         (1usize, 0f32, "gnmt".to_string(), 0f32, 0f32, 1usize, 0usize);
     let (mut sample, mut temperature, mut top_k, mut top_p, mut seed, mut samples) =
@@ -58,6 +66,7 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
                 let best = Settings::default().with_best_quality();
                 (beam, kind, lenpen, coverage, end, sample) =
                     (best.beam, best.lenpen_kind, best.lenpen, best.coverage, best.end_penalty, best.sample);
+                best_reranks = best.rerank;
                 takes_value = false;
             }
             _ => {
@@ -90,5 +99,5 @@ pub fn parse(args: &[String]) -> Result<(Search, Vec<String>), String> {
     } else {
         Search::Greedy(limits)
     };
-    Ok((search, rest))
+    Ok((Decoding { search, best_reranks }, rest))
 }

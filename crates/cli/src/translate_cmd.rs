@@ -11,7 +11,7 @@ use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
-use wgslate_model::Model;
+use wgslate_model::{catalog, Model};
 
 use crate::decode_args;
 
@@ -20,7 +20,9 @@ pub const TRANSLATE_USAGE: &str =
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]
   several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer)
   --rerank DIR [--rerank-weight W]: reorder the beam's n-best by score + W · log P(source | hypothesis)
-    under DIR, a model of the reverse direction (W defaults to 0.5)";
+    under DIR, a model of the reverse direction (W defaults to 0.5)
+  --best: beam 4 reranked with the reverse model (--rerank DIR, else the one MODELS/index.json lists
+    beside MODELS/<pair>/<arch>), the page's Best quality search";
 
 struct Common {
     models: Vec<String>,
@@ -182,9 +184,46 @@ fn read_lines(path: &str) -> Result<Vec<String>, String> {
     Ok(wgslate_metrics::pystr::lines(&text))
 }
 
+/// The decoding flags and the others; `--best` without `--rerank DIR` reranks with the reverse
+/// direction's model from the index beside the (first) model.
+fn parse_args(args: &[String]) -> Result<(Search, Common), String> {
+    let (decoding, rest) = decode_args::parse(args)?;
+    let mut c = parse_common(&rest)?;
+    let beam = matches!(&decoding.search, Search::Beam(b) if b.beam >= 2);
+    if decoding.best_reranks && beam && c.rerank.is_none() {
+        c.rerank = Some(reverse_model_dir(&c.models[0])?);
+    }
+    Ok((decoding.search, c))
+}
+
+/// The reverse direction's model for the model in `dir` (`MODELS/<pair>/<arch>`), as the page
+/// picks it: `MODELS/index.json`'s model of the opposite direction, the first member of an ensemble.
+fn reverse_model_dir(dir: &str) -> Result<String, String> {
+    use std::path::Path;
+    let missing = |why: String| {
+        format!("--best reranks with the reverse direction's model, and {why}: add --rerank DIR, or use --beam 4 to search without it")
+    };
+    let path = Path::new(dir);
+    let (Some(arch), Some(pair_dir)) = (path.file_name(), path.parent()) else {
+        return Err(missing(format!("{dir} is not a models/<pair>/<arch> directory")));
+    };
+    let (Some(pair), Some(root)) = (pair_dir.file_name(), pair_dir.parent()) else {
+        return Err(missing(format!("{dir} is not a models/<pair>/<arch> directory")));
+    };
+    let index_path = root.join("index.json");
+    let index = std::fs::read_to_string(&index_path)
+        .map_err(|e| missing(format!("{} cannot be read ({e})", index_path.display())))?;
+    let entries = catalog::parse(&index)?;
+    let name = format!("{}/{}", pair.to_string_lossy(), arch.to_string_lossy());
+    let back = catalog::swapped(&entries, &name).ok_or_else(|| {
+        missing(format!("{} lists no model of the opposite direction to {name}", index_path.display()))
+    })?;
+    let first = entries.iter().find(|e| e.name() == back).map_or(back.clone(), |e| e.model_names()[0].clone());
+    Ok(root.join(first).to_string_lossy().into_owned())
+}
+
 pub fn run_translate(args: &[String]) -> Result<(), String> {
-    let (search, rest) = decode_args::parse(args)?;
-    let c = parse_common(&rest)?;
+    let (search, c) = parse_args(args)?;
     let models = load_models(&c.models)?;
     let lines = match &c.input {
         Some(p) => read_lines(p)?,
@@ -207,8 +246,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
 }
 
 pub fn run_eval(args: &[String]) -> Result<(), String> {
-    let (search, rest) = decode_args::parse(args)?;
-    let c = parse_common(&rest)?;
+    let (search, c) = parse_args(args)?;
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
     let sources = read_lines(&src)?;

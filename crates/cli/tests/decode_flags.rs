@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+mod common;
+
 #[test]
 fn out_of_range_decoding_flags_are_refused_with_one_line() {
     let cases = [
@@ -65,23 +67,46 @@ fn cut_outputs_and_unseen_characters_are_reported_on_stderr() {
     assert!(stderr.contains("characters the model has never seen (translated as unknown): 你 好"), "{stderr}");
 }
 
-/// `--best` is beam 4 with GNMT's length penalty 1 and coverage 0.2 (chosen on val: README,
-/// "Decoding on test_2016_flickr"), without sampling; flags after it override its parts.
+/// `--best` is beam 4 reranked with the reverse direction's model (chosen on val: README,
+/// "Decoding on test_2016_flickr"), found through the index beside the model, without sampling;
+/// flags after it override its parts.
 #[test]
-fn best_is_beam_4_with_length_and_coverage_penalties() {
+fn best_is_beam_4_reranked_with_the_index_reverse_model() {
     let val = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/val.en")).unwrap();
     let input: String = val.lines().take(20).map(|l| format!("{l}\n")).collect();
-    let (best, _) = run(&["--best"], &input);
-    assert_eq!(best.lines().count(), 20);
-    let (spelled_out, _) = run(&["--beam", "4", "--lenpen-kind", "gnmt", "--lenpen", "1", "--coverage", "0.2"], &input);
+    let (best, err) = run(&["--best"], &input);
+    assert_eq!(best.lines().count(), 20, "{err}");
+    let reverse = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/de-en/transformer");
+    let (spelled_out, _) = run(&["--beam", "4", "--rerank", reverse], &input);
     assert_eq!(best, spelled_out);
-    let (greedy, _) = run(&[], &input);
-    assert_ne!(best, greedy, "the search changes some of 20 translations");
+    let (beam, _) = run(&["--beam", "4"], &input);
+    assert_ne!(best, beam, "reranking changes some of 20 translations");
     // It turns sampling and the end penalty given before it off.
     let (after_sampling, _) = run(&["--sample", "--end-penalty", "2", "--best"], &input);
     assert_eq!(after_sampling, best);
-    let (best_beam_1, _) = run(&["--best", "--beam", "1"], &input);
-    let (beam_1, _) = run(&["--beam", "1", "--lenpen", "1", "--coverage", "0.2"], &input);
-    assert_eq!(best_beam_1, beam_1);
-    assert_ne!(best_beam_1, best, "the later --beam counts");
+    // A later --beam 1 leaves nothing to rerank: greedy search, no message.
+    let (best_beam_1, err) = run(&["--best", "--beam", "1"], &input);
+    let (greedy, _) = run(&[], &input);
+    assert_eq!(best_beam_1, greedy, "{err}");
+}
+
+/// A model outside the shipped tree has no index to find its reverse model in: `--best` says
+/// what to add instead of running another search.
+#[test]
+fn best_without_an_index_beside_the_model_asks_for_rerank() {
+    let dir = std::env::temp_dir().join(format!("wgslate-best-{}", std::process::id()));
+    let model = dir.join("en-de").join("transformer");
+    std::fs::create_dir_all(&model).unwrap();
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        std::fs::copy(format!("{shipped}/{f}"), model.join(f)).unwrap();
+    }
+    let (ok, _, err) =
+        common::translate(&["--model", model.to_str().unwrap(), "--backend", "cpu", "--best"], "A dog.\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("--best reranks with the reverse direction's model") && err.contains("add --rerank DIR"),
+        "{err}"
+    );
 }

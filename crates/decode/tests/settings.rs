@@ -69,8 +69,8 @@ fn the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it() {
     assert_eq!(best, linked);
     let Search::Beam(beam) = best.search() else { panic!("{:?}", best.search()) };
     assert_eq!(beam.beam, 4);
-    assert!(best.coverage > 0.0 && best.lenpen > 0.0, "{best:?}");
-    assert_eq!((best.end_penalty, best.sample), (0.0, false), "no end penalty, no sampling");
+    assert!(best.reranks() && best.search_label() == "beam 4, reranked", "{best:?}");
+    assert_eq!((best.coverage, best.lenpen, best.end_penalty, best.sample), (0.0, 0.0, 0.0, false), "{best:?}");
     // Model and length limits stay; going back to greedy restores the default search.
     assert_eq!((best.model.as_str(), best.max_len_a), ("en-de/gru", 1.5));
     let greedy = best.with_greedy();
@@ -90,8 +90,8 @@ fn rerank_applies_to_a_beam_of_two_or_more_only() {
     let labels = ["", "beam=4", "beam=4&rerank=true", "rerank=true", "sample=true&beam=4&rerank=true"]
         .map(|q| parse(q).0.search_label());
     assert_eq!(labels, ["greedy", "beam 4", "beam 4, reranked", "greedy", "sampling"]);
-    let best = parse("beam=4&rerank=true").0.with_best_quality();
-    assert!(!best.rerank, "the presets reset it");
+    assert!(parse("beam=4&rerank=true").0.with_best_quality().rerank, "the Best quality preset ticks it");
+    assert!(!parse("beam=4&rerank=true").0.with_greedy().rerank, "Fastest unticks it");
 }
 
 #[test]
