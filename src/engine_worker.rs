@@ -114,7 +114,12 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             let texts = std::slice::from_ref(&text);
             // The search runs on the chosen backend, as Translate's does; the maps of every layer
             // and head come from the CPU reference's forced decoding of its output.
-            let out = translate_chunk(id, &s.model, &models, texts, &s.search(), 1).await?;
+            let mut out = translate_chunk(id, &s.model, &models, texts, &s.search(), 1).await?;
+            // The output the Translate view shows: a Best quality beam is reranked there too.
+            if s.reranks() {
+                let (reverse_name, reverse_model) = load_reverse(id, &s.model).await?;
+                rerank_chunk(id, &reverse_name, &reverse_model, texts, &mut out, 1).await?;
+            }
             let h = &out.first().and_then(|t| t.outputs.first()).ok_or("the search found no translation")?.1;
             let source_ids = encode_sources(model, texts)?.remove(0).0;
             // Pooled here: the full maps of a long input are tens of MB to send and parse.

@@ -106,6 +106,25 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
   });
 }
 
+test('Attention draws the output the Translate view shows: a reranked beam (Best quality) is reranked there too', async () => {
+  const errors = [];
+  // A val sentence whose plain beam-4 translation drops the life jacket and whose reranked one keeps it.
+  const sentence = 'A balding man wearing a red life jacket is sitting in a small boat.';
+  const run = (extra) => wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'transformer'), '--backend', 'cpu', '--beam', '4', ...extra], sentence + '\n').trim();
+  const reranked = run(['--rerank', join(root, 'www', 'models', 'de-en', 'transformer')]);
+  assert.ok(reranked.includes('Schwimmweste') && !run([]).includes('Schwimmweste'), reranked);
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&beam=4&rerank=true&text=${encodeURIComponent(sentence)}`, errors);
+  await page.click('[data-testid=nav-attention]');
+  await page.click('[data-testid=att-run]');
+  await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 300000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=att-export-svg]')]);
+  const svg = readFileSync(await download.path(), 'utf8');
+  // The rows' labels are the output tokens (text-anchor="end"), then </s>.
+  const rows = [...svg.matchAll(/<text x="[^"]*" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => m[1]);
+  assert.ok(rows.join('').replaceAll('▁', '').includes('Schwimmweste'), rows.join(' '));
+  assert.deepEqual(errors, []);
+});
+
 test('a long input is drawn as at most 64 × 64 blocks whose rows still sum to 1', async () => {
   const errors = [];
   // 100 words of one letter pair each: about 100 source subwords and a long output.

@@ -72,9 +72,6 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
     if c.models.is_empty() {
         return Err(format!("--model is required\n{TRANSLATE_USAGE}"));
     }
-    if c.rerank.is_none() && c.rerank_weight.is_some() {
-        return Err("--rerank-weight weighs --rerank DIR's score: add --rerank".into());
-    }
     if !["cpu", "gpu", "auto"].contains(&c.backend.as_str()) {
         return Err(format!("--backend must be cpu, gpu or auto, not '{}'", c.backend));
     }
@@ -193,28 +190,33 @@ fn parse_args(args: &[String]) -> Result<(Search, Common), String> {
     if decoding.best_reranks && beam && c.rerank.is_none() {
         c.rerank = Some(reverse_model_dir(&c.models[0])?);
     }
+    if c.rerank.is_none() && c.rerank_weight.is_some() {
+        return Err("--rerank-weight weighs --rerank DIR's score: add --rerank (or --best)".into());
+    }
     Ok((decoding.search, c))
 }
 
 /// The reverse direction's model for the model in `dir` (`MODELS/<pair>/<arch>`), as the page
 /// picks it: `MODELS/index.json`'s model of the opposite direction, the first member of an ensemble.
 fn reverse_model_dir(dir: &str) -> Result<String, String> {
-    use std::path::Path;
     let missing = |why: String| {
-        format!("--best reranks with the reverse direction's model, and {why}: add --rerank DIR, or use --beam 4 to search without it")
+        format!("--best reranks with the reverse direction's model, but {why}: add --rerank DIR, or use --beam 4 to search without it")
     };
-    let path = Path::new(dir);
-    let (Some(arch), Some(pair_dir)) = (path.file_name(), path.parent()) else {
-        return Err(missing(format!("{dir} is not a models/<pair>/<arch> directory")));
-    };
-    let (Some(pair), Some(root)) = (pair_dir.file_name(), pair_dir.parent()) else {
-        return Err(missing(format!("{dir} is not a models/<pair>/<arch> directory")));
-    };
+    // Absolute, so that `transformer` or `../transformer` inside the tree has a pair and a root.
+    let path = std::fs::canonicalize(dir).map_err(|e| format!("cannot read the model directory {dir}: {e}"))?;
+    let outside = || missing(format!("{dir} is not in a models/<pair>/<arch> tree"));
+    let arch = path.file_name().ok_or_else(outside)?.to_string_lossy();
+    let pair_dir = path.parent().ok_or_else(outside)?;
+    let pair = pair_dir.file_name().ok_or_else(outside)?.to_string_lossy();
+    let root = pair_dir.parent().ok_or_else(outside)?;
     let index_path = root.join("index.json");
     let index = std::fs::read_to_string(&index_path)
         .map_err(|e| missing(format!("{} cannot be read ({e})", index_path.display())))?;
-    let entries = catalog::parse(&index)?;
-    let name = format!("{}/{}", pair.to_string_lossy(), arch.to_string_lossy());
+    let entries = catalog::parse(&index).map_err(missing)?;
+    let name = format!("{pair}/{arch}");
+    if !catalog::lists(&entries, &name) {
+        return Err(missing(format!("{} does not list {name}", index_path.display())));
+    }
     let back = catalog::swapped(&entries, &name).ok_or_else(|| {
         missing(format!("{} lists no model of the opposite direction to {name}", index_path.display()))
     })?;

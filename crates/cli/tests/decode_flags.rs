@@ -88,25 +88,51 @@ fn best_is_beam_4_reranked_with_the_index_reverse_model() {
     let (best_beam_1, err) = run(&["--best", "--beam", "1"], &input);
     let (greedy, _) = run(&[], &input);
     assert_eq!(best_beam_1, greedy, "{err}");
+    assert!(!err.contains("rerank"), "{err}");
+    // Its weight can be set, and weight 0 keeps the beam's own order.
+    let (weight_0, err) = run(&["--best", "--rerank-weight", "0"], &input);
+    assert_eq!(weight_0, beam, "{err}");
+    // A relative model path inside the tree finds the index too.
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de");
+    let file = std::env::temp_dir().join(format!("wgslate-best-input-{}", std::process::id()));
+    std::fs::write(&file, &input).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .current_dir(models)
+        .args(["translate", "--model", "transformer", "--backend", "cpu", "--best", "-i"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), best);
 }
 
-/// A model outside the shipped tree has no index to find its reverse model in: `--best` says
-/// what to add instead of running another search.
+/// A model outside the shipped tree, or missing from its index, has no reverse model to find:
+/// `--best` says what to add instead of running another search.
 #[test]
-fn best_without_an_index_beside_the_model_asks_for_rerank() {
+fn best_without_an_index_listing_the_model_asks_for_rerank() {
     let dir = std::env::temp_dir().join(format!("wgslate-best-{}", std::process::id()));
-    let model = dir.join("en-de").join("transformer");
+    let model = dir.join("en-de").join("mine");
     std::fs::create_dir_all(&model).unwrap();
-    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models");
     for f in ["config.json", "tokenizer.json", "model.safetensors"] {
-        std::fs::copy(format!("{shipped}/{f}"), model.join(f)).unwrap();
+        std::fs::copy(format!("{shipped}/en-de/transformer/{f}"), model.join(f)).unwrap();
     }
-    let (ok, _, err) =
-        common::translate(&["--model", model.to_str().unwrap(), "--backend", "cpu", "--best"], "A dog.\n");
+    let best = |model: &str| common::translate(&["--model", model, "--backend", "cpu", "--best"], "A dog.\n");
+    let (no_index, _, no_index_err) = best(model.to_str().unwrap());
+    std::fs::copy(format!("{shipped}/index.json"), dir.join("index.json")).unwrap();
+    let (unlisted, _, unlisted_err) = best(model.to_str().unwrap());
+    let (missing, _, missing_err) = best(dir.join("en-de").join("nothing").to_str().unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(!ok, "{err}");
+    let asks = "--best reranks with the reverse direction's model, but";
     assert!(
-        err.contains("--best reranks with the reverse direction's model") && err.contains("add --rerank DIR"),
-        "{err}"
+        !no_index && no_index_err.contains(asks) && no_index_err.contains("index.json cannot be read"),
+        "{no_index_err}"
     );
+    assert!(no_index_err.contains("add --rerank DIR"), "{no_index_err}");
+    assert!(
+        !unlisted && unlisted_err.contains(asks) && unlisted_err.contains("does not list en-de/mine"),
+        "{unlisted_err}"
+    );
+    assert!(!missing && missing_err.contains("cannot read the model directory"), "{missing_err}");
 }

@@ -102,6 +102,16 @@ fn the_default_model_is_in_the_index_and_at_most_4_mb() {
     assert!(entry.bytes <= 4_000_000, "the default model {default} is {} bytes", entry.bytes);
 }
 
+/// The Best quality preset reranks with the opposite direction's model: every shipped direction
+/// has one, so the button never leads to "no model to rerank with".
+#[test]
+fn every_shipped_direction_has_a_model_of_the_opposite_direction() {
+    let entries = catalog::parse(&std::fs::read_to_string(format!("{ROOT}/www/models/index.json")).unwrap()).unwrap();
+    let lonely: Vec<String> =
+        entries.iter().map(|e| e.name()).filter(|n| catalog::swapped(&entries, n).is_none()).collect();
+    assert!(lonely.is_empty(), "no reverse model for {lonely:?}");
+}
+
 #[test]
 fn shipped_small_transformer_translates() {
     check("transformer-small", SHIPPED_SMALL_TRANSFORMER_MIN_BLEU);
