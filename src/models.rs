@@ -33,8 +33,7 @@ pub async fn model_names(name: &str) -> Result<Vec<String>, String> {
 /// The single model of the opposite direction that reranks `name`'s hypotheses (an ensemble there
 /// gives its first member), if the index has one.
 pub async fn reverse_model(name: &str) -> Result<Option<String>, String> {
-    let Some(back) = catalog::swapped(&index().await?, name) else { return Ok(None) };
-    Ok(model_names(&back).await?.into_iter().next())
+    Ok(catalog::reranker(&index().await?, name))
 }
 
 thread_local! {

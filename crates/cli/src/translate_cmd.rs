@@ -197,7 +197,7 @@ fn parse_args(args: &[String]) -> Result<(Search, Common), String> {
 }
 
 /// The reverse direction's model for the model in `dir` (`MODELS/<pair>/<arch>`), as the page
-/// picks it: `MODELS/index.json`'s model of the opposite direction, the first member of an ensemble.
+/// picks it (`catalog::reranker`): `MODELS/index.json`'s model of the opposite direction.
 fn reverse_model_dir(dir: &str) -> Result<String, String> {
     let missing = |why: String| {
         format!("--best reranks with the reverse direction's model, but {why}: add --rerank DIR, or use --beam 4 to search without it")
@@ -217,11 +217,10 @@ fn reverse_model_dir(dir: &str) -> Result<String, String> {
     if !catalog::lists(&entries, &name) {
         return Err(missing(format!("{} does not list {name}", index_path.display())));
     }
-    let back = catalog::swapped(&entries, &name).ok_or_else(|| {
+    let reverse = catalog::reranker(&entries, &name).ok_or_else(|| {
         missing(format!("{} lists no model of the opposite direction to {name}", index_path.display()))
     })?;
-    let first = entries.iter().find(|e| e.name() == back).map_or(back.clone(), |e| e.model_names()[0].clone());
-    Ok(root.join(first).to_string_lossy().into_owned())
+    Ok(root.join(reverse).to_string_lossy().into_owned())
 }
 
 pub fn run_translate(args: &[String]) -> Result<(), String> {

@@ -122,6 +122,13 @@ pub fn swapped(entries: &[CatalogEntry], name: &str) -> Option<String> {
     back.iter().find(|e| e.arch == current.arch).or(back.first()).map(|e| e.name())
 }
 
+/// The single model that reranks `name`'s hypotheses (the page's Rerank setting and Best quality,
+/// the CLI's `--best`): the model of the opposite direction, an ensemble there giving its first member.
+pub fn reranker(entries: &[CatalogEntry], name: &str) -> Option<String> {
+    let back = swapped(entries, name)?;
+    entries.iter().find(|e| e.name() == back)?.model_names().into_iter().next()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +180,21 @@ mod tests {
         assert_eq!(swapped(&i, "en-de/transformer").as_deref(), Some("de-en/transformer"));
         assert_eq!(swapped(&i, "en-de/gru").as_deref(), Some("de-en/transformer"));
         assert_eq!(swapped(&i, "en-fr/transformer"), None);
+    }
+
+    #[test]
+    fn the_reranker_is_one_model_of_the_opposite_direction() {
+        let mut i = index();
+        assert_eq!(reranker(&i, "en-de/gru").as_deref(), Some("de-en/transformer"));
+        assert_eq!(reranker(&i, "en-fr/transformer"), None);
+        // An ensemble there reranks with its first member.
+        i.insert(0, CatalogEntry { members: vec!["gru".into(), "transformer".into()], ..entry("fr-en", "ensemble") });
+        i.push(entry("fr-en", "gru"));
+        i.push(entry("fr-en", "transformer"));
+        assert_eq!(reranker(&i, "en-fr/transformer").as_deref(), Some("fr-en/transformer"));
+        assert_eq!(reranker(&i, "en-fr/ensemble"), None, "not listed");
+        i.push(entry("en-fr", "ensemble"));
+        assert_eq!(reranker(&i, "en-fr/ensemble").as_deref(), Some("fr-en/gru"));
     }
 
     #[test]

@@ -108,7 +108,7 @@ fn the_default_model_is_in_the_index_and_at_most_4_mb() {
 fn every_shipped_direction_has_a_model_of_the_opposite_direction() {
     let entries = catalog::parse(&std::fs::read_to_string(format!("{ROOT}/www/models/index.json")).unwrap()).unwrap();
     let lonely: Vec<String> =
-        entries.iter().map(|e| e.name()).filter(|n| catalog::swapped(&entries, n).is_none()).collect();
+        entries.iter().map(|e| e.name()).filter(|n| catalog::reranker(&entries, n).is_none()).collect();
     assert!(lonely.is_empty(), "no reverse model for {lonely:?}");
 }
 
