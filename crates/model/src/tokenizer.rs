@@ -75,6 +75,21 @@ impl Vocab {
         Ok(Self { inner })
     }
 
+    /// A copy that skips each BPE merge with probability `p` (BPE-dropout, Provilkov et al. 2020):
+    /// the same vocabulary, a different segmentation on each call, for training only. The draws
+    /// come from `tokenizers`' own unseeded generator, so they are not reproducible.
+    pub fn with_bpe_dropout(&self, p: f32) -> Result<Self, String> {
+        if !(0.0..1.0).contains(&p) {
+            return Err(format!("BPE dropout must be at least 0 and below 1, not {p}"));
+        }
+        let mut json: serde_json::Value =
+            serde_json::from_str(&self.inner.to_string(false).map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
+        let model = json.get_mut("model").filter(|m| m["type"] == "BPE").ok_or("the tokenizer is not BPE")?;
+        model["dropout"] = serde_json::json!(p);
+        Self::from_bytes(json.to_string().as_bytes())
+    }
+
     pub fn save(&self, path: &Path) -> Result<(), String> {
         self.inner.save(path, false).map_err(|e| e.to_string())
     }

@@ -36,6 +36,8 @@ pub struct TrainArgs {
     pub val_bleu_sentences: usize,
     /// Worker threads per batch (`parallel::loss_and_grads`); 1 computes the batch as one graph.
     pub split: usize,
+    /// BPE-dropout rate for the training pairs, segmented anew each epoch (0: one fixed segmentation).
+    pub bpe_dropout: f32,
 }
 
 /// How the learning rate moves after warm-up.
@@ -129,17 +131,21 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     }
 
     let max_len = args.config.max_len();
-    let train_pairs = data::encode_pairs(
-        &vocab,
-        &data::read_lines(&args.train_src).map_err(|e| anyhow!(e))?,
-        &data::read_lines(&args.train_tgt).map_err(|e| anyhow!(e))?,
-        max_len,
-    )
-    .map_err(|e| anyhow!(e))?;
+    let train_src = data::read_lines(&args.train_src).map_err(|e| anyhow!(e))?;
+    let train_tgt = data::read_lines(&args.train_tgt).map_err(|e| anyhow!(e))?;
+    let noisy_vocab = match args.bpe_dropout {
+        p if p == 0.0 => None,
+        p => Some(vocab.with_bpe_dropout(p).map_err(|e| anyhow!(e))?),
+    };
+    let train_vocab = noisy_vocab.as_ref().unwrap_or(&vocab);
+    let mut train_pairs = data::encode_pairs(train_vocab, &train_src, &train_tgt, max_len).map_err(|e| anyhow!(e))?;
     let val_src = data::read_lines(&args.val_src).map_err(|e| anyhow!(e))?;
     let val_ref = data::read_lines(&args.val_tgt).map_err(|e| anyhow!(e))?;
     let val_pairs: Vec<Pair> = data::encode_pairs(&vocab, &val_src, &val_ref, max_len).map_err(|e| anyhow!(e))?;
-    let batches = data::make_batches(&train_pairs, args.max_tokens);
+    let mut batches = data::make_batches(&train_pairs, args.max_tokens);
+    // With BPE-dropout each epoch has a few more or fewer batches; the schedule keeps the first count.
+    let total_steps = args.epochs * batches.len();
+    let mut segmented_for_epoch = progress.epoch;
     eprintln!(
         "{} parameters, {} training pairs in {} batches, {} validation pairs",
         n_params,
@@ -152,6 +158,11 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     let mut last_checkpoint = Instant::now();
     let budget_s = args.minutes * 60.0;
     while progress.epoch < args.epochs {
+        if let Some(noisy) = noisy_vocab.as_ref().filter(|_| segmented_for_epoch != progress.epoch) {
+            train_pairs = data::encode_pairs(noisy, &train_src, &train_tgt, max_len).map_err(|e| anyhow!(e))?;
+            batches = data::make_batches(&train_pairs, args.max_tokens);
+            segmented_for_epoch = progress.epoch;
+        }
         let order = data::epoch_order(batches.len(), args.seed, progress.epoch);
         let epoch_start = Instant::now();
         let (mut loss_sum, mut tok_sum, mut window_tok, mut window_start) = (0f64, 0usize, 0usize, Instant::now());
@@ -166,7 +177,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
                 true,
                 crate::LABEL_SMOOTHING,
             )?;
-            let lr = learning_rate(&args, adam.step + 1, args.epochs * batches.len(), progress.lr_scale);
+            let lr = learning_rate(&args, adam.step + 1, total_steps, progress.lr_scale);
             adam.update(&grads, lr, args.clip, args.split)?;
             loss_sum += l * tokens as f64;
             tok_sum += tokens;
@@ -288,6 +299,7 @@ mod tests {
             schedule,
             val_bleu_sentences: 0,
             split: 1,
+            bpe_dropout: 0.0,
         }
     }
 
