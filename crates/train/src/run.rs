@@ -133,9 +133,10 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     let max_len = args.config.max_len();
     let train_src = data::read_lines(&args.train_src).map_err(|e| anyhow!(e))?;
     let train_tgt = data::read_lines(&args.train_tgt).map_err(|e| anyhow!(e))?;
-    let noisy_vocab = match args.bpe_dropout {
-        p if p == 0.0 => None,
-        p => Some(vocab.with_bpe_dropout(p).map_err(|e| anyhow!(e))?),
+    let noisy_vocab = if args.bpe_dropout == 0.0 {
+        None
+    } else {
+        Some(vocab.with_bpe_dropout(args.bpe_dropout).map_err(|e| anyhow!(e))?)
     };
     let train_vocab = noisy_vocab.as_ref().unwrap_or(&vocab);
     let mut train_pairs = data::encode_pairs(train_vocab, &train_src, &train_tgt, max_len).map_err(|e| anyhow!(e))?;

@@ -81,7 +81,7 @@ fn a_run_with_bpe_dropout_trains_exports_and_resumes() {
 fn a_bad_rate_is_refused_before_training() {
     for bad in [1.0, -0.5, f32::NAN] {
         let a = args(&format!("bpe-dropout-bad-{bad}"), bad);
-        let err = format!("{:#}", train(a).err().expect("refused"));
+        let err = format!("{:#}", train(a).expect_err("refused"));
         assert!(err.contains("BPE dropout"), "{err}");
     }
 }
