@@ -144,7 +144,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     let val_ref = data::read_lines(&args.val_tgt).map_err(|e| anyhow!(e))?;
     let val_pairs: Vec<Pair> = data::encode_pairs(&vocab, &val_src, &val_ref, max_len).map_err(|e| anyhow!(e))?;
     let mut batches = data::make_batches(&train_pairs, args.max_tokens);
-    // With BPE-dropout each epoch has a few more or fewer batches; the schedule keeps the first count.
+    // With BPE-dropout each epoch has a few more or fewer batches; the schedule keeps this start's count.
     let total_steps = args.epochs * batches.len();
     let mut segmented_for_epoch = progress.epoch;
     eprintln!(
