@@ -2,7 +2,8 @@
 """Dev-time only: records sacreBLEU 2.6.0's output for the CLI cases in crates/cli/tests/data.
 
 ref.de / ref2.de are the first 300 lines of Multi30k test_2016_flickr.de / val.de; hyp*.de are
-word-dropped, swapped and lowercased copies of ref.de (hyp3.de has no final newline).
+word-dropped, swapped and lowercased copies of ref.de (hyp3.de has no final newline); ref.de.gz is
+`gzip -n -9` of ref.de (sacreBLEU gunzips a name ending in .gz).
 Run from the repo root with `pip install sacrebleu==2.6.0`: python3 scripts/record_sacrebleu.py
 Also records issue 18's one-line reproductions (files inline) into sacrebleu_reproductions.json.
 """
@@ -32,6 +33,7 @@ CASES = [
     "ref.de -i hyp1.de hyp2.de hyp3.de --paired-bs -w 6 -m bleu",
     "ref.de -i hyp1.de hyp2.de --paired-bs -pbsn 300 -w 6 -f text -m ter chrf bleu",
     "ref.de -i hyp1.de hyp2.de hyp3.de -f latex -m bleu chrf ter", "ref.de -i hyp1.de hyp2.de --paired-bs -f latex -w 4 -m bleu ter",
+    "ref.de.gz -i hyp1.de -m bleu chrf ter -w 6",
 ]
 
 os.chdir(os.path.join(os.path.dirname(__file__), "..", "crates", "cli", "tests", "data"))

@@ -12,7 +12,7 @@ use wgslate_model::Model;
 
 use crate::pyfmt::{self, Json};
 
-const USAGE: &str = "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE]";
+pub const USAGE: &str = "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE]";
 
 struct Workload<'a> {
     model: &'a Model,
@@ -116,6 +116,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let dir = get("--model").ok_or(USAGE)?;
     let src = get("--src").unwrap_or_else(|| "www/data/test_2016_flickr.en".into());
     let (n, batched) = (number("--sentences", 50)?, number("--batched", usize::MAX)?);
+    if n == 0 || batched == 0 {
+        return Err(format!("--sentences and --batched must be at least 1\n{USAGE}"));
+    }
     let text = std::fs::read_to_string(&src).map_err(|e| format!("cannot read {src}: {e}"))?;
     let all: Vec<String> = text.lines().take(batched).map(str::to_string).collect();
     let few: Vec<String> = all.iter().take(n).cloned().collect();

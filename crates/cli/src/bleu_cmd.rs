@@ -57,8 +57,15 @@ use wgslate_metrics::pystr::lines as split_lines;
 /// A table cell: its text, and its value in the JSON output.
 type Cell = (String, Json);
 
+/// A file's text; a name ending in `.gz` is gunzipped first, as sacreBLEU's `smart_open` does.
 fn read_text(path: &str) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let mut bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    if path.ends_with(".gz") {
+        let mut plain = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut plain)
+            .map_err(|e| format!("{path} is not a gzip file ({e})"))?;
+        bytes = plain;
+    }
     String::from_utf8(bytes)
         .map_err(|e| format!("{path} is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
 }
@@ -358,8 +365,8 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         for (k, r) in refs.iter().enumerate() {
             if r.len() != s.len() {
                 return Err(format!(
-                    "System and reference streams have different lengths: {name} has {} lines, reference {} has {}.",
-                    s.len(),
+                    "System and reference streams have different lengths: {name} has {}, reference {} has {}.",
+                    wgslate_metrics::count(s.len(), "line"),
                     k + 1,
                     r.len()
                 ));

@@ -21,6 +21,18 @@ commands:
   quantize    rewrite a model's weights as int8 (or f16)
   serve       serve the built web app (default: dist on 127.0.0.1:8080)";
 
+/// A command's usage, which `wgslate <command> --help` prints.
+fn command_usage(command: &str) -> Option<String> {
+    Some(match command {
+        "bleu" => bleu_args::USAGE.to_string(),
+        "translate" | "eval" => format!("{}\n{}", translate_cmd::TRANSLATE_USAGE, decode_args::DECODE_USAGE),
+        "bench" => bench::USAGE.to_string(),
+        "quantize" => quantize_cmd::USAGE.to_string(),
+        "serve" => serve::USAGE.to_string(),
+        _ => return None,
+    })
+}
+
 fn main() {
     // `wgslate … | head` closes our stdout early: that is the reader's choice, not an error.
     std::panic::set_hook(Box::new(|info| {
@@ -37,8 +49,8 @@ fn main() {
     }));
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("bleu") if args[1..].iter().any(|a| a == "-h" || a == "--help") => {
-            println!("{}", bleu_args::USAGE);
+        Some(command) if args[1..].iter().any(|a| a == "-h" || a == "--help") && command_usage(command).is_some() => {
+            println!("{}", command_usage(command).unwrap_or_default());
             Ok(())
         }
         Some("bleu") => bleu_args::parse(&args[1..])

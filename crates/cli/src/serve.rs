@@ -129,17 +129,18 @@ fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
     stream.flush()
 }
 
+pub const USAGE: &str =
+    "usage: wgslate serve [DIR] [--port N]   (DIR defaults to dist; the port to 8080, 0 picks a free one)";
+
 pub fn run(args: &[String]) -> Result<(), String> {
     let (mut dir, mut port) = (None, 8080u16);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--port" => port = it.next().and_then(|p| p.parse().ok()).ok_or("--port needs a number from 0 to 65535")?,
-            flag if flag.starts_with('-') => {
-                return Err(format!("unknown option {flag} (usage: wgslate serve [DIR] [--port N])"))
-            }
+            flag if flag.starts_with('-') => return Err(format!("unknown option {flag}\n{USAGE}")),
             d if dir.is_none() => dir = Some(d),
-            extra => return Err(format!("unexpected argument {extra} (usage: wgslate serve [DIR] [--port N])")),
+            extra => return Err(format!("unexpected argument {extra}\n{USAGE}")),
         }
     }
     let dir = dir.unwrap_or("dist");

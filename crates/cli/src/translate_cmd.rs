@@ -85,6 +85,14 @@ fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
             .map_err(|e| format!("cannot read {d}/tokenizer.json: {e}"))
     };
     let first = tokenizer(&dirs[0])?;
+    // Directions are known for the models an index lists (en-de and de-en share a tokenizer).
+    let listed: Vec<(&String, String)> = dirs.iter().filter_map(|d| Some((d, listed_pair(d)?))).collect();
+    if let Some((d, pair)) = listed.iter().find(|(_, p)| *p != listed[0].1) {
+        return Err(format!(
+            "{d} translates {pair} but {} translates {}: an ensemble's models must translate the same direction",
+            listed[0].0, listed[0].1
+        ));
+    }
     for d in &dirs[1..] {
         if tokenizer(d)? != first {
             return Err(format!(
@@ -166,7 +174,8 @@ fn translate_lines(
         Search::Beam(b) if b.beam >= 2 => Search::Beam(BeamConfig { nbest: b.beam, ..b.clone() }),
         _ => return Err("--rerank reorders a beam's n-best: add --beam K with K ≥ 2, or --best".into()),
     };
-    // Loaded first: a bad DIR is reported before the translation runs.
+    // Checked and loaded first: a bad DIR is reported before the translation runs.
+    check_reranker(&c.models[0], dir)?;
     let backward = Model::from_dir(std::path::Path::new(dir))?;
     let (mut out, name) = translate_on(&c.backend, &c.models, models, lines, &search, c.batch)?;
     let (mut scorer, _) = engines(&c.backend, std::slice::from_ref(dir), std::slice::from_ref(&backward))?;
@@ -202,25 +211,71 @@ fn reverse_model_dir(dir: &str) -> Result<String, String> {
     let missing = |why: String| {
         format!("--best reranks with the reverse direction's model, but {why}: add --rerank DIR, or use --beam 4 to search without it")
     };
-    // Absolute, so that `transformer` or `../transformer` inside the tree has a pair and a root.
-    let path = std::fs::canonicalize(dir).map_err(|e| format!("cannot read the model directory {dir}: {e}"))?;
-    let outside = || missing(format!("{dir} is not in a models/<pair>/<arch> tree"));
-    let arch = path.file_name().ok_or_else(outside)?.to_string_lossy();
-    let pair_dir = path.parent().ok_or_else(outside)?;
-    let pair = pair_dir.file_name().ok_or_else(outside)?.to_string_lossy();
-    let root = pair_dir.parent().ok_or_else(outside)?;
-    let index_path = root.join("index.json");
-    let index = std::fs::read_to_string(&index_path)
-        .map_err(|e| missing(format!("{} cannot be read ({e})", index_path.display())))?;
-    let entries = catalog::parse(&index).map_err(missing)?;
-    let name = format!("{pair}/{arch}");
-    if !catalog::lists(&entries, &name) {
-        return Err(missing(format!("{} does not list {name}", index_path.display())));
-    }
-    let reverse = catalog::reranker(&entries, &name).ok_or_else(|| {
-        missing(format!("{} lists no model of the opposite direction to {name}", index_path.display()))
+    let listed = Listed::find(dir).map_err(missing)?;
+    let reverse = catalog::reranker(&listed.entries, &listed.name).ok_or_else(|| {
+        missing(format!("{} lists no model of the opposite direction to {}", listed.index_path.display(), listed.name))
     })?;
-    Ok(root.join(reverse).to_string_lossy().into_owned())
+    Ok(listed.root.join(reverse).to_string_lossy().into_owned())
+}
+
+/// A model directory `MODELS/<pair>/<arch>` that `MODELS/index.json` lists: where the CLI learns a
+/// shipped model's direction, as the page does.
+struct Listed {
+    root: std::path::PathBuf,
+    index_path: std::path::PathBuf,
+    entries: Vec<catalog::CatalogEntry>,
+    /// "en-de/transformer"
+    name: String,
+}
+
+impl Listed {
+    /// The index entry of `dir`, or why there is none.
+    fn find(dir: &str) -> Result<Listed, String> {
+        // Absolute, so that `transformer` or `../transformer` inside the tree has a pair and a root.
+        let path = std::fs::canonicalize(dir).map_err(|e| format!("cannot read the model directory {dir}: {e}"))?;
+        let outside = || format!("{dir} is not in a models/<pair>/<arch> tree");
+        let arch = path.file_name().ok_or_else(outside)?.to_string_lossy();
+        let pair_dir = path.parent().ok_or_else(outside)?;
+        let pair = pair_dir.file_name().ok_or_else(outside)?.to_string_lossy();
+        let root = pair_dir.parent().ok_or_else(outside)?.to_path_buf();
+        let index_path = root.join("index.json");
+        let index = std::fs::read_to_string(&index_path)
+            .map_err(|e| format!("{} cannot be read ({e})", index_path.display()))?;
+        let entries = catalog::parse(&index)?;
+        let name = format!("{pair}/{arch}");
+        if !catalog::lists(&entries, &name) {
+            return Err(format!("{} does not list {name}", index_path.display()));
+        }
+        Ok(Listed { root, index_path, entries, name })
+    }
+
+    fn pair(&self) -> &str {
+        self.name.split('/').next().unwrap_or("")
+    }
+}
+
+/// The direction ("en-de") of a model its tree's index lists; None for a model outside one (a
+/// training run's export), whose direction nothing records.
+fn listed_pair(dir: &str) -> Option<String> {
+    Listed::find(dir).ok().map(|l| l.pair().to_string())
+}
+
+/// "de-en" for "en-de".
+fn reversed(pair: &str) -> String {
+    pair.split('-').rev().collect::<Vec<_>>().join("-")
+}
+
+/// Refuses a reranker whose index lists it for another direction than the reverse of the model's.
+fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
+    if let (Some(forward), Some(backward)) = (listed_pair(model), listed_pair(reranker)) {
+        if backward != reversed(&forward) {
+            return Err(format!(
+                "--rerank {reranker} translates {backward}, but reranking {model} ({forward}) needs a model of the reverse direction, {}",
+                reversed(&forward)
+            ));
+        }
+    }
+    Ok(())
 }
 
 pub fn run_translate(args: &[String]) -> Result<(), String> {
@@ -234,9 +289,22 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("reading standard input: {e}"))?,
     };
+    // Asked for before a rerank widens the n-best to the whole beam.
+    let shown = match &search {
+        Search::Beam(b) => b.nbest,
+        Search::Sample(s) => s.samples,
+        Search::Greedy(_) => 1,
+    };
     let (out, _) = translate_lines(&c, &models, &lines, &search)?;
     let mut stdout = std::io::stdout().lock();
-    for t in &out {
+    for (i, t) in out.iter().enumerate() {
+        if shown > 1 {
+            // Moses' n-best list format: sentence index (from 0) ||| translation ||| score.
+            for (text, h) in t.outputs.iter().take(shown) {
+                writeln!(stdout, "{i} ||| {text} ||| {:.4}", h.score).map_err(|e| e.to_string())?;
+            }
+            continue;
+        }
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
         writeln!(stdout, "{text}").map_err(|e| e.to_string())?;
     }
@@ -253,7 +321,14 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let sources = read_lines(&src)?;
     let refs = read_lines(&reference)?;
     if sources.len() != refs.len() {
-        return Err(format!("{src} has {} lines but {reference} has {}", sources.len(), refs.len()));
+        return Err(format!(
+            "{src} has {} but {reference} has {}",
+            wgslate_metrics::count(sources.len(), "line"),
+            refs.len()
+        ));
+    }
+    if sources.is_empty() {
+        return Err(format!("{src} contains no sentence: nothing to translate and score"));
     }
     let t0 = Instant::now();
     let (out, backend) = translate_lines(&c, &models, &sources, &search)?;
@@ -277,19 +352,10 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     );
     let (n, format) = (sources.len(), model.weight_format);
     println!(
-        "{n} sentences in {seconds:.1} s: {:.2} sentences/s (backend {backend}, {:?}, weights {format})",
+        "{} in {seconds:.1} s: {:.2} sentences/s (backend {backend}, {:?}, weights {format})",
+        wgslate_metrics::count(n, "sentence"),
         n as f64 / seconds,
-        search_name(&search)
+        search.label(c.rerank.is_some())
     );
     Ok(())
-}
-
-fn search_name(s: &wgslate_decode::Search) -> String {
-    match s {
-        wgslate_decode::Search::Greedy(_) => "greedy".into(),
-        wgslate_decode::Search::Beam(b) => format!("beam {} {:?}", b.beam, b.scoring),
-        wgslate_decode::Search::Sample(c) => {
-            format!("sampling T={} top-k={} top-p={} seed={}", c.temperature, c.top_k, c.top_p, c.seed)
-        }
-    }
 }

@@ -1,6 +1,6 @@
 //! `--model A --model B`: an ensemble. Identical members give the single model's output, the WGSL
-//! engine's ensemble gives the CPU reference's tokens, and models with different tokenizers are
-//! refused with a message.
+//! engine's ensemble gives the CPU reference's tokens, and models with different tokenizers or of
+//! different directions are refused with a message.
 
 mod common;
 
@@ -43,6 +43,19 @@ fn mismatched_members_are_refused() {
     let (ok, _, err) = translate(&["--model", &t, "--model", other.to_str().unwrap()]);
     assert!(!ok && err.contains("has another tokenizer.json") && err.contains("must share one"), "{err}");
     let _ = std::fs::remove_dir_all(&other);
+}
+
+#[test]
+fn members_of_opposite_directions_are_refused() {
+    // en-de and de-en share one tokenizer.json: only the index tells their directions apart.
+    let (en_de, de_en) = (format!("{MODELS}/transformer"), format!("{MODELS}/../de-en/transformer"));
+    assert_eq!(
+        std::fs::read(format!("{en_de}/tokenizer.json")).unwrap(),
+        std::fs::read(format!("{de_en}/tokenizer.json")).unwrap()
+    );
+    let (ok, out, err) = translate(&["--model", &en_de, "--model", &de_en, "--backend", "cpu"]);
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(err.contains("translates de-en but") && err.contains("must translate the same direction"), "{err}");
 }
 
 #[test]

@@ -57,4 +57,10 @@ fn misuse_is_refused_with_a_message() {
     assert!(!ok && err.contains("add --rerank"), "{err}");
     let (ok, _, err) = translate(&["--beam", "4", "--rerank", "/no/such/model"]);
     assert!(!ok && err.contains("/no/such/model"), "{err}");
+    // A model the index lists for another direction than de-en.
+    for wrong in ["en-fr", "en-de"] {
+        let (ok, out, err) = translate(&["--beam", "4", "--rerank", &format!("{MODELS}/{wrong}/transformer")]);
+        assert!(!ok && out.is_empty(), "{wrong}: {out}");
+        assert!(err.contains(&format!("translates {wrong}")) && err.contains("reverse direction, de-en"), "{err}");
+    }
 }

@@ -11,6 +11,19 @@ pub enum Search {
     Sample(SamplingConfig),
 }
 
+impl Search {
+    /// The search in a few words, as results name it: "greedy", "beam 4", "beam 4, reranked",
+    /// "sampling" (`reranked`: the beam's n-best is reordered by the reverse model).
+    pub fn label(&self, reranked: bool) -> String {
+        match self {
+            Search::Greedy(_) => "greedy".into(),
+            Search::Sample(_) => "sampling".into(),
+            Search::Beam(b) if reranked => format!("beam {}, reranked", b.beam),
+            Search::Beam(b) => format!("beam {}", b.beam),
+        }
+    }
+}
+
 impl Default for Search {
     fn default() -> Self {
         Search::Greedy(LengthLimits::default())

@@ -248,12 +248,7 @@ impl Settings {
     /// The search in a few words, as a result names it: "greedy", "beam 4", "beam 4, reranked",
     /// "sampling".
     pub fn search_label(&self) -> String {
-        match self.search() {
-            Search::Greedy(_) => "greedy".into(),
-            Search::Sample(_) => "sampling".into(),
-            Search::Beam(b) if self.reranks() => format!("beam {}, reranked", b.beam),
-            Search::Beam(b) => format!("beam {}", b.beam),
-        }
+        self.search().label(self.reranks())
     }
 
     /// Whether the search's n-best is reranked: the setting is on and the search can be.

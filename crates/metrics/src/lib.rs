@@ -21,3 +21,8 @@ pub use ter::{Ter, TerOptions};
 pub use tokenizers::Tokenize;
 
 pub const SACREBLEU_VERSION: &str = "2.6.0";
+
+/// "1 line", "3 lines": a count in a message (`noun` takes an s in the plural).
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}

@@ -1,0 +1,81 @@
+//! What a new user meets first: `--help` on every command, n-best lists from `translate`, and
+//! `eval`'s refusals and summary line.
+
+mod common;
+
+use std::process::Command;
+
+const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models");
+const THREE: &str =
+    "A man is riding a bike.\nTwo dogs play in the snow.\nA woman in a red coat reads a book on a bench.\n";
+
+fn wgslate(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(args)
+        .env("XDG_RUNTIME_DIR", std::env::var_os("XDG_RUNTIME_DIR").unwrap_or_else(|| std::env::temp_dir().into()))
+        .output()
+        .unwrap();
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn every_command_prints_its_usage_on_help() {
+    for command in ["bleu", "translate", "eval", "bench", "quantize", "serve"] {
+        for flag in ["--help", "-h"] {
+            let (ok, out, err) = wgslate(&[command, flag]);
+            assert!(ok, "{command} {flag}: {err}");
+            assert!(out.starts_with("usage: wgslate"), "{command} {flag}: {out}");
+        }
+    }
+}
+
+#[test]
+fn nbest_and_samples_print_moses_nbest_lists() {
+    let model = format!("{MODELS}/en-de/transformer");
+    let run = |flags: &[&str]| {
+        let (ok, out, err) =
+            common::translate(&[&["--model", model.as_str(), "--backend", "cpu"], flags].concat(), THREE);
+        assert!(ok, "{flags:?}: {err}");
+        out
+    };
+    let best = run(&["--beam", "3"]);
+    let nbest = run(&["--beam", "3", "--nbest", "3"]);
+    let rows: Vec<Vec<&str>> = nbest.lines().map(|l| l.split(" ||| ").collect()).collect();
+    assert_eq!(rows.len(), 9, "{nbest}");
+    for (k, row) in rows.iter().enumerate() {
+        assert_eq!(row.len(), 3, "{nbest}");
+        assert_eq!(row[0], (k / 3).to_string());
+    }
+    // Each sentence's list is best first, and its first entry is what --beam 3 alone prints.
+    for (s, line) in best.lines().enumerate() {
+        assert_eq!(rows[3 * s][1], line);
+        let scores: Vec<f32> = rows[3 * s..3 * s + 3].iter().map(|r| r[2].parse().unwrap()).collect();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    }
+    let samples = run(&["--sample", "--samples", "2", "--seed", "1"]);
+    let indices: Vec<&str> = samples.lines().map(|l| l.split(" ||| ").next().unwrap()).collect();
+    assert_eq!(indices, ["0", "0", "1", "1", "2", "2"], "{samples}");
+    assert_eq!(run(&["--sample", "--seed", "1"]).lines().count(), 3, "one sample: plain lines");
+}
+
+#[test]
+fn eval_refuses_empty_files_and_names_its_search() {
+    let dir = std::env::temp_dir().join(format!("wgslate-usage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (empty, one) = (dir.join("empty"), dir.join("one"));
+    std::fs::write(&empty, "").unwrap();
+    std::fs::write(&one, "A dog runs.\n").unwrap();
+    let model = format!("{MODELS}/en-de/transformer");
+    let eval = |file: &std::path::Path, flags: &[&str]| {
+        let f = file.to_str().unwrap();
+        wgslate(&[&["eval", "--model", model.as_str(), "--backend", "cpu", "--src", f, "--ref", f], flags].concat())
+    };
+    let (ok, _, err) = eval(&empty, &[]);
+    assert!(!ok && err.contains("contains no sentence"), "{err}");
+    let (ok, out, err) = eval(&one, &["--beam", "4"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(ok, "{err}");
+    let summary = out.lines().last().unwrap();
+    assert!(summary.starts_with("1 sentence in "), "{summary}");
+    assert!(summary.contains(", \"beam 4\", weights"), "{summary}");
+}
