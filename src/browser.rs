@@ -31,11 +31,10 @@ pub fn js_error(e: JsValue) -> String {
 pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
     let buf = JsFuture::from(file.array_buffer()).await.map_err(js_error)?;
     let bytes = js_sys::Uint8Array::new(&buf).to_vec();
-    let text = String::from_utf8(bytes).map_err(|e| {
+    // A byte order mark stays: sacreBLEU (and so the BLEU view) counts it as part of the first line.
+    String::from_utf8(bytes).map_err(|e| {
         format!("{} is not UTF-8 text (invalid byte at offset {})", file.name(), e.utf8_error().valid_up_to())
-    })?;
-    // A byte order mark is not part of the first line.
-    Ok(text.strip_prefix('\u{feff}').map(str::to_string).unwrap_or(text))
+    })
 }
 
 /// The first file of a drop event, if any.

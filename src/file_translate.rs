@@ -123,6 +123,8 @@ pub fn FileTranslate() -> impl IntoView {
                 if !ticket.is_current() {
                     return finish(None);
                 }
+                // A byte order mark is not part of the first sentence to translate.
+                let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
                 let lines: Vec<String> = text.lines().map(str::to_string).collect();
                 if lines.len() > MAX_LINES {
                     let n = lines.len();

@@ -4,7 +4,9 @@
 use serde_json::{json, Value};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::significance::{self, Scorer};
-use wgslate_metrics::{pystr, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Smoothing, Ter, TerOptions, Tokenize};
+use wgslate_metrics::{
+    count, pystr, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Smoothing, Ter, TerOptions, Tokenize,
+};
 
 /// Lines between progress reports.
 const CHUNK: usize = 200;
@@ -174,20 +176,24 @@ pub type CheckedInputs = (Vec<String>, Vec<Vec<String>>, Option<Vec<String>>);
 
 /// The user's text as lines, checked: hypotheses, reference streams, optional second system.
 pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<CheckedInputs, String> {
-    if hyp.trim().is_empty() {
+    // Blank lines are segments, as in sacreBLEU: only a box with nothing at all is missing input.
+    if hyp.is_empty() {
         return Err("Paste or drop the system output: one sentence per line.".into());
     }
     let hyps = pystr::lines(hyp);
     let mut streams = Vec::new();
     for (k, r) in refs.iter().enumerate() {
-        if r.trim().is_empty() {
+        if r.is_empty() && refs.len() == 1 {
+            return Err("Paste or drop the reference: one sentence per line, as many lines as the hypothesis.".into());
+        }
+        if r.is_empty() {
             return Err(format!("Reference {} is empty: paste or drop it, or remove the box.", k + 1));
         }
         let lines = pystr::lines(r);
         if lines.len() != hyps.len() {
             return Err(format!(
-                "Line counts differ: the hypothesis has {} lines but reference {} has {}. Each line is one segment.",
-                hyps.len(),
+                "Line counts differ: the hypothesis has {} but reference {} has {}. Each line is one segment.",
+                count(hyps.len(), "line"),
                 k + 1,
                 lines.len()
             ));
@@ -203,8 +209,8 @@ pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<CheckedInp
         let lines = pystr::lines(hyp2);
         if lines.len() != hyps.len() {
             return Err(format!(
-                "Line counts differ: the second system has {} lines but the hypothesis has {}.",
-                lines.len(),
+                "Line counts differ: the second system has {} but the hypothesis has {}.",
+                count(lines.len(), "line"),
                 hyps.len()
             ));
         }

@@ -55,6 +55,30 @@ test('mismatched line counts and empty input show a message, not a crash', async
   assert.deepEqual(errors, []);
 });
 
+test('blank lines and a byte order mark count as sacreBLEU counts them', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
+  const upload = (box, name, text) =>
+    page.setInputFiles(`[data-testid=${box}] ~ label input[type=file]`, { name, mimeType: 'text/plain', buffer: Buffer.from(text) });
+  const ref = 'Zwei Hunde spielen im Schnee.\nEin Kind lacht.\nDrei Vögel fliegen.\n';
+  await upload('bleu-ref-0', 'ref.txt', ref);
+  // sacreBLEU 2.6.0 (`sacrebleu ref.txt -i hyp.txt -m bleu chrf ter`) keeps the mark in the first
+  // line: BLEU 87.68, chrF 99.58, TER 9.09.
+  await upload('bleu-hyp', 'bom.txt', '\ufeff' + ref);
+  await page.click('[data-testid=bleu-run]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-score]')?.textContent === '87.7');
+  assert.equal(await page.locator('[data-testid=bleu-chrf]').textContent(), '99.6');
+  assert.equal(await page.locator('[data-testid=bleu-ter]').textContent(), '9.1');
+  // Three empty lines are three empty segments: 0.0, 0.0 and 100.0 in sacreBLEU, not missing input.
+  await upload('bleu-hyp', 'blank.txt', '\n\n\n');
+  await page.click('[data-testid=bleu-run]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-score]')?.textContent === '0.0');
+  assert.equal(await page.locator('[data-testid=bleu-chrf]').textContent(), '0.0');
+  assert.equal(await page.locator('[data-testid=bleu-ter]').textContent(), '100.0');
+  assert.equal(await page.locator('[data-testid=bleu-error]').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
 test('scores are marked out of date once the inputs or options change', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#bleu', errors);

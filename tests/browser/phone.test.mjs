@@ -56,3 +56,28 @@ test('every view fits 360 px', async () => {
     server.stop();
   }
 });
+
+test('a 300-letter word wraps on Translate and Compare, on a phone and a desktop', async () => {
+  const server = await startServer(8137);
+  const browser = await launch({ webgpu: false });
+  try {
+    const errors = [];
+    const word = 'y'.repeat(300);
+    for (const width of [WIDTH, 1280]) {
+      const page = await browser.newPage({ viewport: { width, height: 800 } });
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(`${server.url}#translate?text=${encodeURIComponent(`A ${word} dog runs.`)}`);
+      await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+      await fits(page, `long-word-translate-${width}`);
+      await page.click('[data-testid=nav-compare]');
+      await page.click('[data-testid=cmp-run]');
+      await page.locator('[data-testid=cmp-beam-3]').waitFor({ timeout: 120000 });
+      await fits(page, `long-word-compare-${width}`);
+      await page.close();
+    }
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+});
