@@ -218,7 +218,7 @@ fn TextInput(
                 "Open .txt…"
                 <input type="file" accept=".txt,text/plain" on:change=move |ev| load(browser::picked_file(&ev)) />
             </label>
-            <span class="lines">{move || wgslate_metrics::count(pystr::lines(&text.get()).len(), "line")}</span>
+            <span class="lines">{move || wgslate_metrics::plural(pystr::lines(&text.get()).len(), "line")}</span>
         </div>
     }
 }

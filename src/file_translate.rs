@@ -25,10 +25,6 @@ fn output_name(input: &str, target: &str) -> String {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
-}
-
 /// The sentences of a file to translate: each line split as the Translate box splits text, so a
 /// paragraph on one line is translated sentence by sentence and joined back on its line.
 struct Segments {
@@ -174,7 +170,7 @@ pub fn FileTranslate() -> impl IntoView {
                             result.set(Some((
                                 out_name,
                                 assembly.text(),
-                                format!("Download the {}", plural(done, "translated line")),
+                                format!("Download the {}", wgslate_metrics::plural(done, "translated line")),
                             )));
                         }
                         return finish(None);
@@ -192,7 +188,7 @@ pub fn FileTranslate() -> impl IntoView {
                 };
                 status.set(format!(
                     "{} ({with_text} translated) in {:.1} s{}",
-                    plural(lines.len(), "line"),
+                    wgslate_metrics::plural(lines.len(), "line"),
                     (browser::now_ms() - t0) / 1000.0,
                     notices.iter().map(|n| format!("; {n}")).collect::<String>()
                 ));

@@ -193,7 +193,7 @@ pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<CheckedInp
         if lines.len() != hyps.len() {
             return Err(format!(
                 "Line counts differ: the hypothesis has {} but reference {} has {}. Each line is one segment.",
-                count(hyps.len(), "line"),
+                plural(hyps.len(), "line"),
                 k + 1,
                 lines.len()
             ));
@@ -203,14 +203,14 @@ pub fn check_inputs(hyp: &str, refs: &[String], hyp2: &str) -> Result<CheckedInp
     if streams.is_empty() {
         return Err("Add at least one reference.".into());
     }
-    let second = if hyp2.trim().is_empty() {
+    let second = if hyp2.is_empty() {
         None
     } else {
         let lines = pystr::lines(hyp2);
         if lines.len() != hyps.len() {
             return Err(format!(
                 "Line counts differ: the second system has {} but the hypothesis has {}.",
-                count(lines.len(), "line"),
+                plural(lines.len(), "line"),
                 hyps.len()
             ));
         }

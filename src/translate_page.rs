@@ -150,8 +150,8 @@ async fn translate_text(
     pane.output.set(arrange(&lines, &done));
     let ms = browser::now_ms() - t0;
     Outcome::Finished(format!(
-        "{total} sentence{} in {:.0} ms{}",
-        if total == 1 { "" } else { "s" },
+        "{} in {:.0} ms{}",
+        wgslate_metrics::plural(total, "sentence"),
         ms,
         notices.iter().map(|n| format!("; {n}")).collect::<String>()
     ))

@@ -20,7 +20,8 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   const errors = [];
   const lines = ['A man is riding a bike.', '', 'Two dogs play in the snow.', 'A woman reads a book on a bench. She is smiling.'];
   const file = join(dir, 'notes.txt');
-  writeFileSync(file, lines.join('\n') + '\n');
+  // Saved with a byte order mark, which is not part of the first sentence.
+  writeFileSync(file, '\ufeff' + lines.join('\n') + '\n');
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
   await page.click('details.file-translate summary');
   await page.setInputFiles('[data-testid=tr-file]', file);

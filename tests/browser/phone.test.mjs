@@ -57,8 +57,8 @@ test('every view fits 360 px', async () => {
   }
 });
 
-test('a 300-letter word wraps on Translate and Compare, on a phone and a desktop', async () => {
-  const server = await startServer(8137);
+test('a 300-letter word wraps on Translate, Compare and BLEU, on a phone and a desktop', async () => {
+  const server = await startServer(8143);
   const browser = await launch({ webgpu: false });
   try {
     const errors = [];
@@ -73,6 +73,13 @@ test('a 300-letter word wraps on Translate and Compare, on a phone and a desktop
       await page.click('[data-testid=cmp-run]');
       await page.locator('[data-testid=cmp-beam-3]').waitFor({ timeout: 120000 });
       await fits(page, `long-word-compare-${width}`);
+      await page.click('[data-testid=nav-bleu]');
+      await page.fill('[data-testid=bleu-hyp]', `A ${word} dog runs.`);
+      await page.fill('[data-testid=bleu-ref-0]', `A ${word} dog is running.`);
+      await page.click('[data-testid=bleu-run]');
+      await page.click('[data-testid=bleu-lines] tbody tr');
+      await page.locator('[data-testid=bleu-line-detail]').waitFor({ timeout: 120000 });
+      await fits(page, `long-word-bleu-${width}`);
       await page.close();
     }
     assert.deepEqual(errors, []);

@@ -60,7 +60,8 @@ type Cell = (String, Json);
 /// A file's text; a name ending in `.gz` is gunzipped first, as sacreBLEU's `smart_open` does.
 fn read_text(path: &str) -> Result<String, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    if path.ends_with(".gz") {
+    // An empty file is empty text, as Python's gzip.open reads it.
+    if path.ends_with(".gz") && !bytes.is_empty() {
         let mut plain = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut plain)
             .map_err(|e| format!("{path} is not a gzip file ({e})"))?;
@@ -366,7 +367,7 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
             if r.len() != s.len() {
                 return Err(format!(
                     "System and reference streams have different lengths: {name} has {}, reference {} has {}.",
-                    wgslate_metrics::count(s.len(), "line"),
+                    wgslate_metrics::plural(s.len(), "line"),
                     k + 1,
                     r.len()
                 ));

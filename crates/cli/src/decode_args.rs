@@ -76,6 +76,12 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
         }
         i += if takes_value { 2 } else { 1 };
     }
+    if nbest > beam {
+        return Err(format!("--nbest {nbest} lists more hypotheses than the beam keeps: add --beam {nbest} or more"));
+    }
+    if samples > 1 && !sample {
+        return Err("--samples N draws N samples: add --sample".into());
+    }
     let search = if sample {
         Search::Sample(SamplingConfig {
             temperature,
@@ -92,7 +98,7 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
             beam,
             limits,
             scoring: Scoring { length_penalty, coverage, end_penalty: end },
-            nbest: nbest.min(beam),
+            nbest,
             no_repeat_ngram: no_repeat,
             want_attention: false,
         })
@@ -100,4 +106,13 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
         Search::Greedy(limits)
     };
     Ok((Decoding { search, best_reranks }, rest))
+}
+
+/// How many outputs per input the flags ask `translate` to print: the n-best, the samples, or one.
+pub fn outputs_asked(search: &Search) -> usize {
+    match search {
+        Search::Beam(b) => b.nbest,
+        Search::Sample(s) => s.samples,
+        Search::Greedy(_) => 1,
+    }
 }

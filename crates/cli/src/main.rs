@@ -50,7 +50,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some(command) if args[1..].iter().any(|a| a == "-h" || a == "--help") && command_usage(command).is_some() => {
-            println!("{}", command_usage(command).unwrap_or_default());
+            command_usage(command).into_iter().for_each(|usage| println!("{usage}"));
             Ok(())
         }
         Some("bleu") => bleu_args::parse(&args[1..])

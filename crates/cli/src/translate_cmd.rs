@@ -18,7 +18,7 @@ use crate::decode_args;
 pub const TRANSLATE_USAGE: &str =
     "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]
-  several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer)
+  several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer and a direction)
   --rerank DIR [--rerank-weight W]: reorder the beam's n-best by score + W · log P(source | hypothesis)
     under DIR, a model of the reverse direction (W defaults to 0.5)
   --best: beam 4 reranked with the reverse model (--rerank DIR, else the one MODELS/index.json lists
@@ -86,7 +86,7 @@ fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
     };
     let first = tokenizer(&dirs[0])?;
     // Directions are known for the models an index lists (en-de and de-en share a tokenizer).
-    let listed: Vec<(&String, String)> = dirs.iter().filter_map(|d| Some((d, listed_pair(d)?))).collect();
+    let listed: Vec<(&String, String)> = dirs.iter().filter_map(|d| Some((d, listed_entry(d)?.pair))).collect();
     if let Some((d, pair)) = listed.iter().find(|(_, p)| *p != listed[0].1) {
         return Err(format!(
             "{d} translates {pair} but {} translates {}: an ensemble's models must translate the same direction",
@@ -174,8 +174,7 @@ fn translate_lines(
         Search::Beam(b) if b.beam >= 2 => Search::Beam(BeamConfig { nbest: b.beam, ..b.clone() }),
         _ => return Err("--rerank reorders a beam's n-best: add --beam K with K ≥ 2, or --best".into()),
     };
-    // Checked and loaded first: a bad DIR is reported before the translation runs.
-    check_reranker(&c.models[0], dir)?;
+    // Loaded first: a bad DIR is reported before the translation runs.
     let backward = Model::from_dir(std::path::Path::new(dir))?;
     let (mut out, name) = translate_on(&c.backend, &c.models, models, lines, &search, c.batch)?;
     let (mut scorer, _) = engines(&c.backend, std::slice::from_ref(dir), std::slice::from_ref(&backward))?;
@@ -190,6 +189,17 @@ fn read_lines(path: &str) -> Result<Vec<String>, String> {
     Ok(wgslate_metrics::pystr::lines(&text))
 }
 
+/// Sentences to translate: a byte order mark is not part of the first one (references keep it,
+/// as sacreBLEU does).
+fn without_bom(mut lines: Vec<String>) -> Vec<String> {
+    if let Some(first) = lines.first_mut() {
+        if let Some(rest) = first.strip_prefix('\u{feff}') {
+            *first = rest.to_string();
+        }
+    }
+    lines
+}
+
 /// The decoding flags and the others; `--best` without `--rerank DIR` reranks with the reverse
 /// direction's model from the index beside the (first) model.
 fn parse_args(args: &[String]) -> Result<(Search, Common), String> {
@@ -201,6 +211,10 @@ fn parse_args(args: &[String]) -> Result<(Search, Common), String> {
     }
     if c.rerank.is_none() && c.rerank_weight.is_some() {
         return Err("--rerank-weight weighs --rerank DIR's score: add --rerank (or --best)".into());
+    }
+    // Before any input is read: a wrong DIR is refused at once.
+    if let Some(dir) = &c.rerank {
+        check_reranker(&c.models[0], dir)?;
     }
     Ok((decoding.search, c))
 }
@@ -229,7 +243,8 @@ struct Listed {
 }
 
 impl Listed {
-    /// The index entry of `dir`, or why there is none.
+    /// The index entry of `dir`, or why there is none. Best effort: the canonical path decides, so
+    /// a model linked into a tree from outside it counts as outside.
     fn find(dir: &str) -> Result<Listed, String> {
         // Absolute, so that `transformer` or `../transformer` inside the tree has a pair and a root.
         let path = std::fs::canonicalize(dir).map_err(|e| format!("cannot read the model directory {dir}: {e}"))?;
@@ -249,29 +264,27 @@ impl Listed {
         Ok(Listed { root, index_path, entries, name })
     }
 
-    fn pair(&self) -> &str {
-        self.name.split('/').next().unwrap_or("")
+    fn entry(&self) -> &catalog::CatalogEntry {
+        self.entries.iter().find(|e| e.name() == self.name).expect("find checked that the index lists it")
     }
 }
 
-/// The direction ("en-de") of a model its tree's index lists; None for a model outside one (a
-/// training run's export), whose direction nothing records.
-fn listed_pair(dir: &str) -> Option<String> {
-    Listed::find(dir).ok().map(|l| l.pair().to_string())
-}
-
-/// "de-en" for "en-de".
-fn reversed(pair: &str) -> String {
-    pair.split('-').rev().collect::<Vec<_>>().join("-")
+/// The direction of a model its tree's index lists; None for a model outside one (a training run's
+/// export), whose direction nothing records.
+fn listed_entry(dir: &str) -> Option<catalog::CatalogEntry> {
+    Listed::find(dir).ok().map(|l| l.entry().clone())
 }
 
 /// Refuses a reranker whose index lists it for another direction than the reverse of the model's.
 fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
-    if let (Some(forward), Some(backward)) = (listed_pair(model), listed_pair(reranker)) {
-        if backward != reversed(&forward) {
+    if let (Some(forward), Some(backward)) = (listed_entry(model), listed_entry(reranker)) {
+        if (backward.source(), backward.target()) != (forward.target(), forward.source()) {
             return Err(format!(
-                "--rerank {reranker} translates {backward}, but reranking {model} ({forward}) needs a model of the reverse direction, {}",
-                reversed(&forward)
+                "--rerank {reranker} translates {}, but reranking {model} ({}) needs a model of the reverse direction, {}-{}",
+                backward.pair,
+                forward.pair,
+                forward.target(),
+                forward.source()
             ));
         }
     }
@@ -281,27 +294,25 @@ fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
 pub fn run_translate(args: &[String]) -> Result<(), String> {
     let (search, c) = parse_args(args)?;
     let models = load_models(&c.models)?;
-    let lines = match &c.input {
+    let lines = without_bom(match &c.input {
         Some(p) => read_lines(p)?,
         None => std::io::stdin()
             .lock()
             .lines()
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| format!("reading standard input: {e}"))?,
-    };
+    });
     // Asked for before a rerank widens the n-best to the whole beam.
-    let shown = match &search {
-        Search::Beam(b) => b.nbest,
-        Search::Sample(s) => s.samples,
-        Search::Greedy(_) => 1,
-    };
+    let shown = decode_args::outputs_asked(&search);
     let (out, _) = translate_lines(&c, &models, &lines, &search)?;
     let mut stdout = std::io::stdout().lock();
     for (i, t) in out.iter().enumerate() {
         if shown > 1 {
-            // Moses' n-best list format: sentence index (from 0) ||| translation ||| score.
+            // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
+            // ||| features (F0, the log-probability) ||| score (what the search ranked by).
             for (text, h) in t.outputs.iter().take(shown) {
-                writeln!(stdout, "{i} ||| {text} ||| {:.4}", h.score).map_err(|e| e.to_string())?;
+                writeln!(stdout, "{i} ||| {text} ||| F0= {:.4} ||| {:.4}", h.log_prob, h.score)
+                    .map_err(|e| e.to_string())?;
             }
             continue;
         }
@@ -318,12 +329,12 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (search, c) = parse_args(args)?;
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
-    let sources = read_lines(&src)?;
+    let sources = without_bom(read_lines(&src)?);
     let refs = read_lines(&reference)?;
     if sources.len() != refs.len() {
         return Err(format!(
             "{src} has {} but {reference} has {}",
-            wgslate_metrics::count(sources.len(), "line"),
+            wgslate_metrics::plural(sources.len(), "line"),
             refs.len()
         ));
     }
@@ -353,9 +364,33 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (n, format) = (sources.len(), model.weight_format);
     println!(
         "{} in {seconds:.1} s: {:.2} sentences/s (backend {backend}, {:?}, weights {format})",
-        wgslate_metrics::count(n, "sentence"),
+        wgslate_metrics::plural(n, "sentence"),
         n as f64 / seconds,
-        search.label(c.rerank.is_some())
+        search_details(&search, c.rerank.is_some())
     );
     Ok(())
+}
+
+/// The search as the page names it, with the settings that change its output when not the defaults.
+fn search_details(search: &Search, reranked: bool) -> String {
+    let label = search.label(reranked);
+    let extra = match search {
+        Search::Beam(b) => {
+            let s = &b.scoring;
+            let mut parts = Vec::new();
+            if s.length_penalty != wgslate_decode::LengthPenalty::None {
+                parts.push(format!("{:?}", s.length_penalty).to_lowercase());
+            }
+            if s.coverage != 0.0 {
+                parts.push(format!("coverage {}", s.coverage));
+            }
+            if s.end_penalty != 0.0 {
+                parts.push(format!("end penalty {}", s.end_penalty));
+            }
+            parts
+        }
+        Search::Sample(c) => vec![format!("T {} top-k {} top-p {} seed {}", c.temperature, c.top_k, c.top_p, c.seed)],
+        Search::Greedy(_) => vec![],
+    };
+    [vec![label], extra].concat().join(", ")
 }

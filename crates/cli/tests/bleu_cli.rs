@@ -77,6 +77,14 @@ fn bad_input_gets_a_one_line_error() {
     assert_error(&["-i", "hyp1.de"], None, "reference");
     assert_error(&["ref.de"], Some(b"\xff\xfe\n"), "UTF-8");
     assert_error(&["ref.de", "-i", short.to_str().unwrap(), "hyp1.de", "--confidence"], None, "paired");
+    // A name ending in .gz is gunzipped: plain text under that name is refused, an empty file is
+    // empty text (as Python's gzip.open reads them).
+    let fake_gz = dir.join("plain.gz");
+    std::fs::write(&fake_gz, "one line\n").unwrap();
+    assert_error(&["ref.de", "-i", fake_gz.to_str().unwrap()], None, "is not a gzip file");
+    let empty_gz = dir.join("empty.gz");
+    std::fs::write(&empty_gz, "").unwrap();
+    assert_error(&["ref.de", "-i", empty_gz.to_str().unwrap()], None, "contains no sentence");
 }
 
 /// Issue 18's reproductions (TER's shift search, double normalisation, an interval only when its

@@ -43,19 +43,45 @@ fn nbest_and_samples_print_moses_nbest_lists() {
     let rows: Vec<Vec<&str>> = nbest.lines().map(|l| l.split(" ||| ").collect()).collect();
     assert_eq!(rows.len(), 9, "{nbest}");
     for (k, row) in rows.iter().enumerate() {
-        assert_eq!(row.len(), 3, "{nbest}");
+        // Moses / Marian: index ||| text ||| features ||| total score.
+        assert_eq!(row.len(), 4, "{nbest}");
         assert_eq!(row[0], (k / 3).to_string());
+        assert!(row[2].starts_with("F0= "), "{nbest}");
     }
     // Each sentence's list is best first, and its first entry is what --beam 3 alone prints.
     for (s, line) in best.lines().enumerate() {
         assert_eq!(rows[3 * s][1], line);
-        let scores: Vec<f32> = rows[3 * s..3 * s + 3].iter().map(|r| r[2].parse().unwrap()).collect();
+        let scores: Vec<f32> = rows[3 * s..3 * s + 3].iter().map(|r| r[3].parse().unwrap()).collect();
         assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
     }
     let samples = run(&["--sample", "--samples", "2", "--seed", "1"]);
     let indices: Vec<&str> = samples.lines().map(|l| l.split(" ||| ").next().unwrap()).collect();
     assert_eq!(indices, ["0", "0", "1", "1", "2", "2"], "{samples}");
     assert_eq!(run(&["--sample", "--seed", "1"]).lines().count(), 3, "one sample: plain lines");
+    // Asking for more than the search gives is refused, not cut silently.
+    for (flags, needle) in [
+        (&["--beam", "3", "--nbest", "5"][..], "add --beam 5 or more"),
+        (&["--nbest", "2"][..], "add --beam 2 or more"),
+        (&["--samples", "3"][..], "add --sample"),
+    ] {
+        let (ok, out, err) =
+            common::translate(&[&["--model", model.as_str(), "--backend", "cpu"], flags].concat(), THREE);
+        assert!(!ok && out.is_empty() && err.contains(needle), "{flags:?}: {err}");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_sentence_to_translate() {
+    let model = format!("{MODELS}/en-de/transformer");
+    let run = |input: &str| {
+        let (ok, out, err) = common::translate(&["--model", model.as_str(), "--backend", "cpu"], input);
+        assert!(ok, "{err}");
+        (out, err)
+    };
+    let (plain, _) = run(THREE);
+    let (marked, notes) = run(&format!("\u{feff}{THREE}"));
+    assert_eq!(marked, plain);
+    assert!(notes.is_empty(), "no unseen character reported: {notes}");
 }
 
 #[test]
@@ -72,10 +98,14 @@ fn eval_refuses_empty_files_and_names_its_search() {
     };
     let (ok, _, err) = eval(&empty, &[]);
     assert!(!ok && err.contains("contains no sentence"), "{err}");
-    let (ok, out, err) = eval(&one, &["--beam", "4"]);
+    let summary = |flags: &[&str]| {
+        let (ok, out, err) = eval(&one, flags);
+        assert!(ok, "{err}");
+        out.lines().last().unwrap().to_string()
+    };
+    let (plain, penalised) = (summary(&["--beam", "4"]), summary(&["--beam", "4", "--lenpen", "0.6"]));
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(ok, "{err}");
-    let summary = out.lines().last().unwrap();
-    assert!(summary.starts_with("1 sentence in "), "{summary}");
-    assert!(summary.contains(", \"beam 4\", weights"), "{summary}");
+    assert!(plain.starts_with("1 sentence in "), "{plain}");
+    assert!(plain.contains(", \"beam 4\", weights"), "{plain}");
+    assert!(penalised.contains(", \"beam 4, gnmt(0.6)\", weights"), "{penalised}");
 }

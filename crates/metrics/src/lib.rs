@@ -22,7 +22,8 @@ pub use tokenizers::Tokenize;
 
 pub const SACREBLEU_VERSION: &str = "2.6.0";
 
-/// "1 line", "3 lines": a count in a message (`noun` takes an s in the plural).
-pub fn count(n: usize, noun: &str) -> String {
+/// "1 line", "3 lines": a count in a message (`noun` takes an s in the plural). Shared by the CLI
+/// and the page, whose messages about line counts must read alike.
+pub fn plural(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
