@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::significance::{self, Scorer};
 use wgslate_metrics::{
-    count, pystr, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Smoothing, Ter, TerOptions, Tokenize,
+    plural, pystr, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Smoothing, Ter, TerOptions, Tokenize,
 };
 
 /// Lines between progress reports.
