@@ -362,6 +362,16 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                 </label>
                 <button class="primary" data-testid="bleu-run" on:click=move |_| run()>"Compute"</button>
             </div>
+            // Announced to screen readers: the region is always there, its text changes.
+            <p class="status" role="status" data-testid="bleu-status">{move || {
+                if scoring.pending().get() {
+                    return "Computing…".to_string();
+                }
+                match outcome() {
+                    Some(Ok(r)) => r.bleu.as_ref().map_or_else(|e| format!("BLEU failed: {e}"), |b| format!("BLEU {:.1}", b.score)),
+                    _ => String::new(),
+                }
+            }}</p>
             {move || scoring.pending().get().then(|| view! {
                 <div class="progress" data-testid="bleu-progress">
                     <progress max="1" prop:value=move || progress_value.get()></progress>

@@ -72,7 +72,8 @@ pub fn push_location_hash(hash: &str) {
 /// Fetches a URL's bytes, reporting (bytes so far, total if known) as chunks arrive.
 pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, String> {
     let promise: js_sys::Promise = call_global("fetch", &js_sys::Array::of1(&JsValue::from_str(url)))?.into();
-    let resp: web_sys::Response = JsFuture::from(promise).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
+    let resp: web_sys::Response =
+        JsFuture::from(promise).await.map_err(|e| download_error(url, e))?.dyn_into().map_err(js_error)?;
     if !resp.ok() {
         return Err(format!("{url}: HTTP {}", resp.status()));
     }
@@ -86,7 +87,7 @@ pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) 
         body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
     let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
     loop {
-        let chunk = JsFuture::from(reader.read()).await.map_err(js_error)?;
+        let chunk = JsFuture::from(reader.read()).await.map_err(|e| download_error(url, e))?;
         let done =
             js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map_err(js_error)?.as_bool().unwrap_or(true);
         if done {
@@ -97,6 +98,17 @@ pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) 
         progress(bytes.len() as u64, total);
     }
     Ok(bytes)
+}
+
+/// A download that failed on the way (no answer, or the connection dropped mid-file), naming the
+/// file; offline, it says so, since only files kept for offline use load then.
+fn download_error(url: &str, e: JsValue) -> String {
+    let navigator = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("navigator")).ok();
+    let online = navigator.and_then(|n| js_sys::Reflect::get(&n, &JsValue::from_str("onLine")).ok());
+    if online.and_then(|v| v.as_bool()) == Some(false) {
+        return format!("{url}: you are offline and this file is not kept for offline use; reconnect and try again");
+    }
+    format!("{url}: the download failed ({}); check the connection and try again", js_error(e))
 }
 
 pub async fn fetch_text(url: &str) -> Result<String, String> {

@@ -160,6 +160,12 @@ pub fn ComparePage() -> impl IntoView {
             <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4). Words that differ between greedy and the best beam are highlighted."</p>
             <button class="primary" data-testid="cmp-run" on:click=run disabled=move || busy.get()>"Compare"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            // Announced to screen readers: the region is always there, its text changes.
+            <p class="status" role="status" data-testid="cmp-status">{move || match (busy.get(), columns.with(Option::is_some)) {
+                (true, _) => "Comparing…",
+                (false, true) => "Greedy, beam and sampling results are shown below.",
+                (false, false) => "",
+            }}</p>
             {move || columns.get().map(|(g, b, s, src, used)| {
                 let greedy_text = g.outputs[0].0.clone();
                 let best_beam = b.outputs[0].0.clone();

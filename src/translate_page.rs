@@ -68,6 +68,12 @@ async fn model_is_shipped(shared: Shared, model: &str) -> bool {
     while shared.model_entries.with_untracked(Vec::is_empty) && shared.model_error.with_untracked(Option::is_none) {
         browser::sleep_ms(50).await;
     }
+    // The list failed to load: each new job asks again, so the pickers heal once the fault passes.
+    if shared.model_entries.with_untracked(Vec::is_empty) {
+        if let Ok(entries) = crate::models::load_index().await {
+            shared.model_entries.set(entries);
+        }
+    }
     shared.model_entries.with_untracked(|e| e.is_empty() || catalog::lists(e, model))
 }
 
@@ -456,6 +462,11 @@ pub fn TranslatePage() -> impl IntoView {
                     <button data-testid="eval-stop" on:click=move |_| engine_client::cancel("evaluate")>"Stop"</button>
                 })}
                 {move || eval_note.get().map(|n| view! { <p class="hint" data-testid="eval-note">{n}</p> })}
+                <p class="status" role="status" data-testid="eval-status">{move || match (eval_running.get(), eval_result.with(|r| r.as_ref().map(|r| r.0.clone()))) {
+                    (true, _) => "Evaluating…".to_string(),
+                    (false, Some(score)) => format!("BLEU {score}"),
+                    (false, None) => String::new(),
+                }}</p>
                 {move || eval_result.get().map(|(score, sig, hyps, n, search)| {
                     let refs = examples.get_untracked().iter().take(n).map(|p| p.1.clone()).collect::<Vec<_>>().join("\n");
                     view! {

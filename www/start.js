@@ -4,14 +4,17 @@ init({ module_or_path: './wgslate-web_bg.wasm' });
 // Offline after the first visit (sw.js). Files fetched before the worker took over are handed to
 // it to keep; a storage problem it meets is shown at the top of the page.
 if ('serviceWorker' in navigator) {
+  // One note at most, gone once a file is kept again.
   navigator.serviceWorker.addEventListener('message', (event) => {
+    const shown = document.querySelector('[data-testid=offline-error]');
+    if (event.data?.type === 'offline-ok') shown?.remove();
     if (event.data?.type !== 'offline-error') return;
-    const note = document.createElement('p');
+    const note = shown ?? document.createElement('p');
     note.className = 'error';
     note.setAttribute('role', 'alert');
     note.dataset.testid = 'offline-error';
     note.textContent = event.data.message;
-    document.body.prepend(note);
+    if (!shown) document.body.prepend(note);
   });
   navigator.serviceWorker.register('./sw.js').then(async () => {
     const worker = (await navigator.serviceWorker.ready).active;

@@ -7,15 +7,27 @@ const CACHE = 'wgslate';
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 
+// Whether the page shows a storage problem, so a file kept later can clear it.
+let reported = false;
+
+async function tell(message) {
+  for (const client of await self.clients.matchAll()) client.postMessage(message);
+}
+
 async function keep(request, response) {
   try {
     const cache = await caches.open(CACHE);
     await cache.put(request, response);
+    if (reported) {
+      reported = false;
+      await tell({ type: 'offline-ok' });
+    }
   } catch (error) {
-    const message = error && error.name === 'QuotaExceededError'
-      ? 'The browser has no room left to keep wgslate for offline use; free some storage or remove other sites’ data.'
-      : `wgslate could not be kept for offline use: ${error}`;
-    for (const client of await self.clients.matchAll()) client.postMessage({ type: 'offline-error', message });
+    // A download cut off on the way fails here too: the page reports that itself, and the next
+    // good answer is kept. Only a full storage is the user's to fix.
+    if (error?.name !== 'QuotaExceededError') return;
+    reported = true;
+    await tell({ type: 'offline-error', message: 'The browser has no room left to keep wgslate for offline use; free some storage or remove other sites’ data.' });
   }
 }
 

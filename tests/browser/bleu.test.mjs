@@ -23,6 +23,7 @@ test('the golden orejuela case shows sacreBLEU’s score and counts', async () =
   await score.waitFor();
   assert.equal(await score.textContent(), c.expected.score.toFixed(1));
   assert.equal(await score.textContent(), '41.8');
+  assert.equal(await page.locator('[data-testid=bleu-status][role=status]').textContent(), 'BLEU 41.8', 'announced to screen readers');
   const want = ['15/18', '10/17', '5/16', '3/15'];
   for (let n = 1; n <= 4; n++) {
     assert.equal(await page.locator(`[data-testid=bleu-count-${n}]`).textContent(), want[n - 1]);

@@ -27,6 +27,7 @@ test('evaluating the first sentences of the test set gives the BLEU of `wgslate 
   const bleu = page.locator('[data-testid=eval-bleu]');
   await bleu.waitFor({ timeout: 600000 });
   assert.equal(await bleu.textContent(), score, 'the page shows BLEU with the two decimals `wgslate eval` prints');
+  assert.equal(await page.locator('[data-testid=eval-status][role=status]').textContent(), `BLEU ${score}`, 'announced to screen readers');
   assert.match(await page.locator('.evaluate code').textContent(), new RegExp(`^${signature.replace(/[.+|]/g, '\\$&')}$`));
   assert.match(await page.locator('.evaluate').innerText(), new RegExp(`on ${n} sentences`));
   await page.screenshot({ path: join(screenshots, 'evaluate.png'), fullPage: true });
@@ -43,12 +44,13 @@ test('evaluating the first sentences of the test set gives the BLEU of `wgslate 
 for (const [what, fulfil, message] of [
   ['missing', { status: 404, body: 'not found' }, /Could not load the model: .*404/],
   ['corrupt', { status: 200, body: 'this is not a safetensors file' }, /Could not load the model: .*safetensors/i],
+  ['unreachable', 'abort', /Could not load the model: .*models\/en-de\/gru\/model\.safetensors: the download failed .*check the connection/],
 ]) {
-  test(`a ${what} model file shows a clear message and the other model still works without a reload`, async () => {
+  test(`${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} model file shows a clear message and the other model still works without a reload`, async () => {
     const errors = [];
     const page = await rig.browser.newPage({ serviceWorkers: 'block' });
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.route('**/models/en-de/gru/model.safetensors', (route) => route.fulfill(fulfil));
+    await page.route('**/models/en-de/gru/model.safetensors', (route) => (fulfil === 'abort' ? route.abort('connectionreset') : route.fulfill(fulfil)));
     await page.goto(rig.url + '#translate?model=en-de%2Fgru');
     await page.fill('[data-testid=tr-input]', 'A dog runs.');
     const alert = page.locator('[data-testid=tr-error]');
@@ -63,6 +65,27 @@ for (const [what, fulfil, message] of [
     await page.close();
   });
 }
+
+test('a model list that failed to load is fetched again by the next translation, and the pickers heal', async () => {
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  let broken = true;
+  await page.route('**/models/index.json', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
+  await page.goto(rig.url + '#translate');
+  await page.fill('[data-testid=tr-input]', 'A dog runs.');
+  const alert = page.locator('[data-testid=tr-error]');
+  await alert.waitFor({ timeout: 120000 });
+  assert.match(await alert.textContent(), /index\.json: HTTP 404/);
+  assert.equal(await page.locator('[data-testid=tr-model] option[value="en-de/gru"]').count(), 0, 'no list, no other models');
+  broken = false;
+  await page.fill('[data-testid=tr-input]', 'A dog runs fast.');
+  await done(page);
+  await page.locator('[data-testid=tr-model] option[value="en-de/gru"]').waitFor({ state: 'attached' });
+  assert.equal(await page.locator('[data-testid=tr-error]').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
 
 test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {
   const errors = [];

@@ -18,6 +18,9 @@ test('Compare shows greedy, k beam entries and a sample', async () => {
   await page.click('[data-testid=nav-compare]');
   await page.click('[data-testid=cmp-run]');
   await page.locator('[data-testid=cmp-beam-3]').waitFor({ timeout: 400000 });
+  // A screen reader hears that the results arrived (a status region that was there before them).
+  assert.equal(await page.locator('[data-testid=cmp-status]').getAttribute('role'), 'status');
+  assert.equal(await page.locator('[data-testid=cmp-status]').textContent(), 'Greedy, beam and sampling results are shown below.');
   assert.equal(await page.locator('[data-testid^=cmp-beam-]').count(), 4);
   assert.equal((await page.locator('[data-testid=cmp-greedy]').innerText()).trim(), native('en-de/transformer', []));
   const best = (await page.locator('[data-testid=cmp-beam-0] .text').innerText()).trim();
