@@ -64,6 +64,8 @@ pub async fn load(name: &str, mut progress: impl FnMut(f64)) -> Result<(Arc<Mode
 
 async fn fetch_and_build(name: &str, progress: &mut impl FnMut(f64)) -> Result<Arc<Model>, String> {
     let base = format!("models/{name}");
+    // "Loading …" shows from the first request, not only once the weights start to arrive.
+    progress(0.0);
     let config = browser::fetch_bytes(&format!("{base}/config.json"), |_, _| {}).await?;
     let tokenizer = browser::fetch_bytes(&format!("{base}/tokenizer.json"), |_, _| {}).await?;
     let weights = browser::fetch_bytes(&format!("{base}/model.safetensors"), |got, total| {

@@ -87,6 +87,22 @@ test('a model list that failed to load is fetched again by the next translation,
   await page.close();
 });
 
+test('a model says it is loading from its first file on, not only once its weights arrive', async () => {
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/models/en-de/gru/config.json', async (route) => { await held; await route.continue(); });
+  await page.goto(rig.url + '#translate?model=en-de%2Fgru');
+  await page.fill('[data-testid=tr-input]', 'A dog runs.');
+  await page.waitForFunction(() => /Loading en-de\/gru/.test(document.querySelector('[data-testid=tr-model-status]')?.textContent ?? ''), null, { timeout: 60000 });
+  release();
+  await done(page);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {
   const errors = [];
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });
