@@ -9,6 +9,14 @@ import { useBrowser, openPage, root, screenshots, wgslate } from './harness.mjs'
 
 const rig = useBrowser(8134);
 
+// A page without the service worker (page.route must see every request), its errors collected.
+async function blankPage() {
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return { page, errors };
+}
+
 const data = (name) => readFileSync(join(root, 'www', 'data', name), 'utf8').split('\n');
 const done = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
 
@@ -47,9 +55,7 @@ for (const [what, fulfil, message] of [
   ['unreachable', 'abort', /Could not load the model: .*models\/en-de\/gru\/model\.safetensors: the download failed .*check the connection/],
 ]) {
   test(`${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what} model file shows a clear message and the other model still works without a reload`, async () => {
-    const errors = [];
-    const page = await rig.browser.newPage({ serviceWorkers: 'block' });
-    page.on('pageerror', (e) => errors.push(String(e)));
+    const { page, errors } = await blankPage();
     await page.route('**/models/en-de/gru/model.safetensors', (route) => (fulfil === 'abort' ? route.abort('connectionreset') : route.fulfill(fulfil)));
     await page.goto(rig.url + '#translate?model=en-de%2Fgru');
     await page.fill('[data-testid=tr-input]', 'A dog runs.');
@@ -67,9 +73,7 @@ for (const [what, fulfil, message] of [
 }
 
 test('a model list that failed to load is fetched again by the next translation, and the pickers heal', async () => {
-  const errors = [];
-  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const { page, errors } = await blankPage();
   let broken = true;
   await page.route('**/models/index.json', (route) => (broken ? route.fulfill({ status: 404, body: 'not found' }) : route.continue()));
   await page.goto(rig.url + '#translate');
@@ -88,9 +92,7 @@ test('a model list that failed to load is fetched again by the next translation,
 });
 
 test('a model says it is loading from its first file on, not only once its weights arrive', async () => {
-  const errors = [];
-  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const { page, errors } = await blankPage();
   let release;
   const held = new Promise((r) => { release = r; });
   await page.route('**/models/en-de/gru/config.json', async (route) => { await held; await route.continue(); });
@@ -104,9 +106,7 @@ test('a model says it is loading from its first file on, not only once its weigh
 });
 
 test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {
-  const errors = [];
-  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
-  page.on('pageerror', (e) => errors.push(String(e)));
+  const { page, errors } = await blankPage();
   // Keep the devices the engine worker creates, so the test can destroy them as a driver reset
   // would: the worker's script gets a hook before its own code.
   const hook = `self.__devices = [];
