@@ -226,8 +226,9 @@ fn reverse_model_dir(dir: &str) -> Result<String, String> {
         format!("--best reranks with the reverse direction's model, but {why}: add --rerank DIR, or use --beam 4 to search without it")
     };
     let listed = Listed::find(dir).map_err(missing)?;
-    let reverse = catalog::reranker(&listed.entries, &listed.name).ok_or_else(|| {
-        missing(format!("{} lists no model of the opposite direction to {}", listed.index_path.display(), listed.name))
+    let name = listed.entry.name();
+    let reverse = catalog::reranker(&listed.entries, &name).ok_or_else(|| {
+        missing(format!("{} lists no model of the opposite direction to {name}", listed.index_path.display()))
     })?;
     Ok(listed.root.join(reverse).to_string_lossy().into_owned())
 }
@@ -238,8 +239,8 @@ struct Listed {
     root: std::path::PathBuf,
     index_path: std::path::PathBuf,
     entries: Vec<catalog::CatalogEntry>,
-    /// "en-de/transformer"
-    name: String,
+    /// The model's own entry.
+    entry: catalog::CatalogEntry,
 }
 
 impl Listed {
@@ -258,21 +259,16 @@ impl Listed {
             .map_err(|e| format!("{} cannot be read ({e})", index_path.display()))?;
         let entries = catalog::parse(&index)?;
         let name = format!("{pair}/{arch}");
-        if !catalog::lists(&entries, &name) {
-            return Err(format!("{} does not list {name}", index_path.display()));
-        }
-        Ok(Listed { root, index_path, entries, name })
-    }
-
-    fn entry(&self) -> &catalog::CatalogEntry {
-        self.entries.iter().find(|e| e.name() == self.name).expect("find checked that the index lists it")
+        let entry = entries.iter().find(|e| e.name() == name).cloned();
+        let entry = entry.ok_or_else(|| format!("{} does not list {name}", index_path.display()))?;
+        Ok(Listed { root, index_path, entries, entry })
     }
 }
 
 /// The direction of a model its tree's index lists; None for a model outside one (a training run's
 /// export), whose direction nothing records.
 fn listed_entry(dir: &str) -> Option<catalog::CatalogEntry> {
-    Listed::find(dir).ok().map(|l| l.entry().clone())
+    Listed::find(dir).ok().map(|l| l.entry)
 }
 
 /// Refuses a reranker whose index lists it for another direction than the reverse of the model's.
