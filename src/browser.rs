@@ -70,10 +70,26 @@ pub fn push_location_hash(hash: &str) {
 }
 
 /// Fetches a URL's bytes, reporting (bytes so far, total if known) as chunks arrive.
-pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, String> {
-    let promise: js_sys::Promise = call_global("fetch", &js_sys::Array::of1(&JsValue::from_str(url)))?.into();
-    let resp: web_sys::Response =
-        JsFuture::from(promise).await.map_err(|e| download_error(url, e))?.dyn_into().map_err(js_error)?;
+pub async fn fetch_bytes(url: &str, progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, String> {
+    fetch_bytes_until(url, None, progress).await
+}
+
+/// `fetch_bytes` that stops, with an error, once `signal` is aborted.
+pub async fn fetch_bytes_until(
+    url: &str,
+    signal: Option<&web_sys::AbortSignal>,
+    mut progress: impl FnMut(u64, Option<u64>),
+) -> Result<Vec<u8>, String> {
+    let init = js_sys::Object::new();
+    if let Some(signal) = signal {
+        js_sys::Reflect::set(&init, &JsValue::from_str("signal"), signal).map_err(js_error)?;
+    }
+    let promise: js_sys::Promise = call_global("fetch", &js_sys::Array::of2(&JsValue::from_str(url), &init))?.into();
+    let failed = |e: JsValue| match signal {
+        Some(s) if s.aborted() => format!("{url}: the download stopped, as no job needs it any more"),
+        _ => download_error(url, e),
+    };
+    let resp: web_sys::Response = JsFuture::from(promise).await.map_err(failed)?.dyn_into().map_err(js_error)?;
     if !resp.ok() {
         return Err(format!("{url}: HTTP {}", resp.status()));
     }
@@ -87,7 +103,7 @@ pub async fn fetch_bytes(url: &str, mut progress: impl FnMut(u64, Option<u64>)) 
         body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
     let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
     loop {
-        let chunk = JsFuture::from(reader.read()).await.map_err(|e| download_error(url, e))?;
+        let chunk = JsFuture::from(reader.read()).await.map_err(failed)?;
         let done =
             js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map_err(js_error)?.as_bool().unwrap_or(true);
         if done {

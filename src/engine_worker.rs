@@ -38,7 +38,7 @@ fn send(id: u64, event: Event) {
     post(&Reply::Event { id, event });
 }
 
-fn cancelled(id: u64) -> bool {
+pub fn cancelled(id: u64) -> bool {
     CANCELLED.with(|c| c.borrow().contains(&id))
 }
 
@@ -48,6 +48,7 @@ pub fn start() {
         match serde_json::from_str::<Request>(&ev.data().as_string().unwrap_or_default()) {
             Ok(Request::Cancel { id }) => {
                 CANCELLED.with(|c| c.borrow_mut().insert(id));
+                models::job_cancelled(id);
             }
             Ok(Request::Run { id, job }) => wasm_bindgen_futures::spawn_local(async move {
                 let event = match run(id, job).await {
@@ -137,7 +138,7 @@ async fn load_reverse(id: u64, name: &str) -> Result<(String, Arc<Model>), Strin
         .await?
         .ok_or_else(|| format!("{name} has no model of the opposite direction to rerank with"))?;
     let progress = |share| send(id, Event::Loading { model: reverse.clone(), share });
-    let (model, _) = models::load(&reverse, progress).await.map_err(|e| {
+    let (model, _) = models::load(&reverse, id, progress).await.map_err(|e| {
         let e = format!("Could not load {reverse} to rerank with: {e}");
         send(id, Event::LoadFailed(e.clone()));
         e
@@ -189,7 +190,7 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
     for name in &names {
         let progress = |share| send(id, Event::Loading { model: name.clone(), share });
         // Every job says so (not only the one that loaded it): the page shows news only from current jobs.
-        let (model, _) = models::load(name, progress).await.map_err(failed)?;
+        let (model, _) = models::load(name, id, progress).await.map_err(failed)?;
         send(id, Event::Loaded(format!("{name} loaded: weights {}", model.weight_format)));
         loaded.push(model);
     }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use wgslate_model::catalog::{self, CatalogEntry};
 use wgslate_model::Model;
 
-use crate::browser;
+use crate::{browser, engine_worker};
 
 pub async fn load_index() -> Result<Vec<CatalogEntry>, String> {
     catalog::parse(&browser::fetch_text("models/index.json").await?)
@@ -39,36 +39,75 @@ pub async fn reverse_model(name: &str) -> Result<Option<String>, String> {
 thread_local! {
     /// Models loaded in this worker, and those being loaded (a second job waits for the first).
     static LOADED: RefCell<HashMap<String, Arc<Model>>> = RefCell::new(HashMap::new());
-    static LOADING: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+    static LOADING: RefCell<HashMap<String, Download>> = RefCell::new(HashMap::new());
     static INDEX: RefCell<Option<Vec<CatalogEntry>>> = const { RefCell::new(None) };
 }
 
+/// A model being fetched: the jobs that wait for it, and the switch that stops its download once
+/// none does (the user chose another model while it came).
+struct Download {
+    jobs: HashSet<u64>,
+    abort: Option<web_sys::AbortController>,
+}
+
 /// The model, fetched (weights with progress, as a share) and built once, with its GPU engine
-/// when WebGPU works. The flag is true for the call that loaded it.
-pub async fn load(name: &str, mut progress: impl FnMut(f64)) -> Result<(Arc<Model>, bool), String> {
-    loop {
+/// when WebGPU works; `job` is the job that needs it (see `job_cancelled`). The flag is true for
+/// the call that loaded it.
+pub async fn load(name: &str, job: u64, mut progress: impl FnMut(f64)) -> Result<(Arc<Model>, bool), String> {
+    let abort = loop {
         if let Some(m) = LOADED.with(|m| m.borrow().get(name).cloned()) {
             return Ok((m, false));
         }
-        if LOADING.with(|l| l.borrow_mut().insert(name.to_string())) {
-            break;
+        if engine_worker::cancelled(job) {
+            return Err(format!("{name}: no longer needed"));
         }
-        browser::sleep_ms(50).await;
-    }
-    let result = fetch_and_build(name, &mut progress).await;
+        let started = LOADING.with(|l| {
+            let mut l = l.borrow_mut();
+            if let Some(d) = l.get_mut(name) {
+                d.jobs.insert(job);
+                return None;
+            }
+            let abort = web_sys::AbortController::new().ok();
+            l.insert(name.to_string(), Download { jobs: HashSet::from([job]), abort: abort.clone() });
+            Some(abort)
+        });
+        match started {
+            Some(abort) => break abort,
+            None => browser::sleep_ms(50).await,
+        }
+    };
+    let signal = abort.as_ref().map(web_sys::AbortController::signal);
+    let result = fetch_and_build(name, signal.as_ref(), &mut progress).await;
     LOADING.with(|l| l.borrow_mut().remove(name));
     let model = result?;
     LOADED.with(|m| m.borrow_mut().insert(name.to_string(), model.clone()));
     Ok((model, true))
 }
 
-async fn fetch_and_build(name: &str, progress: &mut impl FnMut(f64)) -> Result<Arc<Model>, String> {
+/// Forgets a cancelled job: a download that no other job waits for stops.
+pub fn job_cancelled(job: u64) {
+    LOADING.with(|l| {
+        for download in l.borrow_mut().values_mut() {
+            if download.jobs.remove(&job) && download.jobs.is_empty() {
+                if let Some(abort) = &download.abort {
+                    abort.abort();
+                }
+            }
+        }
+    });
+}
+
+async fn fetch_and_build(
+    name: &str,
+    signal: Option<&web_sys::AbortSignal>,
+    progress: &mut impl FnMut(f64),
+) -> Result<Arc<Model>, String> {
     let base = format!("models/{name}");
     // "Loading …" shows from the first request, not only once the weights start to arrive.
     progress(0.0);
-    let config = browser::fetch_bytes(&format!("{base}/config.json"), |_, _| {}).await?;
-    let tokenizer = browser::fetch_bytes(&format!("{base}/tokenizer.json"), |_, _| {}).await?;
-    let weights = browser::fetch_bytes(&format!("{base}/model.safetensors"), |got, total| {
+    let config = browser::fetch_bytes_until(&format!("{base}/config.json"), signal, |_, _| {}).await?;
+    let tokenizer = browser::fetch_bytes_until(&format!("{base}/tokenizer.json"), signal, |_, _| {}).await?;
+    let weights = browser::fetch_bytes_until(&format!("{base}/model.safetensors"), signal, |got, total| {
         progress(total.map_or(0.0, |t| got as f64 / t as f64))
     })
     .await?;

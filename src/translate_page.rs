@@ -260,6 +260,15 @@ pub fn TranslatePage() -> impl IntoView {
         }
     });
 
+    // Another model makes that early fetch moot: stopping it leaves the bandwidth to the new one.
+    let chosen = Memo::new(move |_| settings.with(|s| s.model.clone()));
+    Effect::new(move |first: Option<()>| {
+        chosen.with(|_| ());
+        if first.is_some() {
+            engine_client::cancel("load");
+        }
+    });
+
     // The examples and the evaluation set follow the direction.
     let pair = Memo::new(move |_| direction(&settings.get().model));
     // Only a shipped model's languages have a test set (the app replaces any other model).

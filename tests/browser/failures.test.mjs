@@ -105,6 +105,34 @@ test('a model says it is loading from its first file on, not only once its weigh
   await page.close();
 });
 
+for (const typed of [false, true]) {
+  test(`choosing another model stops the download of the one ${typed ? 'a translation' : 'the idle page'} was fetching`, async () => {
+    const { page, errors } = await blankPage();
+    let started, release;
+    const requested = new Promise((r) => { started = r; });
+    const held = new Promise((r) => { release = r; });
+    // The GRU's weights never arrive (a slow line); only a stop from the page ends the request.
+    await page.route('**/models/en-de/gru/model.safetensors', async (route) => {
+      started();
+      await held;
+      await route.continue().catch(() => {});
+    });
+    const stopped = page.waitForEvent('requestfailed', { predicate: (r) => r.url().endsWith('/models/en-de/gru/model.safetensors'), timeout: 60000 });
+    await page.goto(rig.url + '#translate?model=en-de%2Fgru');
+    if (typed) await page.fill('[data-testid=tr-input]', 'A dog runs.');
+    await requested;
+    await page.selectOption('[data-testid=tr-model]', 'en-de/transformer');
+    await stopped;
+    if (!typed) await page.fill('[data-testid=tr-input]', 'A dog runs.');
+    await done(page);
+    assert.ok((await page.locator('[data-testid=tr-output]').innerText()).trim().length > 0);
+    assert.equal(await page.locator('[data-testid=tr-error]').count(), 0);
+    release();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
 test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {
   const { page, errors } = await blankPage();
   // Keep the devices the engine worker creates, so the test can destroy them as a driver reset
