@@ -218,8 +218,18 @@ fn TextInput(
                 "Open .txt…"
                 <input type="file" accept=".txt,text/plain" on:change=move |ev| load(browser::picked_file(&ev)) />
             </label>
-            <span class="lines">{move || wgslate_metrics::plural(pystr::lines(&text.get()).len(), "line")}</span>
+            <span class="lines">{move || text.with(|t| line_count(t))}</span>
         </div>
+    }
+}
+
+/// The lines sacreBLEU reads; a carriage return alone (old Mac files) ends a line in the
+/// textarea but not for sacreBLEU, so the count says why it differs from what shows.
+fn line_count(text: &str) -> String {
+    let lines = wgslate_metrics::plural(pystr::lines(text).len(), "line");
+    match text.replace("\r\n", "").contains('\r') {
+        true => format!("{lines} (a carriage return alone does not end a line, as in sacreBLEU)"),
+        false => lines,
     }
 }
 

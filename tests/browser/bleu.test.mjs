@@ -77,6 +77,14 @@ test('blank lines and a byte order mark count as sacreBLEU counts them', async (
   assert.equal(await page.locator('[data-testid=bleu-chrf]').textContent(), '0.0');
   assert.equal(await page.locator('[data-testid=bleu-ter]').textContent(), '100.0');
   assert.equal(await page.locator('[data-testid=bleu-error]').count(), 0);
+  // A carriage return alone does not end a line for sacreBLEU (`sacrebleu ref.txt -i cr.txt` with
+  // a two-line reference: "different lengths"; against itself, 100.0): one line, and the count says why.
+  const cr = 'Ein Hund läuft.\rEine Katze schläft.\n';
+  await upload('bleu-hyp', 'cr.txt', cr);
+  await upload('bleu-ref-0', 'cr-ref.txt', cr);
+  await page.waitForFunction(() => /^1 line \(a carriage return alone/.test(document.querySelector('[data-testid=bleu-hyp] ~ .lines')?.textContent ?? ''));
+  await page.click('[data-testid=bleu-run]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-score]')?.textContent === '100.0');
   assert.deepEqual(errors, []);
 });
 
