@@ -186,6 +186,7 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
         e
     };
     let names = models::model_names(&s.model).await.map_err(failed)?;
+    models::claim(id, &names);
     let mut loaded = Vec::with_capacity(names.len());
     for name in &names {
         let progress = |share| send(id, Event::Loading { model: name.clone(), share });

@@ -1,7 +1,7 @@
 //! Shipped models: the list in models/index.json (read by the page), and each model loaded on
 //! demand with byte progress and kept (in the engine worker).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -40,14 +40,32 @@ thread_local! {
     /// Models loaded in this worker, and those being loaded (a second job waits for the first).
     static LOADED: RefCell<HashMap<String, Arc<Model>>> = RefCell::new(HashMap::new());
     static LOADING: RefCell<HashMap<String, Download>> = RefCell::new(HashMap::new());
+    static DOWNLOADS_STARTED: Cell<u64> = const { Cell::new(0) };
     static INDEX: RefCell<Option<Vec<CatalogEntry>>> = const { RefCell::new(None) };
 }
 
-/// A model being fetched: the jobs that wait for it, and the switch that stops its download once
-/// none does (the user chose another model while it came).
+/// How long a download nobody waits for goes on before it stops: longer than the pages' debounce
+/// (300 ms), since a keystroke cancels the running job at once and sends the next one only then.
+const ORPHAN_GRACE_MS: i32 = 2000;
+
+/// A model being fetched: the jobs that need it, and the switch that stops its download once none
+/// does (the user chose another model while it came).
 struct Download {
+    id: u64,
     jobs: HashSet<u64>,
     abort: Option<web_sys::AbortController>,
+}
+
+/// Marks `names` as needed by `job` before it loads them one by one (an ensemble's members, a
+/// reranker), so that a download already under way for a later one is not stopped meanwhile.
+pub fn claim(job: u64, names: &[String]) {
+    LOADING.with(|l| {
+        for (name, download) in l.borrow_mut().iter_mut() {
+            if names.contains(name) {
+                download.jobs.insert(job);
+            }
+        }
+    });
 }
 
 /// The model, fetched (weights with progress, as a share) and built once, with its GPU engine
@@ -68,7 +86,8 @@ pub async fn load(name: &str, job: u64, mut progress: impl FnMut(f64)) -> Result
                 return None;
             }
             let abort = web_sys::AbortController::new().ok();
-            l.insert(name.to_string(), Download { jobs: HashSet::from([job]), abort: abort.clone() });
+            let id = DOWNLOADS_STARTED.with(|n| n.replace(n.get() + 1));
+            l.insert(name.to_string(), Download { id, jobs: HashSet::from([job]), abort: abort.clone() });
             Some(abort)
         });
         match started {
@@ -84,17 +103,27 @@ pub async fn load(name: &str, job: u64, mut progress: impl FnMut(f64)) -> Result
     Ok((model, true))
 }
 
-/// Forgets a cancelled job: a download that no other job waits for stops.
+/// Forgets a cancelled job: a download that no job needs any more stops, unless a job claims it
+/// within the grace period.
 pub fn job_cancelled(job: u64) {
-    LOADING.with(|l| {
-        for download in l.borrow_mut().values_mut() {
-            if download.jobs.remove(&job) && download.jobs.is_empty() {
-                if let Some(abort) = &download.abort {
-                    abort.abort();
-                }
-            }
-        }
+    let orphans: Vec<(String, u64)> = LOADING.with(|l| {
+        let mut l = l.borrow_mut();
+        l.iter_mut()
+            .filter_map(|(name, d)| (d.jobs.remove(&job) && d.jobs.is_empty()).then(|| (name.clone(), d.id)))
+            .collect()
     });
+    for (name, id) in orphans {
+        wasm_bindgen_futures::spawn_local(async move {
+            browser::sleep_ms(ORPHAN_GRACE_MS).await;
+            LOADING.with(|l| {
+                if let Some(d) = l.borrow().get(&name).filter(|d| d.id == id && d.jobs.is_empty()) {
+                    if let Some(abort) = &d.abort {
+                        abort.abort();
+                    }
+                }
+            });
+        });
+    }
 }
 
 async fn fetch_and_build(

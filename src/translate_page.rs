@@ -260,11 +260,20 @@ pub fn TranslatePage() -> impl IntoView {
         }
     });
 
-    // Another model makes that early fetch moot: stopping it leaves the bandwidth to the new one.
+    // Another model makes that early fetch moot: the new model's takes its place (which stops the
+    // older download unless a job needs it), or, with text to translate, that translation loads it.
     let chosen = Memo::new(move |_| settings.with(|s| s.model.clone()));
     Effect::new(move |first: Option<()>| {
         chosen.with(|_| ());
-        if first.is_some() {
+        if first.is_none() {
+            return;
+        }
+        if text.get_untracked().trim().is_empty() {
+            let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
+            spawn_local(async move {
+                let _ = engine_client::run("load", job, |_, _| {}).await;
+            });
+        } else {
             engine_client::cancel("load");
         }
     });

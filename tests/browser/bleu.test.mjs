@@ -85,6 +85,8 @@ test('blank lines and a byte order mark count as sacreBLEU counts them', async (
   await page.waitForFunction(() => /^1 line \(a carriage return alone/.test(document.querySelector('[data-testid=bleu-hyp] ~ .lines')?.textContent ?? ''));
   await page.click('[data-testid=bleu-run]');
   await page.waitForFunction(() => document.querySelector('[data-testid=bleu-score]')?.textContent === '100.0');
+  await upload('bleu-hyp', 'crlf.txt', 'Ein Hund läuft.\r\nEine Katze schläft.\r\n');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-hyp] ~ .lines')?.textContent === '2 lines');
   assert.deepEqual(errors, []);
 });
 

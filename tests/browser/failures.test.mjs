@@ -118,11 +118,14 @@ for (const typed of [false, true]) {
       await route.continue().catch(() => {});
     });
     const stopped = page.waitForEvent('requestfailed', { predicate: (r) => r.url().endsWith('/models/en-de/gru/model.safetensors'), timeout: 60000 });
+    const next = page.waitForRequest((r) => r.url().endsWith('/models/en-de/transformer/model.safetensors'), { timeout: 60000 });
     await page.goto(rig.url + '#translate?model=en-de%2Fgru');
     if (typed) await page.fill('[data-testid=tr-input]', 'A dog runs.');
     await requested;
     await page.selectOption('[data-testid=tr-model]', 'en-de/transformer');
     await stopped;
+    // The idle page fetches the new model in its place; a translation loads it itself.
+    if (!typed) await next;
     if (!typed) await page.fill('[data-testid=tr-input]', 'A dog runs.');
     await done(page);
     assert.ok((await page.locator('[data-testid=tr-output]').innerText()).trim().length > 0);
@@ -132,6 +135,63 @@ for (const typed of [false, true]) {
     await page.close();
   });
 }
+
+test('typing while a model downloads keeps its download going', async () => {
+  const { page, errors } = await blankPage();
+  let started, release;
+  const requested = new Promise((r) => { started = r; });
+  const held = new Promise((r) => { release = r; });
+  let requests = 0;
+  await page.route('**/models/en-de/gru/model.safetensors', async (route) => {
+    requests += 1;
+    started();
+    await held;
+    await route.continue().catch(() => {});
+  });
+  await page.goto(rig.url + '#translate?model=en-de%2Fgru');
+  await page.fill('[data-testid=tr-input]', 'A dog');
+  await requested;
+  // Each keystroke cancels the running job at once and starts the next after the debounce: the
+  // download must outlive that gap (and the page's 2 s grace) instead of starting again.
+  await page.type('[data-testid=tr-input]', ' runs.', { delay: 100 });
+  await page.waitForTimeout(4000);
+  release();
+  await done(page);
+  assert.equal(requests, 1, 'the weights were fetched once');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an ensemble keeps the download of a member already under way', async () => {
+  const { page, errors } = await blankPage();
+  let started, release;
+  const requested = new Promise((r) => { started = r; });
+  const held = new Promise((r) => { release = r; });
+  let requests = 0;
+  // The idle page fetches the default model, a member of the ×3 ensemble chosen next; that
+  // ensemble first loads another member, slowly, so the default's download would be orphaned
+  // for longer than the grace if the ensemble did not claim it from the start.
+  await page.route('**/models/en-de/transformer/model.safetensors', async (route) => {
+    requests += 1;
+    started();
+    await held;
+    await route.continue().catch(() => {});
+  });
+  await page.route('**/models/en-de/transformer-d224-distilled/model.safetensors', async (route) => {
+    await new Promise((r) => setTimeout(r, 4000));
+    await route.continue().catch(() => {});
+  });
+  await page.goto(rig.url + '#translate');
+  await requested;
+  await page.selectOption('[data-testid=tr-model]', 'en-de/ensemble-3');
+  await page.waitForTimeout(6000);
+  release();
+  await page.fill('[data-testid=tr-input]', 'A dog runs.');
+  await done(page);
+  assert.equal(requests, 1, 'the member was fetched once');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
 
 test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {
   const { page, errors } = await blankPage();
