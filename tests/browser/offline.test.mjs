@@ -61,3 +61,35 @@ test('after one visit the page reloads and translates with the server gone', asy
     server.stop();
   }
 });
+
+test('a full storage shows one note, which goes once a file is kept again', async () => {
+  const server = await startServer(8145);
+  const browser = await launch({ webgpu: false });
+  try {
+    const context = await browser.newContext({ serviceWorkers: 'allow' });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    // Chromium's own quota check, shrunk to 1 kB: every file the service worker keeps fails with
+    // QuotaExceededError, as on a full disk.
+    const cdp = await context.newCDPSession(page);
+    const origin = server.url.replace(/\/$/, '');
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 1024 });
+    const done = () => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+    await page.goto(`${server.url}#translate?text=${encodeURIComponent('A dog runs.')}`);
+    await done();
+    const note = page.locator('[data-testid=offline-error]');
+    await note.waitFor({ timeout: 60000 });
+    assert.match(await note.textContent(), /no room left to keep wgslate for offline use/);
+    assert.equal(await note.count(), 1, 'one note, however many files failed');
+    // Room again: the next file kept clears the note.
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+    await done();
+    await note.waitFor({ state: 'detached', timeout: 60000 });
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+});
