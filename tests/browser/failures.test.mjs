@@ -17,6 +17,33 @@ async function blankPage() {
   return { page, errors };
 }
 
+// Holds back a model's weights (a slow line) until `release()`; `requested` resolves on the first
+// request, `count()` says how many were made.
+async function holdWeights(page, model) {
+  let started, release;
+  const requested = new Promise((r) => { started = r; });
+  const held = new Promise((r) => { release = r; });
+  let requests = 0;
+  await page.route(`**/models/${model}/model.safetensors`, async (route) => {
+    requests += 1;
+    started();
+    await held;
+    await route.continue().catch(() => {});
+  });
+  return { requested, release, count: () => requests };
+}
+
+// Lets the held weights through, translates (typing `text` first, if given) and checks they were
+// fetched once.
+async function releaseThenTranslate(page, hold, errors, text) {
+  hold.release();
+  if (text) await page.fill('[data-testid=tr-input]', text);
+  await done(page);
+  assert.equal(hold.count(), 1, 'the weights were fetched once');
+  assert.deepEqual(errors, []);
+  await page.close();
+}
+
 const data = (name) => readFileSync(join(root, 'www', 'data', name), 'utf8').split('\n');
 const done = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
 
@@ -108,15 +135,8 @@ test('a model says it is loading from its first file on, not only once its weigh
 for (const typed of [false, true]) {
   test(`choosing another model stops the download of the one ${typed ? 'a translation' : 'the idle page'} was fetching`, async () => {
     const { page, errors } = await blankPage();
-    let started, release;
-    const requested = new Promise((r) => { started = r; });
-    const held = new Promise((r) => { release = r; });
-    // The GRU's weights never arrive (a slow line); only a stop from the page ends the request.
-    await page.route('**/models/en-de/gru/model.safetensors', async (route) => {
-      started();
-      await held;
-      await route.continue().catch(() => {});
-    });
+    // The GRU's weights never arrive; only a stop from the page ends the request.
+    const { requested, release } = await holdWeights(page, 'en-de/gru');
     const stopped = page.waitForEvent('requestfailed', { predicate: (r) => r.url().endsWith('/models/en-de/gru/model.safetensors'), timeout: 60000 });
     const next = page.waitForRequest((r) => r.url().endsWith('/models/en-de/transformer/model.safetensors'), { timeout: 60000 });
     await page.goto(rig.url + '#translate?model=en-de%2Fgru');
@@ -138,59 +158,32 @@ for (const typed of [false, true]) {
 
 test('typing while a model downloads keeps its download going', async () => {
   const { page, errors } = await blankPage();
-  let started, release;
-  const requested = new Promise((r) => { started = r; });
-  const held = new Promise((r) => { release = r; });
-  let requests = 0;
-  await page.route('**/models/en-de/gru/model.safetensors', async (route) => {
-    requests += 1;
-    started();
-    await held;
-    await route.continue().catch(() => {});
-  });
+  const hold = await holdWeights(page, 'en-de/gru');
   await page.goto(rig.url + '#translate?model=en-de%2Fgru');
   await page.fill('[data-testid=tr-input]', 'A dog');
-  await requested;
+  await hold.requested;
   // Each keystroke cancels the running job at once and starts the next after the debounce: the
   // download must outlive that gap (and the page's 2 s grace) instead of starting again.
   await page.type('[data-testid=tr-input]', ' runs.', { delay: 100 });
   await page.waitForTimeout(4000);
-  release();
-  await done(page);
-  assert.equal(requests, 1, 'the weights were fetched once');
-  assert.deepEqual(errors, []);
-  await page.close();
+  await releaseThenTranslate(page, hold, errors);
 });
 
 test('an ensemble keeps the download of a member already under way', async () => {
   const { page, errors } = await blankPage();
-  let started, release;
-  const requested = new Promise((r) => { started = r; });
-  const held = new Promise((r) => { release = r; });
-  let requests = 0;
   // The idle page fetches the default model, a member of the ×3 ensemble chosen next; that
   // ensemble first loads another member, slowly, so the default's download would be orphaned
   // for longer than the grace if the ensemble did not claim it from the start.
-  await page.route('**/models/en-de/transformer/model.safetensors', async (route) => {
-    requests += 1;
-    started();
-    await held;
-    await route.continue().catch(() => {});
-  });
+  const hold = await holdWeights(page, 'en-de/transformer');
   await page.route('**/models/en-de/transformer-d224-distilled/model.safetensors', async (route) => {
     await new Promise((r) => setTimeout(r, 4000));
     await route.continue().catch(() => {});
   });
   await page.goto(rig.url + '#translate');
-  await requested;
+  await hold.requested;
   await page.selectOption('[data-testid=tr-model]', 'en-de/ensemble-3');
   await page.waitForTimeout(6000);
-  release();
-  await page.fill('[data-testid=tr-input]', 'A dog runs.');
-  await done(page);
-  assert.equal(requests, 1, 'the member was fetched once');
-  assert.deepEqual(errors, []);
-  await page.close();
+  await releaseThenTranslate(page, hold, errors, 'A dog runs.');
 });
 
 test('a lost GPU device falls back to the CPU engine with a message, keeping the page and its text', async () => {

@@ -1,0 +1,15 @@
+import { launch, open, report, txt, setVal, sleep, waitIdle, tid } from './walk_tmp_lib.mjs';
+const b = await launch(true);
+const p = await open(b, '#translate');
+await sleep(3000);
+await p.screenshot({ path: '/tmp/walk/t0.png', fullPage: true });
+await setVal(p, 'tr-input', 'The cat sits on the mat.');
+console.log('idle after', await waitIdle(p, 120000));
+console.log('out:', await txt(p, 'tr-output'));
+console.log('status:', await txt(p, 'tr-status'));
+console.log('backend:', await txt(p, 'tr-backend'));
+console.log('url:', p.url());
+await p.screenshot({ path: '/tmp/walk/t1.png', fullPage: true });
+await report(p, 'basic');
+console.log(await p.evaluate(() => document.body.innerText.slice(0, 3000)));
+await b.close();
