@@ -32,9 +32,7 @@ pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
     let buf = JsFuture::from(file.array_buffer()).await.map_err(js_error)?;
     let bytes = js_sys::Uint8Array::new(&buf).to_vec();
     // A byte order mark stays: sacreBLEU (and so the BLEU view) counts it as part of the first line.
-    String::from_utf8(bytes).map_err(|e| {
-        format!("{} is not UTF-8 text (invalid byte at offset {})", file.name(), e.utf8_error().valid_up_to())
-    })
+    wgslate_metrics::utf8_text(&file.name(), bytes)
 }
 
 /// The first file of a drop event, if any.

@@ -157,7 +157,7 @@ pub fn ComparePage() -> impl IntoView {
     view! {
         <section class="compare">
             <h2>"Greedy vs beam search vs sampling"</h2>
-            <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4). Words that differ between greedy and the best beam are highlighted."</p>
+            <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4; the beam's n-best shown as the search ranks it, not reranked). Words that differ between greedy and the best beam are highlighted."</p>
             <button class="primary" data-testid="cmp-run" on:click=run disabled=move || busy.get()>"Compare"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             // Announced to screen readers: the region is always there, its text changes.

@@ -196,7 +196,7 @@ pub fn TranslatePage() -> impl IntoView {
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
     // (BLEU, signature, hypotheses, number of sentences, search)
-    let eval_result = RwSignal::new(None::<(String, String, String, usize, String)>);
+    let eval_result = RwSignal::new(None::<EvalResult>);
     let eval_count = RwSignal::new(1000usize);
     let eval_count_problem = RwSignal::new(None::<String>);
     let eval_note = RwSignal::new(None::<String>);
@@ -268,6 +268,8 @@ pub fn TranslatePage() -> impl IntoView {
         if first.is_none() {
             return;
         }
+        // An evaluation under way scores the model it started with: another one makes it moot.
+        engine_client::cancel("evaluate");
         if text.get_untracked().trim().is_empty() {
             let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
             spawn_local(async move {
@@ -348,7 +350,12 @@ pub fn TranslatePage() -> impl IntoView {
                 match result {
                     Ok(_) => {}
                     Err(JobError::Cancelled) => {
-                        return eval_note.set(Some(format!("Stopped after {done} of {} sentences.", sources.len())))
+                        let why = match settings.with_untracked(|now| now.model != s.model) {
+                            true => format!(": another model was chosen, so {} is no longer evaluated", s.model),
+                            false => String::new(),
+                        };
+                        return eval_note
+                            .set(Some(format!("Stopped after {done} of {} sentences{why}.", sources.len())));
                     }
                     Err(JobError::Model) => return,
                     Err(JobError::Failed(e)) => return shared.model_error.set(Some(format!("Evaluation failed: {e}"))),
@@ -358,13 +365,15 @@ pub fn TranslatePage() -> impl IntoView {
                 let h: Vec<&str> = hyps.iter().map(String::as_str).collect();
                 let bleu = Bleu::new(opts.clone()).corpus_score(&h, std::slice::from_ref(&refs));
                 eval_progress.set(None);
-                eval_result.set(Some((
-                    format!("{:.2}", bleu.score),
-                    signature::bleu(&opts, Some(1), &Resampling::default()).to_string(),
-                    hyps.join("\n"),
-                    pairs.len(),
-                    s.search_label(),
-                )));
+                eval_result.set(Some(EvalResult {
+                    score: format!("{:.2}", bleu.score),
+                    signature: signature::bleu(&opts, Some(1), &Resampling::default()).to_string(),
+                    hyps: hyps.join("\n"),
+                    refs: refs.join("\n"),
+                    sentences: pairs.len(),
+                    search: s.search_label(),
+                    model: s.model.clone(),
+                }));
             });
         }
     };
@@ -480,15 +489,15 @@ pub fn TranslatePage() -> impl IntoView {
                     <button data-testid="eval-stop" on:click=move |_| engine_client::cancel("evaluate")>"Stop"</button>
                 })}
                 {move || eval_note.get().map(|n| view! { <p class="hint" data-testid="eval-note">{n}</p> })}
-                <p class="status" role="status" data-testid="eval-status">{move || match (eval_running.get(), eval_result.with(|r| r.as_ref().map(|r| r.0.clone()))) {
+                <p class="status" role="status" data-testid="eval-status">{move || match (eval_running.get(), eval_result.with(|r| r.as_ref().map(|r| r.score.clone()))) {
                     (true, _) => "Evaluating…".to_string(),
                     (false, Some(score)) => format!("BLEU {score}"),
                     (false, None) => String::new(),
                 }}</p>
-                {move || eval_result.get().map(|(score, sig, hyps, n, search)| {
-                    let refs = examples.get_untracked().iter().take(n).map(|p| p.1.clone()).collect::<Vec<_>>().join("\n");
+                {move || eval_result.get().map(|r| {
+                    let EvalResult { score, signature, hyps, refs, sentences, search, model } = r;
                     view! {
-                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {n} sentences, {search} ")} <code>{sig}</code></p>
+                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {sentences} sentences, {model}, {search} ")} <code>{signature}</code></p>
                         <button data-testid="eval-open-bleu" on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
                     }
                 })}
@@ -498,6 +507,19 @@ pub fn TranslatePage() -> impl IntoView {
 }
 
 /// The "first N sentences" box's value, or why not.
+/// A finished test-set evaluation, with what it scored (kept with it, not looked up again: the
+/// direction may change after it).
+#[derive(Clone)]
+struct EvalResult {
+    score: String,
+    signature: String,
+    hyps: String,
+    refs: String,
+    sentences: usize,
+    search: String,
+    model: String,
+}
+
 fn eval_count_checked(value: &str) -> Result<f64, String> {
     match value.trim() {
         "" => Err("the number of sentences must be a number from 1 to 1000".into()),

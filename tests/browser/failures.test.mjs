@@ -76,6 +76,34 @@ test('evaluating the first sentences of the test set gives the BLEU of `wgslate 
   assert.deepEqual(errors, []);
 });
 
+test('an evaluation names its model, keeps its references, and stops when another model is chosen', async () => {
+  const { page, errors } = await blankPage();
+  await page.goto(rig.url + '#translate?model=en-de%2Fgru');
+  await page.fill('[data-testid=eval-count]', '3');
+  await page.locator('[data-testid=eval-count]').dispatchEvent('change');
+  await page.click('[data-testid=eval-run]');
+  await page.locator('[data-testid=eval-bleu]').waitFor({ timeout: 300000 });
+  assert.match(await page.locator('.evaluate').innerText(), /on 3 sentences, en-de\/gru, greedy/);
+  // Another direction afterwards: the result still opens with the references it was scored on.
+  await page.click('[data-testid=tr-swap]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-model]')?.value?.startsWith('de-en/'));
+  await page.click('[data-testid=eval-open-bleu]');
+  assert.equal(await page.locator('[data-testid=bleu-ref-0]').inputValue(), data('test_2016_flickr.de').slice(0, 3).join('\n'));
+  // An evaluation under way stops when the direction changes, and says why.
+  await page.goBack();
+  await page.fill('[data-testid=eval-count]', '1000');
+  await page.locator('[data-testid=eval-count]').dispatchEvent('change');
+  await page.click('[data-testid=eval-run]');
+  await page.locator('[data-testid=eval-stop]').waitFor();
+  await page.click('[data-testid=tr-swap]');
+  const note = page.locator('[data-testid=eval-note]');
+  await note.waitFor({ timeout: 60000 });
+  assert.match(await note.textContent(), /^Stopped after \d+ of 1000 sentences: another model was chosen, so de-en\/transformer is no longer evaluated\.$/);
+  assert.equal(await page.locator('[data-testid=eval-bleu]').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 for (const [what, fulfil, message] of [
   ['missing', { status: 404, body: 'not found' }, /Could not load the model: .*404/],
   ['corrupt', { status: 200, body: 'this is not a safetensors file' }, /Could not load the model: .*safetensors/i],

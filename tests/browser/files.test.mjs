@@ -83,6 +83,9 @@ test('a new file clears the last one’s status; an empty or non-text file gets 
   await page.setInputFiles('[data-testid=tr-file]', binary);
   await page.waitForFunction(() => /not UTF-8/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''));
   assert.equal(await page.locator('[data-testid=tr-file-status]').textContent(), '');
+  // Notepad's "Unicode" (UTF-16 with its byte order mark) gets told how to fix it.
+  await page.setInputFiles('[data-testid=tr-file]', { name: 'notepad.txt', mimeType: 'text/plain', buffer: Buffer.from('\ufeffA dog runs.\n', 'utf16le') });
+  await page.waitForFunction(() => /notepad\.txt is UTF-16 text .*save it as UTF-8/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''));
   assert.deepEqual(errors, []);
 });
 

@@ -67,8 +67,7 @@ fn read_text(path: &str) -> Result<String, String> {
             .map_err(|e| format!("{path} is not a gzip file ({e})"))?;
         bytes = plain;
     }
-    String::from_utf8(bytes)
-        .map_err(|e| format!("{path} is not valid UTF-8 (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+    wgslate_metrics::utf8_text(path, bytes)
 }
 
 enum Metric {

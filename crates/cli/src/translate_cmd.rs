@@ -185,7 +185,7 @@ fn translate_lines(
 
 fn read_lines(path: &str) -> Result<Vec<String>, String> {
     let text = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let text = String::from_utf8(text).map_err(|_| format!("{path} is not valid UTF-8"))?;
+    let text = wgslate_metrics::utf8_text(path, text)?;
     Ok(wgslate_metrics::pystr::lines(&text))
 }
 

@@ -68,7 +68,15 @@ fn bad_input_gets_a_one_line_error() {
     std::fs::write(&latin1, b"M\xe4nner\n").unwrap();
     assert_error(&["ref.de", "-i", short.to_str().unwrap()], None, "different lengths");
     assert_error(&["ref.de", "-i", "no-such-file.txt"], None, "no-such-file.txt");
-    assert_error(&[latin1.to_str().unwrap(), "-i", "hyp1.de"], None, "not valid UTF-8");
+    assert_error(&[latin1.to_str().unwrap(), "-i", "hyp1.de"], None, "is not UTF-8 text (invalid byte at offset");
+    // What Windows Notepad saves as "Unicode": little-endian UTF-16 with its byte order mark.
+    let utf16 = dir.join("utf16.txt");
+    std::fs::write(&utf16, b"\xff\xfeM\x00\xe4\x00n\x00\n\x00").unwrap();
+    assert_error(
+        &[utf16.to_str().unwrap(), "-i", "hyp1.de"],
+        None,
+        "is UTF-16 text (Windows calls it \"Unicode\"); save it as UTF-8",
+    );
     assert_error(&["ref.de", "-i", "hyp1.de", "--frobnicate"], None, "--frobnicate");
     assert_error(&["ref.de", "-i", "hyp1.de", "-tok", "moses"], None, "moses");
     assert_error(&["ref.de", "-i", "hyp1.de", "-w"], None, "expected one argument");

@@ -136,3 +136,21 @@ fn best_without_an_index_listing_the_model_asks_for_rerank() {
     );
     assert!(!missing && missing_err.contains("cannot read the model directory"), "{missing_err}");
 }
+
+#[test]
+fn a_wide_beam_gives_words_not_the_empty_translation() {
+    // Found by a new user: with beam 16 and no length penalty, the lone EOS (log-prob -8.10)
+    // outscored every sentence (-8.34 and below), and the translation was an empty line.
+    let (out, _) = run(&["--beam", "16"], "A man number 0 walks his dog in the park while it rains heavily.\n");
+    assert!(out.trim().split_whitespace().count() >= 5, "{out:?}");
+}
+
+#[test]
+fn tabs_and_no_break_spaces_translate_as_spaces() {
+    // Pasted from web pages: a tab used to glue words into unseen tokens ("Ein
+    // Broschroschle-Baseballspieler wird." for "A\tdog\truns.").
+    let (out, _) = run(&[], "A dog runs.\nA\tdog\truns.\nA\u{a0}dog\u{a0}runs.\nA  dog   runs.\n");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out:?}");
+    assert!(lines.iter().all(|l| *l == lines[0]), "{out:?}");
+}

@@ -122,7 +122,8 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
     let mut step = 0usize;
     while !rows.is_empty() {
         let inputs: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();
-        let constrained = cfg.no_repeat_ngram > 0 || step < cfg.limits.min_len;
+        let constrained =
+            cfg.no_repeat_ngram > 0 || rows.iter().any(|&(s, _)| step < cfg.limits.min_len_for(sents[s].source_len));
         let (candidates, attention) = if constrained {
             let out = model.step(&inputs, want_attention).await?;
             let cands = out
@@ -134,7 +135,7 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
                     for b in banned_by_ngram(&sents[s].live[h].tokens, cfg.no_repeat_ngram) {
                         row[b as usize] = f32::NEG_INFINITY;
                     }
-                    if step < cfg.limits.min_len {
+                    if step < cfg.limits.min_len_for(sents[s].source_len) {
                         row[eos as usize] = f32::NEG_INFINITY;
                     }
                     top_k(&row, k).into_iter().filter(|c| c.1.is_finite()).collect::<Vec<_>>()

@@ -30,13 +30,15 @@ pub async fn greedy_async<M: AsyncStepModel + ?Sized>(
         })
         .collect();
     let max_lens: Vec<usize> = sources.iter().map(|s| limits.max_len(s.len(), model.max_output_len())).collect();
+    let min_lens: Vec<usize> = sources.iter().map(|s| limits.min_len_for(s.len())).collect();
+    let longest_min = min_lens.iter().copied().max().unwrap_or(0);
     // live[i] = the sentence row i decodes
     let mut live: Vec<usize> = (0..sources.len()).collect();
     let mut inputs = vec![model.bos(); sources.len()];
     let mut step = 0;
     while !live.is_empty() {
         // Per row, the tokens this round chose: several when the engine chains steps on the device.
-        let chained = if want_attention || step < limits.min_len {
+        let chained = if want_attention || step < longest_min {
             None
         } else {
             let room = live.iter().map(|&s| max_lens[s] - out[s].tokens.len()).max().unwrap_or(1);
@@ -45,13 +47,14 @@ pub async fn greedy_async<M: AsyncStepModel + ?Sized>(
         let (chosen, attention) = match chained {
             Some(c) => (c, None),
             None => {
-                let k = if step < limits.min_len { 2 } else { 1 };
+                let k = if step < longest_min { 2 } else { 1 };
                 let res = model.step_top_k(&inputs, k, want_attention).await?;
                 let chosen = res
                     .candidates
                     .iter()
-                    .map(|cands| {
-                        vec![*cands.iter().find(|(t, _)| step >= limits.min_len || *t != eos).unwrap_or(&cands[0])]
+                    .zip(&live)
+                    .map(|(cands, &s)| {
+                        vec![*cands.iter().find(|(t, _)| step >= min_lens[s] || *t != eos).unwrap_or(&cands[0])]
                     })
                     .collect();
                 (chosen, res.attention)

@@ -38,4 +38,14 @@ impl LengthLimits {
     pub fn max_len(&self, source_len: usize, model_limit: usize) -> usize {
         ((self.a * source_len as f32) as usize + self.b).min(model_limit).max(1)
     }
+
+    /// The step before which greedy and beam search forbid EOS: `min_len`, and at least one token for a
+    /// source with words (`source_len` counts its EOS). Beam search scores by the sum of
+    /// log-probabilities, so a wide beam otherwise keeps the empty translation (one EOS) as its best.
+    pub fn min_len_for(&self, source_len: usize) -> usize {
+        match source_len > 1 {
+            true => self.min_len.max(1),
+            false => self.min_len,
+        }
+    }
 }

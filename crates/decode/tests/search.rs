@@ -91,7 +91,7 @@ fn toy(max_len: usize) -> Toy {
     Toy { sources: vec![], rows: vec![], max_len, broken: false }
 }
 
-/// Every output of at most `max_len` tokens with its score: EOS-terminated, or cut at max_len.
+/// Every output of 1 to `max_len` tokens with its score: EOS-terminated, or cut at max_len.
 fn brute_force(source: &[u32], max_len: usize, scoring: &Scoring) -> (Vec<u32>, f32) {
     let mut best = (vec![], f32::NEG_INFINITY);
     let mut stack = vec![vec![]];
@@ -112,7 +112,7 @@ fn brute_force(source: &[u32], max_len: usize, scoring: &Scoring) -> (Vec<u32>, 
         let mut att_end = att.clone();
         att_end.push(attention(source, &prefix));
         let s = scoring.score(lp_end, prefix.len() + 1, source.len(), &att_end);
-        if s > best.1 {
+        if s > best.1 && !prefix.is_empty() {
             best = (prefix.clone(), s);
         }
         for w in WORDS {
@@ -385,4 +385,23 @@ fn a_sentence_draws_the_same_samples_alone_or_anywhere_in_a_batch() {
     assert_eq!(tokens(&batch, 2), tokens(&alone, 0));
     let other = sample(&mut toy(50), &[vec![8, 9], vec![3]], &cfg).unwrap();
     assert_eq!(tokens(&other, 0), tokens(&alone, 0));
+}
+
+#[test]
+fn a_wide_beam_never_returns_the_empty_translation_of_words() {
+    // Sources with words (ending in EOS, as the tokenizer gives them): with no length penalty the
+    // lone EOS (one log-probability) would often outscore every longer hypothesis (a sum of several).
+    let cfg = BeamConfig { beam: 6, nbest: 6, limits: limits(12), ..Default::default() };
+    let sources: Vec<Vec<u32>> = (0..200u32).map(|i| vec![10 + i, 11 + i, EOS]).collect();
+    let out = beam_search(&mut toy(50), &sources, &cfg).unwrap();
+    for (src, hyps) in sources.iter().zip(&out) {
+        assert!(
+            hyps.iter().all(|h| !h.tokens.is_empty()),
+            "{src:?}: {:?}",
+            hyps.iter().map(|h| &h.tokens).collect::<Vec<_>>()
+        );
+    }
+    // An empty source (only its EOS) may still end at once.
+    let cfg = BeamConfig { beam: 6, limits: limits(12), ..Default::default() };
+    beam_search(&mut toy(50), &[vec![EOS]], &cfg).unwrap();
 }

@@ -27,3 +27,14 @@ pub const SACREBLEU_VERSION: &str = "2.6.0";
 pub fn plural(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
+
+/// The text of file `name`, or why its bytes are not text we read, for the CLI and the page alike:
+/// UTF-16 (what Windows Notepad saves as "Unicode") is named, since re-saving as UTF-8 is the fix.
+pub fn utf8_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|e| match e.as_bytes() {
+        [0xFF, 0xFE, ..] | [0xFE, 0xFF, ..] => {
+            format!("{name} is UTF-16 text (Windows calls it \"Unicode\"); save it as UTF-8 and open it again")
+        }
+        _ => format!("{name} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
+    })
+}

@@ -98,8 +98,12 @@ impl Vocab {
         self.inner.get_vocab_size(true)
     }
 
-    /// Subword ids of a sentence followed by EOS (no BOS: the decoder adds it on its side).
+    /// Subword ids of a sentence followed by EOS (no BOS: the decoder adds it on its side). Any
+    /// run of whitespace (tabs, no-break spaces from web pages, doubled spaces) is one space, as in
+    /// the training text: the pre-tokenizer splits on the space alone, so a tab would glue two
+    /// words into one unseen token.
     pub fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let enc = self.inner.encode(text, false).map_err(|e| e.to_string())?;
         let mut ids = enc.get_ids().to_vec();
         ids.push(EOS_ID);

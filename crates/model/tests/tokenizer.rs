@@ -70,3 +70,17 @@ fn a_trained_vocabulary_has_no_line_break_tokens() {
     let ids = vocab.encode("A man in a blue shirt.").unwrap();
     assert_eq!(vocab.decode(&ids), "A man in a blue shirt.");
 }
+
+#[test]
+fn any_whitespace_between_words_encodes_as_one_space() {
+    // Text pasted from web pages and spreadsheets: tabs, no-break spaces (U+00A0, U+202F), an
+    // ideographic space, doubled spaces, a trailing line break. Without the rule a tab glued
+    // "A\tdog" into unseen tokens and the model translated nonsense.
+    for (file, vocab) in shipped_vocabs() {
+        let plain = vocab.encode("A dog runs.").unwrap();
+        for text in ["A\tdog\truns.", "A\u{a0}dog\u{202f}runs.", "  A  dog \u{3000} runs. \n"] {
+            assert_eq!(vocab.encode(text).unwrap(), plain, "{file}: {text:?}");
+        }
+        assert_ne!(vocab.encode("A dogruns.").unwrap(), plain, "{file}: a test that cannot fail");
+    }
+}
