@@ -42,9 +42,21 @@ impl View {
         }
     }
     fn from_hash(hash: &str) -> View {
-        let slug = hash.trim_start_matches('#').split(['?', '&']).next().unwrap_or("");
-        View::ALL.into_iter().find(|v| v.slug() == slug).unwrap_or(View::Translate)
+        View::ALL.into_iter().find(|v| v.slug() == slug_of(hash)).unwrap_or(View::Translate)
     }
+}
+
+fn slug_of(hash: &str) -> &str {
+    hash.trim_start_matches('#').split(['?', '&']).next().unwrap_or("")
+}
+
+/// The link's problems: its settings' (`settings::from_query`), and a view it names that does not exist.
+fn link_problems(hash: &str, mut problems: Vec<String>) -> Vec<String> {
+    let slug = slug_of(hash);
+    if !slug.is_empty() && !slug.contains('=') && View::ALL.iter().all(|v| v.slug() != slug) {
+        problems.insert(0, format!("view {slug:?} (not a view; Translate is shown)"));
+    }
+    problems
 }
 
 /// The URL's hash for a view and its query: `#compare?beam=4&text=…`, `#bleu`.
@@ -64,7 +76,7 @@ pub fn App() -> impl IntoView {
     let hash = browser::location_hash();
     let view = RwSignal::new(View::from_hash(&hash));
     let (settings, text, problems) = settings::from_query(query_of(&hash));
-    let url_problems = RwSignal::new(problems);
+    let url_problems = RwSignal::new(link_problems(&hash, problems));
     let url_problems_seen = RwSignal::new(false);
     let shared = Shared {
         settings: RwSignal::new(settings),
@@ -140,8 +152,8 @@ pub fn App() -> impl IntoView {
         }
         let (s, t, problems) = settings::from_query(query_of(&hash));
         let v = View::from_hash(&hash);
+        url_problems.set(link_problems(&hash, problems));
         written.set_value((Some(v), hash));
-        url_problems.set(problems);
         url_problems_seen.set(false);
         // Only what changed is set: Back between views must not translate the same text again.
         if shared.settings.with_untracked(|old| *old != s) {

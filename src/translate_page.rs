@@ -195,7 +195,6 @@ pub fn TranslatePage() -> impl IntoView {
     let colour = RwSignal::new(false);
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
-    // (BLEU, signature, hypotheses, number of sentences, search)
     let eval_result = RwSignal::new(None::<EvalResult>);
     let eval_count = RwSignal::new(1000usize);
     let eval_count_problem = RwSignal::new(None::<String>);
@@ -506,7 +505,6 @@ pub fn TranslatePage() -> impl IntoView {
     }
 }
 
-/// The "first N sentences" box's value, or why not.
 /// A finished test-set evaluation, with what it scored (kept with it, not looked up again: the
 /// direction may change after it).
 #[derive(Clone)]
@@ -520,6 +518,7 @@ struct EvalResult {
     model: String,
 }
 
+/// The "first N sentences" box's value, or why not.
 fn eval_count_checked(value: &str) -> Result<f64, String> {
     match value.trim() {
         "" => Err("the number of sentences must be a number from 1 to 1000".into()),

@@ -28,6 +28,16 @@ test('out-of-range URL settings are refused with a message and do not reach the 
   assert.deepEqual(errors, []);
 });
 
+test('a link to an unknown view or with a setting given twice says so', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#bogus?beam=4&beam=8', errors);
+  const problems = page.locator('[data-testid=url-problems]');
+  await problems.waitFor();
+  assert.match(await problems.textContent(), /view "bogus" \(not a view; Translate is shown\); beam given more than once \(the last, "8", is used\)/);
+  assert.equal(await page.inputValue('[data-testid=tr-beam]'), '8');
+  assert.deepEqual(errors, []);
+});
+
 test('the status says when the maximum length cut the output and names unseen characters', async () => {
   const errors = [];
   const text = encodeURIComponent('A man in a blue shirt is standing on a ladder.');

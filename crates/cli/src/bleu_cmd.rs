@@ -317,8 +317,9 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         }
         Some(_) => return Err("argument -i/--input: expected at least one file".into()),
         None => {
-            let mut text = String::new();
-            std::io::stdin().read_to_string(&mut text).map_err(|_| "standard input is not valid UTF-8".to_string())?;
+            let mut bytes = Vec::new();
+            std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
+            let text = wgslate_metrics::utf8_text("standard input", bytes)?;
             // Python reads standard input with universal newlines ("\r" and "\r\n" end lines too),
             // unlike files, and does not rstrip the first line's fields one by one.
             let lines = split_lines(&text.replace("\r\n", "\n").replace('\r', "\n"));

@@ -83,7 +83,7 @@ fn bad_input_gets_a_one_line_error() {
     assert_error(&["ref.de", "-i", "hyp1.de", "-sl", "-m", "bleu", "chrf"], None, "sentence-level");
     assert_error(&["ref.de", "-i", "hyp1.de", "--paired-bs"], None, "multiple input systems");
     assert_error(&["-i", "hyp1.de"], None, "reference");
-    assert_error(&["ref.de"], Some(b"\xff\xfe\n"), "UTF-8");
+    assert_error(&["ref.de"], Some(b"\xff\xfe\n"), "standard input is UTF-16 text");
     assert_error(&["ref.de", "-i", short.to_str().unwrap(), "hyp1.de", "--confidence"], None, "paired");
     // A name ending in .gz is gunzipped: plain text under that name is refused, an empty file is
     // empty text (as Python's gzip.open reads them).

@@ -166,7 +166,13 @@ impl Settings {
     /// Settings and text from decoded `key=value` pairs, and one message per value refused.
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Settings, String, Vec<String>) {
         let (mut s, mut text, mut problems) = (Settings::default(), String::new(), Vec::new());
+        let mut seen = std::collections::HashSet::new();
         for (k, v) in pairs {
+            // A key given twice (`beam=4&beam=8`): the last one counts, as URLSearchParams' get()
+            // would not, so say which.
+            if !seen.insert(k) {
+                problems.push(format!("{k} given more than once (the last, {v:?}, is used)"));
+            }
             if k == "text" {
                 text = v.to_string();
             } else if let Err(e) = s.set(k, v) {

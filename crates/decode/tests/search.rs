@@ -112,7 +112,8 @@ fn brute_force(source: &[u32], max_len: usize, scoring: &Scoring) -> (Vec<u32>, 
         let mut att_end = att.clone();
         att_end.push(attention(source, &prefix));
         let s = scoring.score(lp_end, prefix.len() + 1, source.len(), &att_end);
-        if s > best.1 && !prefix.is_empty() {
+        // A source with words (more than its EOS) never ends on the empty output.
+        if s > best.1 && (!prefix.is_empty() || source.len() <= 1) {
             best = (prefix.clone(), s);
         }
         for w in WORDS {
@@ -401,7 +402,9 @@ fn a_wide_beam_never_returns_the_empty_translation_of_words() {
             hyps.iter().map(|h| &h.tokens).collect::<Vec<_>>()
         );
     }
-    // An empty source (only its EOS) may still end at once.
-    let cfg = BeamConfig { beam: 6, limits: limits(12), ..Default::default() };
-    beam_search(&mut toy(50), &[vec![EOS]], &cfg).unwrap();
+    // An empty source (only its EOS) may still end at once: its best is what brute force finds,
+    // the empty output included.
+    let cfg = BeamConfig { beam: 200, limits: limits(3), ..Default::default() };
+    let out = beam_search(&mut toy(50), &[vec![EOS]], &cfg).unwrap();
+    assert_eq!(out[0][0].tokens, brute_force(&[EOS], 3, &cfg.scoring).0);
 }

@@ -102,3 +102,16 @@ fn a_rerank_box_that_cannot_apply_leaves_the_effective_settings_alone() {
     assert_ne!(effective("beam=4&rerank=true"), effective("beam=4"), "a beam: ticking it re-translates");
     assert!(effective("beam=4&rerank=true").reranks());
 }
+
+#[test]
+fn a_setting_given_twice_is_named_and_the_last_one_counts() {
+    let (s, text, problems) = parse("beam=4&beam=8&text=a&text=b");
+    assert_eq!((s.beam, text.as_str()), (8, "b"));
+    assert_eq!(
+        problems,
+        [
+            "beam given more than once (the last, \"8\", is used)",
+            "text given more than once (the last, \"b\", is used)"
+        ]
+    );
+}
