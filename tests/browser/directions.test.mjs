@@ -111,7 +111,7 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
   await page.locator('[data-testid=eval-count]').dispatchEvent('change');
   await page.click('[data-testid=eval-run]');
   await page.waitForSelector('[data-testid=eval-bleu]', { timeout: 120000 });
-  assert.match(await page.locator('p', { has: page.locator('[data-testid=eval-bleu]') }).textContent(), /on 2 sentences, beam 4, reranked/);
+  assert.match(await page.locator('p', { has: page.locator('[data-testid=eval-bleu]') }).textContent(), /on 2 sentences, en-de\/transformer, beam 4, reranked/);
   // Unticked, the same beam gives plain beam search's output.
   await page.locator('[data-testid=tr-rerank]').uncheck();
   await page.waitForFunction((want) => document.querySelector('[data-testid=tr-output]')?.innerText.trim() === want, plain, { timeout: 120000 });
