@@ -15,9 +15,18 @@ use crate::translate_page::{first_sentence, settings_pairs, Shared};
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
 fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
     if g.len() == 1 {
-        labels[g.start].clone()
+        visible(&labels[g.start]).to_string()
     } else {
-        format!("{}…{} ({}–{})", labels[g.start].trim(), labels[g.end - 1].trim(), g.start + 1, g.end)
+        format!("{}…{} ({}–{})", visible(labels[g.start].trim()), visible(labels[g.end - 1].trim()), g.start + 1, g.end)
+    }
+}
+
+/// A token that is only a word boundary (the tokenizer's lone "▁", shown as a space) gets a
+/// visible mark instead of a blank label.
+fn visible(label: &str) -> &str {
+    match label.trim().is_empty() {
+        true => "␣",
+        false => label,
     }
 }
 #[derive(Clone, Debug)]
@@ -264,5 +273,14 @@ mod tests {
     fn grouped_tokens_are_labelled_by_their_ends_and_positions() {
         assert_eq!(group_label(&["a".into(), "b".into(), "c".into()], &(0..3)), "a…c (1–3)");
         assert_eq!(group_label(&["a".into(), "b".into()], &(1..2)), "b");
+    }
+
+    #[test]
+    fn a_token_that_is_only_a_word_boundary_is_labelled_visibly() {
+        // A token that is only a space (the tokenizer's word boundary alone) used to leave its row
+        // or column unlabelled: a new user saw blank labels for emoji and HTML input.
+        assert_eq!(group_label(&[" ".into(), "b".into()], &(0..1)), "␣");
+        assert_eq!(group_label(&[" ".into(), "b".into(), "".into()], &(0..3)), "␣…␣ (1–3)");
+        assert_eq!(group_label(&[" Hund".into()], &(0..1)), " Hund");
     }
 }
