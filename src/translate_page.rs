@@ -247,6 +247,14 @@ pub fn TranslatePage() -> impl IntoView {
         run_debounced(300);
     });
 
+    // Fetches the chosen model in the "load" lane (replacing an older such fetch), for no translation yet.
+    let prefetch = move || {
+        let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
+        spawn_local(async move {
+            let _ = engine_client::run("load", job, |_, _| {}).await;
+        });
+    };
+
     // The landing view fetches the chosen model once the page is idle, so the first translation
     // does not wait for the download (a link with text starts translating, and loading, at once).
     spawn_local(async move {
@@ -254,8 +262,7 @@ pub fn TranslatePage() -> impl IntoView {
         browser::sleep_ms(500).await;
         let _ = model_is_shipped(shared, "").await;
         if matches!(slug.as_str(), "" | "translate") && text.get_untracked().trim().is_empty() {
-            let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
-            let _ = engine_client::run("load", job, |_, _| {}).await;
+            prefetch();
         }
     });
 
@@ -270,10 +277,7 @@ pub fn TranslatePage() -> impl IntoView {
         // An evaluation under way scores the model it started with: another one makes it moot.
         engine_client::cancel("evaluate");
         if text.get_untracked().trim().is_empty() {
-            let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
-            spawn_local(async move {
-                let _ = engine_client::run("load", job, |_, _| {}).await;
-            });
+            prefetch();
         } else {
             engine_client::cancel("load");
         }
