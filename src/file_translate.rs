@@ -56,13 +56,20 @@ impl Segments {
 /// Puts translated sentences back on their lines and counts the lines finished.
 struct Assembly {
     out: Vec<String>,
+    /// "\r\n" when the file came with Windows line ends, so the translation keeps them.
+    line_end: &'static str,
     left: Vec<usize>,
     lines_done: usize,
 }
 
 impl Assembly {
-    fn new(segments: &Segments) -> Self {
-        Self { out: vec![String::new(); segments.per_line.len()], left: segments.per_line.clone(), lines_done: 0 }
+    fn new(segments: &Segments, line_end: &'static str) -> Self {
+        Self {
+            out: vec![String::new(); segments.per_line.len()],
+            line_end,
+            left: segments.per_line.clone(),
+            lines_done: 0,
+        }
     }
 
     fn add(&mut self, line: usize, translation: &str) {
@@ -83,7 +90,7 @@ impl Assembly {
         self.out
             .iter()
             .zip(&self.left)
-            .map(|(l, &left)| if left == 0 { format!("{l}\n") } else { "\n".into() })
+            .map(|(l, &left)| if left == 0 { format!("{l}{}", self.line_end) } else { self.line_end.into() })
             .collect()
     }
 }
@@ -140,7 +147,8 @@ pub fn FileTranslate() -> impl IntoView {
                     t => t,
                 };
                 let out_name = output_name(&file.name(), &target);
-                let mut assembly = Assembly::new(&segments);
+                let line_end = if text.contains("\r\n") { "\r\n" } else { "\n" };
+                let mut assembly = Assembly::new(&segments, line_end);
                 let t0 = browser::now_ms();
                 status.set(format!("Translating 0 of {with_text} lines…"));
                 let job = Job::Translate {
@@ -247,7 +255,7 @@ mod tests {
         let texts: Vec<(usize, &str)> = segments.sentences.iter().map(|(i, t)| (*i, t.as_str())).collect();
         assert_eq!(texts, [(0, "A dog runs."), (0, "Two men fish!"), (3, "One more")]);
         assert_eq!(segments.lines_with_text(), 2);
-        let mut assembly = Assembly::new(&segments);
+        let mut assembly = Assembly::new(&segments, "\n");
         assembly.add(0, "Ein Hund rennt.");
         assert_eq!(assembly.lines_done, 0);
         assembly.add(0, "Zwei Männer angeln!");
@@ -259,8 +267,17 @@ mod tests {
     #[test]
     fn after_stop_a_line_with_sentences_missing_stays_empty() {
         let lines: Vec<String> = ["A dog runs. Two men fish!", "One more"].map(String::from).into();
-        let mut assembly = Assembly::new(&Segments::of(&lines));
+        let mut assembly = Assembly::new(&Segments::of(&lines), "\n");
         assembly.add(0, "Ein Hund rennt.");
         assert_eq!(assembly.text(), "\n\n");
+    }
+
+    #[test]
+    fn windows_line_ends_stay_windows_line_ends() {
+        let lines: Vec<String> = ["A dog.", "", "A cat."].map(String::from).into();
+        let mut assembly = Assembly::new(&Segments::of(&lines), "\r\n");
+        assembly.add(0, "Ein Hund.");
+        assembly.add(2, "Eine Katze.");
+        assert_eq!(assembly.text(), "Ein Hund.\r\n\r\nEine Katze.\r\n");
     }
 }

@@ -40,6 +40,23 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   assert.deepEqual(errors, []);
 });
 
+test('a file with Windows line ends comes back with Windows line ends', async () => {
+  const errors = [];
+  const file = join(dir, 'windows.txt');
+  writeFileSync(file, 'A dog runs.\r\n\r\nTwo men fish.\r\n');
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.click('details.file-translate summary');
+  await page.setInputFiles('[data-testid=tr-file]', file);
+  await page.locator('[data-testid=tr-file-download]').waitFor({ timeout: 120000 });
+  const { text } = await download(page, 'tr-file-download');
+  const out = text.split('\r\n');
+  assert.equal(out.length, 4, JSON.stringify(text));
+  assert.equal(out.pop(), '', 'ends with CR LF');
+  assert.equal(out[1], '', 'an empty line stays empty');
+  assert.ok(out.every((l) => !l.includes('\n') && !l.includes('\r')), JSON.stringify(text));
+  assert.deepEqual(errors, []);
+});
+
 test('Stop ends a long file’s translation and offers the lines finished', async () => {
   const errors = [];
   const file = join(dir, 'long.txt');

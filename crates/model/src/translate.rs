@@ -127,7 +127,7 @@ impl Notices {
             ));
         }
         if !self.unseen.is_empty() {
-            let shown: Vec<String> = self.unseen.iter().take(12).map(|c| c.to_string()).collect();
+            let shown: Vec<String> = self.unseen.iter().take(12).map(|&c| char_label(c)).collect();
             let more = match self.unseen.len() {
                 n if n > 12 => format!(" and {} more", n - 12),
                 _ => String::new(),
@@ -189,6 +189,30 @@ pub fn split_sentences(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// How a character is named in a message. Ones that draw nothing (controls such as NUL, zero-width
+/// and direction marks, lone combining marks) are named by code point. A right-to-left letter keeps
+/// its code point beside it: a run of bare Hebrew or Arabic letters in a left-to-right sentence is
+/// shown reversed by the bidirectional algorithm, and the code point breaks the run.
+pub fn char_label(c: char) -> String {
+    let code = format!("U+{:04X}", c as u32);
+    let u = c as u32;
+    let draws_nothing = c.is_control()
+        || c.is_whitespace()
+        || matches!(u, 0xAD | 0x34F | 0x61C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F | 0x200B..=0x200F)
+        || matches!(u, 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFF8)
+        || matches!(u, 0xE0000..=0xE0FFF)
+        || matches!(u, 0x300..=0x36F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F);
+    let right_to_left =
+        matches!(u, 0x590..=0x8FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFE | 0x10800..=0x10FFF | 0x1E800..=0x1EFFF);
+    if draws_nothing {
+        code
+    } else if right_to_left {
+        format!("{c} ({code})")
+    } else {
+        c.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{split_sentences, Notices};
@@ -223,6 +247,11 @@ mod tests {
                 "2 translations stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
                 "characters the model has never seen (translated as unknown): € ß ¤",
             ]
+        );
+        let odd = Notices { unseen: vec!['\0', '\u{200d}', '\u{301}', 'ש', 'ל', '你'], ..Notices::default() };
+        assert_eq!(
+            odd.messages(),
+            ["characters the model has never seen (translated as unknown): U+0000 U+200D U+0301 ש (U+05E9) ל (U+05DC) 你"]
         );
         let mut none = Notices::default();
         none.merge(Notices::default());
