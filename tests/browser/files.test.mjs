@@ -16,14 +16,20 @@ async function download(page, testid) {
   return { name: d.suggestedFilename(), text: readFileSync(await d.path(), 'utf8') };
 }
 
+// The Translate view on the CPU engine with "Translate a file" open.
+async function fileTranslatePage(errors) {
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.click('details.file-translate summary');
+  return page;
+}
+
 test('a picked .txt is translated line for line and downloaded with the same lines', async () => {
   const errors = [];
   const lines = ['A man is riding a bike.', '', 'Two dogs play in the snow.', 'A woman reads a book on a bench. She is smiling.'];
   const file = join(dir, 'notes.txt');
   // Saved with a byte order mark, which is not part of the first sentence.
   writeFileSync(file, '\ufeff' + lines.join('\n') + '\n');
-  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
-  await page.click('details.file-translate summary');
+  const page = await fileTranslatePage(errors);
   await page.setInputFiles('[data-testid=tr-file]', file);
   await page.locator('[data-testid=tr-file-download]').waitFor({ timeout: 120000 });
   const { name, text } = await download(page, 'tr-file-download');
@@ -44,8 +50,7 @@ test('a file with Windows line ends comes back with Windows line ends', async ()
   const errors = [];
   const file = join(dir, 'windows.txt');
   writeFileSync(file, 'A dog runs.\r\n\r\nTwo men fish.\r\n');
-  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
-  await page.click('details.file-translate summary');
+  const page = await fileTranslatePage(errors);
   await page.setInputFiles('[data-testid=tr-file]', file);
   await page.locator('[data-testid=tr-file-download]').waitFor({ timeout: 120000 });
   const { text } = await download(page, 'tr-file-download');
@@ -61,8 +66,7 @@ test('Stop ends a long file’s translation and offers the lines finished', asyn
   const errors = [];
   const file = join(dir, 'long.txt');
   writeFileSync(file, Array.from({ length: 400 }, (_, i) => `A man with ${i % 9} dogs walks down the street number ${i}. He is happy.`).join('\n'));
-  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
-  await page.click('details.file-translate summary');
+  const page = await fileTranslatePage(errors);
   await page.setInputFiles('[data-testid=tr-file]', file);
   await page.waitForFunction(() => /Translating [1-9]\d* of 400/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
   await page.click('[data-testid=tr-file-stop]');
@@ -88,8 +92,7 @@ test('a new file clears the last one’s status; an empty or non-text file gets 
   writeFileSync(binary, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]));
   const one = join(dir, 'one.txt');
   writeFileSync(one, 'A dog runs.\n');
-  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
-  await page.click('details.file-translate summary');
+  const page = await fileTranslatePage(errors);
   await page.setInputFiles('[data-testid=tr-file]', one);
   await page.locator('[data-testid=tr-file-download]').waitFor({ timeout: 120000 });
   await page.setInputFiles('[data-testid=tr-file]', empty);

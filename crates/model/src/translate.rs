@@ -193,7 +193,7 @@ pub fn split_sentences(text: &str) -> Vec<Vec<String>> {
 /// and direction marks, lone combining marks) are named by code point. A right-to-left letter keeps
 /// its code point beside it: a run of bare Hebrew or Arabic letters in a left-to-right sentence is
 /// shown reversed by the bidirectional algorithm, and the code point breaks the run.
-pub fn char_label(c: char) -> String {
+fn char_label(c: char) -> String {
     let code = format!("U+{:04X}", c as u32);
     let u = c as u32;
     let draws_nothing = c.is_control()
