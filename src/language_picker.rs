@@ -97,6 +97,13 @@ pub fn LanguagePicker(
                 }}
             </select>
         </label>
+        // A phone cuts the chosen option's label to the select's width; this line shows it whole there.
+        <span class="model-label" data-testid="tr-model-label">
+            {move || {
+                let current = model();
+                entries.get().iter().find(|e| e.name() == current).map_or(format!("{current} (not in the model list)"), |e| e.label())
+            }}
+        </span>
     }
 }
 

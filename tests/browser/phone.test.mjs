@@ -25,6 +25,17 @@ test('every view fits 360 px', async () => {
     await page.goto(`${server.url}#translate?beam=4&text=${encodeURIComponent(text)}`);
     await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
     await fits(page, 'translate');
+    // The model picker cuts its label to the screen; the line under it shows the label whole, on phones only.
+    const modelLabel = () => page.evaluate(() => {
+      const label = document.querySelector('[data-testid=tr-model-label]');
+      return { chosen: document.querySelector('[data-testid=tr-model]').selectedOptions[0].textContent, shown: label.offsetParent ? label.textContent : null };
+    });
+    const phone = await modelLabel();
+    assert.match(phone.chosen, / MB · test BLEU /);
+    assert.equal(phone.shown, phone.chosen);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    assert.equal((await modelLabel()).shown, null, 'a desktop shows the label in the picker alone');
+    await page.setViewportSize({ width: WIDTH, height: 800 });
 
     await page.click('[data-testid=nav-compare]');
     await page.click('[data-testid=cmp-run]');
