@@ -18,6 +18,11 @@ fn arch(model: &str) -> String {
     model.split_once('/').map_or("", |(_, a)| a).to_string()
 }
 
+/// The model's label in the picker: the index's, or its name for a model the index does not list.
+fn model_label(entries: &[CatalogEntry], name: &str) -> String {
+    entries.iter().find(|e| e.name() == name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label())
+}
+
 #[component]
 pub fn LanguagePicker(
     settings: RwSignal<Settings>,
@@ -88,7 +93,7 @@ pub fn LanguagePicker(
                     let entries = entries.get();
                     let listed = catalog::models_for(&entries, &s, &t);
                     let unknown = (!listed.iter().any(|e| e.name() == current))
-                        .then(|| view! { <option value=current.clone() selected=true>{format!("{current} (not in the model list)")}</option> });
+                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &current)}</option> });
                     let known = listed
                         .into_iter()
                         .map(|e| view! { <option value=e.name() selected=e.name() == current>{e.label()}</option> })
@@ -99,10 +104,7 @@ pub fn LanguagePicker(
         </label>
         // A phone cuts the chosen option's label to the select's width; this line shows it whole there.
         <span class="model-label" data-testid="tr-model-label">
-            {move || {
-                let current = model();
-                entries.get().iter().find(|e| e.name() == current).map_or(format!("{current} (not in the model list)"), |e| e.label())
-            }}
+            {move || model_label(&entries.get(), &model())}
         </span>
     }
 }
