@@ -20,7 +20,7 @@ fn arch(model: &str) -> String {
 
 /// The model's label in the picker: the index's, or its name for a model the index does not list.
 fn model_label(entries: &[CatalogEntry], name: &str) -> String {
-    entries.iter().find(|e| e.name() == name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label())
+    catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label())
 }
 
 #[component]
@@ -92,7 +92,7 @@ pub fn LanguagePicker(
                     let current = model();
                     let entries = entries.get();
                     let listed = catalog::models_for(&entries, &s, &t);
-                    let unknown = (!listed.iter().any(|e| e.name() == current))
+                    let unknown = (!catalog::lists(&entries, &current))
                         .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &current)}</option> });
                     let known = listed
                         .into_iter()

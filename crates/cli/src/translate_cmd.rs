@@ -259,7 +259,7 @@ impl Listed {
             .map_err(|e| format!("{} cannot be read ({e})", index_path.display()))?;
         let entries = catalog::parse(&index)?;
         let name = format!("{pair}/{arch}");
-        let entry = entries.iter().find(|e| e.name() == name).cloned();
+        let entry = catalog::find(&entries, &name).cloned();
         let entry = entry.ok_or_else(|| format!("{} does not list {name}", index_path.display()))?;
         Ok(Listed { root, index_path, entries, entry })
     }

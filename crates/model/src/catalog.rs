@@ -96,9 +96,14 @@ pub fn targets(entries: &[CatalogEntry], source: &str) -> Vec<String> {
     unique(entries.iter().filter(|e| e.source() == source).map(CatalogEntry::target))
 }
 
+/// The index's entry for `name` (a `pair/arch` name), a model or an ensemble.
+pub fn find<'a>(entries: &'a [CatalogEntry], name: &str) -> Option<&'a CatalogEntry> {
+    entries.iter().find(|e| e.name() == name)
+}
+
 /// Whether the index lists `model` (a `pair/arch` name) as a model or an ensemble.
 pub fn lists(entries: &[CatalogEntry], model: &str) -> bool {
-    entries.iter().any(|e| e.name() == model)
+    find(entries, model).is_some()
 }
 
 /// The models of one direction, in index order.
@@ -117,7 +122,7 @@ pub fn pick(entries: &[CatalogEntry], source: &str, target: &str, arch: &str) ->
 
 /// The model of the opposite direction (same architecture when there is one), if any.
 pub fn swapped(entries: &[CatalogEntry], name: &str) -> Option<String> {
-    let current = entries.iter().find(|e| e.name() == name)?;
+    let current = find(entries, name)?;
     let back = models_for(entries, current.target(), current.source());
     back.iter().find(|e| e.arch == current.arch).or(back.first()).map(|e| e.name())
 }
@@ -126,7 +131,7 @@ pub fn swapped(entries: &[CatalogEntry], name: &str) -> Option<String> {
 /// the CLI's `--best`): the model of the opposite direction, an ensemble there giving its first member.
 pub fn reranker(entries: &[CatalogEntry], name: &str) -> Option<String> {
     let back = swapped(entries, name)?;
-    entries.iter().find(|e| e.name() == back)?.model_names().into_iter().next()
+    find(entries, &back)?.model_names().into_iter().next()
 }
 
 #[cfg(test)]

@@ -98,7 +98,7 @@ fn shipped_d224_transformer_translates() {
 fn the_default_model_is_in_the_index_and_at_most_4_mb() {
     let default = wgslate_decode::settings::Settings::default().model;
     let entries = catalog::parse(&std::fs::read_to_string(format!("{ROOT}/www/models/index.json")).unwrap()).unwrap();
-    let entry = entries.iter().find(|e| e.name() == default).expect("the default model has an index entry");
+    let entry = catalog::find(&entries, &default).expect("the default model has an index entry");
     assert!(entry.bytes <= 4_000_000, "the default model {default} is {} bytes", entry.bytes);
 }
 
