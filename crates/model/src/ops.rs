@@ -211,3 +211,59 @@ impl CustomOp2 for SmoothedCrossEntropy {
 pub fn smoothed_cross_entropy(logits: &Tensor, targets: &Tensor, eps: f32) -> Result<Tensor> {
     logits.contiguous()?.apply_op2(&targets.contiguous()?, SmoothedCrossEntropy { eps })
 }
+
+/// KL(p‖q) + KL(q‖p) per row, p and q the softmax of logits a and b (N×V) → (N). With
+/// l = log-softmax: ∂/∂a = p ⊙ (lp − lq − KL(p‖q)) + p − q, and the same with a and b swapped.
+struct SymmetricKl;
+
+fn log_softmax_row(x: &[f32]) -> Vec<f32> {
+    let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let lse = max + x.iter().map(|v| (v - max).exp()).sum::<f32>().ln();
+    x.iter().map(|v| v - lse).collect()
+}
+
+/// (KL(p‖q), KL(q‖p)) for one row's log-probabilities.
+fn kl_both(lp: &[f32], lq: &[f32]) -> (f32, f32) {
+    lp.iter().zip(lq).fold((0.0, 0.0), |(pq, qp), (&a, &b)| (pq + a.exp() * (a - b), qp + b.exp() * (b - a)))
+}
+
+impl CustomOp2 for SymmetricKl {
+    fn name(&self) -> &'static str {
+        "wgslate-symmetric-kl"
+    }
+    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> Result<(CpuStorage, Shape)> {
+        let ((a, w), (b, _)) = (rows(s1, l1)?, rows(s2, l2)?);
+        let out: Vec<f32> = a
+            .chunks(w)
+            .zip(b.chunks(w))
+            .map(|(ra, rb)| {
+                let (pq, qp) = kl_both(&log_softmax_row(ra), &log_softmax_row(rb));
+                pq + qp
+            })
+            .collect();
+        let n = out.len();
+        Ok((CpuStorage::F32(out), Shape::from(n)))
+    }
+    fn bwd(&self, a: &Tensor, b: &Tensor, _res: &Tensor, g: &Tensor) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let w = a.dim(1)?;
+        let (av, bv, gv) = (host(a)?, host(b)?, host(g)?);
+        let (mut da, mut db) = (vec![0f32; av.len()], vec![0f32; bv.len()]);
+        for ((((ra, rb), &gr), dra), drb) in
+            av.chunks(w).zip(bv.chunks(w)).zip(&gv).zip(da.chunks_mut(w)).zip(db.chunks_mut(w))
+        {
+            let (lp, lq) = (log_softmax_row(ra), log_softmax_row(rb));
+            let (pq, qp) = kl_both(&lp, &lq);
+            for i in 0..w {
+                let (p, q) = (lp[i].exp(), lq[i].exp());
+                dra[i] = gr * (p * (lp[i] - lq[i] - pq) + p - q);
+                drb[i] = gr * (q * (lq[i] - lp[i] - qp) + q - p);
+            }
+        }
+        Ok((Some(to_tensor(da, a)?), Some(to_tensor(db, b)?)))
+    }
+}
+
+/// Symmetric KL between the softmax distributions of two logit matrices (N×V, f32) → (N), with backward.
+pub fn symmetric_kl(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    a.contiguous()?.apply_op2(&b.contiguous()?, SymmetricKl)
+}

@@ -2,10 +2,12 @@
 //! we did not derive by hand: central finite differences of plain f64 formulas, and candle's
 //! composite ops differentiated by candle's autograd. Each op is checked through a random weighted
 //! sum of its outputs, on random shapes with the edge cases: one column, large logits, label
-//! smoothing 0 and 0.1, the padding id and the last id as targets.
+//! smoothing 0 and 0.1, the padding id and the last id as targets, identical rows for the symmetric KL.
 
 use candle_core::{DType, Device, Tensor, Var, D};
-use wgslate_model::ops::{layer_norm, log_softmax_last_dim, smoothed_cross_entropy, softmax_last_dim, LAYER_NORM_EPS};
+use wgslate_model::ops::{
+    layer_norm, log_softmax_last_dim, smoothed_cross_entropy, softmax_last_dim, symmetric_kl, LAYER_NORM_EPS,
+};
 
 const SHAPES: [(usize, usize); 6] = [(1, 1), (3, 1), (1, 2), (2, 7), (4, 33), (3, 257)];
 
@@ -210,6 +212,68 @@ fn smoothed_cross_entropy_gradient() {
                     1e-4,
                 );
             }
+        }
+    }
+}
+
+/// KL(p‖q) + KL(q‖p) straight from the definition.
+fn symmetric_kl_f64(a: &[f64], b: &[f64]) -> f64 {
+    let (la, lb) = (log_softmax_f64(a), log_softmax_f64(b));
+    la.iter().zip(&lb).map(|(x, y)| (x.exp() - y.exp()) * (x - y)).sum()
+}
+
+#[test]
+fn symmetric_kl_gradient() {
+    let mut rng = Rng(11);
+    for (rows, cols) in SHAPES {
+        for scale in [1.0, 30.0] {
+            // The op's two inputs stacked as one (2·rows × cols) matrix, so one gradient covers both.
+            let mut x = rng.values(2 * rows * cols, scale);
+            // One pair of identical rows: zero divergence, zero gradient.
+            x.copy_within(0..cols, rows * cols);
+            let weights = rng.values(rows, 1.0);
+            let what = format!("symmetric KL {rows}×{cols} scale {scale}");
+            let formula = |x: &[f64]| {
+                let (a, b) = x.split_at(rows * cols);
+                a.chunks(cols).zip(b.chunks(cols)).map(|(ra, rb)| symmetric_kl_f64(ra, rb)).collect::<Vec<f64>>()
+            };
+            let halves = |x: &Tensor| -> candle_core::Result<(Tensor, Tensor)> {
+                Ok((x.narrow(0, 0, rows)?, x.narrow(0, rows, rows)?))
+            };
+            let fused = |x: &Tensor| {
+                let (a, b) = halves(x)?;
+                symmetric_kl(&a, &b)
+            };
+            let composite = |x: &Tensor| {
+                let (a, b) = halves(x)?;
+                let (la, lb) =
+                    (candle_nn::ops::log_softmax(&a, D::Minus1)?, candle_nn::ops::log_softmax(&b, D::Minus1)?);
+                ((la.exp()? - lb.exp()?)? * (la - lb)?)?.sum(D::Minus1)
+            };
+            let input =
+                Tensor::from_vec(x.iter().map(|&v| v as f32).collect::<Vec<f32>>(), (2 * rows, cols), &Device::Cpu)
+                    .unwrap();
+            let values: Vec<f64> =
+                fused(&input).unwrap().to_vec1::<f32>().unwrap().into_iter().map(f64::from).collect();
+            assert_close(&format!("{what}: values"), &values, &formula(&x), 1e-5);
+            assert_eq!(values[0], 0.0, "{what}: identical rows");
+            let analytic = candle_gradient(&fused, &x, (2 * rows, cols), &weights);
+            assert!(
+                analytic[..cols].iter().chain(&analytic[rows * cols..rows * cols + cols]).all(|g| *g == 0.0),
+                "{what}"
+            );
+            assert_close(
+                &format!("{what}: gradient against finite differences"),
+                &analytic,
+                &finite_differences(&formula, &x, &weights),
+                2e-3,
+            );
+            assert_close(
+                &format!("{what}: gradient against candle's composite"),
+                &analytic,
+                &candle_gradient(&composite, &x, (2 * rows, cols), &weights),
+                1e-4,
+            );
         }
     }
 }

@@ -15,6 +15,24 @@ use data::Batch;
 
 pub const LABEL_SMOOTHING: f32 = 0.1;
 
+/// What a training step minimises, per target token.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Objective {
+    /// Label smoothing ε of the cross-entropy.
+    pub smoothing: f32,
+    /// R-Drop weight α (Liang et al. 2021), 0 for off: the batch goes through the network twice, with
+    /// independent dropout, and the loss is ½(CE₁ + CE₂) + α/4 · (KL(p₁‖p₂) + KL(p₂‖p₁)), the paper's
+    /// CE₁ + CE₂ + α/2 · (KL₁₂ + KL₂₁) halved so that it stays on the scale of the plain loss.
+    pub rdrop: f32,
+}
+
+impl Objective {
+    /// Plain label-smoothed cross-entropy.
+    pub fn smoothed(smoothing: f32) -> Self {
+        Self { smoothing, rdrop: 0.0 }
+    }
+}
+
 /// Teacher-forced logits (B·T, V) for a batch.
 pub fn logits(net: &Net, batch: &Batch, train: bool) -> Result<Tensor> {
     let l = match net {
@@ -31,8 +49,16 @@ pub fn logits(net: &Net, batch: &Batch, train: bool) -> Result<Tensor> {
     l.reshape((l.elem_count() / v, v))
 }
 
-/// Mean label-smoothed cross-entropy over the target tokens of a batch.
-pub fn loss(net: &Net, batch: &Batch, train: bool, smoothing: f32) -> Result<Tensor> {
-    let per_token = wgslate_model::ops::smoothed_cross_entropy(&logits(net, batch, train)?, &batch.tgt_out, smoothing)?;
+/// The objective's mean over the target tokens of a batch (R-Drop only when `train`, as it needs dropout).
+pub fn loss(net: &Net, batch: &Batch, train: bool, objective: Objective) -> Result<Tensor> {
+    let ce = |l: &Tensor| wgslate_model::ops::smoothed_cross_entropy(l, &batch.tgt_out, objective.smoothing);
+    let first = logits(net, batch, train)?;
+    let per_token = if train && objective.rdrop > 0.0 {
+        let second = logits(net, batch, train)?;
+        let mean_ce = ((ce(&first)? + ce(&second)?)? * 0.5)?;
+        (mean_ce + (wgslate_model::ops::symmetric_kl(&first, &second)? * (objective.rdrop as f64 / 4.0))?)?
+    } else {
+        ce(&first)?
+    };
     (per_token * &batch.tgt_mask)?.sum_all()? / batch.target_tokens as f64
 }

@@ -13,6 +13,7 @@ const USAGE: &str = "usage: wgslate-train --arch transformer|gru [--data DIR --s
        [--dropout X] [--score additive|dot|general] [--schedule standard|linear] [--val-bleu-sentences N]
        [--split N]   (N worker threads per batch, each on a share of its rows; with RAYON_NUM_THREADS=1)
        [--bpe-dropout P]   (skip each BPE merge with probability P, segmenting the training pairs anew each epoch)
+       [--rdrop A]   (R-Drop: each batch twice through dropout, the loss adds A/4 times the two predictions' symmetric KL)
        wgslate-train --average K --run DIR --out DIR   (mean of the run's last K epoch exports)";
 
 fn main() {
@@ -127,5 +128,6 @@ fn run() -> anyhow::Result<()> {
         val_bleu_sentences: num("val-bleu-sentences", "0")? as usize,
         split: (num("split", "1")? as usize).max(1),
         bpe_dropout: num("bpe-dropout", "0")? as f32,
+        rdrop: num("rdrop", "0")? as f32,
     })
 }

@@ -9,6 +9,7 @@ use candle_core::{backprop::GradStore, Result, Tensor, Var};
 use wgslate_model::Net;
 
 use crate::data::{self, Pair};
+use crate::Objective;
 
 /// Gradients aligned with the optimizer's parameters (`None` where a parameter got none).
 pub type Grads = Vec<Option<Tensor>>;
@@ -33,7 +34,7 @@ pub fn split_rows(idx: &[usize], parts: usize) -> Vec<&[usize]> {
     out
 }
 
-/// Mean smoothed loss over the batch's target tokens, its target-token count and the gradients.
+/// The objective's mean over the batch's target tokens, its target-token count and the gradients.
 pub fn loss_and_grads(
     net: &Net,
     pairs: &[Pair],
@@ -41,14 +42,14 @@ pub fn loss_and_grads(
     parts: usize,
     params: &[(String, Var)],
     train: bool,
-    smoothing: f32,
+    objective: Objective,
 ) -> Result<(f64, usize, Grads)> {
     let chunks = split_rows(idx, parts);
     let total: usize = chunks.iter().flat_map(|c| c.iter()).map(|&i| pairs[i].tgt.len()).sum();
     let work = |rows: &[usize]| -> Result<(f64, Grads)> {
         let batch = data::to_batch(pairs, rows)?;
         let weight = batch.target_tokens as f64 / total as f64;
-        let loss = crate::loss(net, &batch, train, smoothing)?;
+        let loss = crate::loss(net, &batch, train, objective)?;
         let grads = (&loss * weight)?.backward()?;
         let value = loss.to_scalar::<f32>()? as f64 * weight;
         Ok((value, collect(params, &grads)))

@@ -38,6 +38,8 @@ pub struct TrainArgs {
     pub split: usize,
     /// BPE-dropout rate for the training pairs, segmented anew each epoch (0: one fixed segmentation).
     pub bpe_dropout: f32,
+    /// R-Drop weight α (`Objective::rdrop`; 0: off). Each step then costs two forward and backward passes.
+    pub rdrop: f32,
 }
 
 /// How the learning rate moves after warm-up.
@@ -83,6 +85,9 @@ fn fmt_duration(s: f64) -> String {
 }
 
 pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
+    if !(args.rdrop.is_finite() && args.rdrop >= 0.0) {
+        anyhow::bail!("the R-Drop weight must be a number ≥ 0 (0 turns it off), got {}", args.rdrop);
+    }
     std::fs::create_dir_all(&args.run_dir)?;
     let tok_path = args.run_dir.join("tokenizer.json");
     let vocab = if tok_path.exists() {
@@ -176,7 +181,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
                 args.split,
                 &adam.params,
                 true,
-                crate::LABEL_SMOOTHING,
+                crate::Objective { smoothing: crate::LABEL_SMOOTHING, rdrop: args.rdrop },
             )?;
             let lr = learning_rate(&args, adam.step + 1, total_steps, progress.lr_scale);
             adam.update(&grads, lr, args.clip, args.split)?;
@@ -301,6 +306,7 @@ mod tests {
             val_bleu_sentences: 0,
             split: 1,
             bpe_dropout: 0.0,
+            rdrop: 0.0,
         }
     }
 

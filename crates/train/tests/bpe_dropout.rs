@@ -1,58 +1,12 @@
 //! `--bpe-dropout`: a run segments its training pairs anew each epoch and still trains, exports
 //! each epoch and resumes; a rate outside [0, 1) is refused before any work.
 
-use std::path::PathBuf;
+mod common;
 
-use wgslate_model::{ModelConfig, TransformerConfig};
-use wgslate_train::run::{train, Schedule, TrainArgs};
+use wgslate_train::run::train;
 
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-
-fn args(name: &str, bpe_dropout: f32) -> TrainArgs {
-    let run_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&run_dir);
-    std::fs::create_dir_all(&run_dir).unwrap();
-    std::fs::copy(format!("{ROOT}/www/models/en-de/transformer/tokenizer.json"), run_dir.join("tokenizer.json"))
-        .unwrap();
-    // The first `n` lines of a shipped val file, as the run's file `name`.
-    let head = |name: &str, val_file: &str, n: usize| {
-        let path = run_dir.join(name);
-        let text = std::fs::read_to_string(format!("{ROOT}/www/data/{val_file}")).unwrap();
-        std::fs::write(&path, text.lines().take(n).collect::<Vec<_>>().join("\n")).unwrap();
-        path.display().to_string()
-    };
-    TrainArgs {
-        config: ModelConfig::Transformer(TransformerConfig {
-            vocab_size: 0,
-            d_model: 16,
-            n_heads: 2,
-            d_ff: 32,
-            encoder_layers: 1,
-            decoder_layers: 1,
-            max_len: 64,
-            dropout: 0.1,
-        }),
-        train_src: head("train.en", "val.en", 48),
-        train_tgt: head("train.de", "val.de", 48),
-        val_src: head("val.en", "val.en", 4),
-        val_tgt: head("val.de", "val.de", 4),
-        out_dir: run_dir.join("best"),
-        run_dir,
-        resume: true,
-        init: None,
-        epochs: 2,
-        minutes: 60.0,
-        max_tokens: 400,
-        lr: 1e-3,
-        warmup: 10,
-        clip: 1.0,
-        seed: 1,
-        checkpoint_minutes: 60.0,
-        schedule: Schedule::Linear,
-        val_bleu_sentences: 0,
-        split: 1,
-        bpe_dropout,
-    }
+fn args(name: &str, bpe_dropout: f32) -> wgslate_train::run::TrainArgs {
+    common::run_args(name, bpe_dropout, 0.0)
 }
 
 #[test]

@@ -1,29 +1,12 @@
 //! Splitting a batch across worker threads gives the whole batch's loss and gradients.
 
-use candle_core::{DType, Device};
-use candle_nn::{VarBuilder, VarMap};
-use wgslate_model::{AttentionScore, GruConfig, ModelConfig, Net, TransformerConfig};
-use wgslate_train::adam::Adam;
-use wgslate_train::data::{make_batches, Pair};
+mod common;
+
+use common::{build, pairs};
+use wgslate_model::{AttentionScore, GruConfig, ModelConfig, TransformerConfig};
+use wgslate_train::data::make_batches;
 use wgslate_train::parallel::{loss_and_grads, split_rows};
-
-fn build(config: &ModelConfig) -> (Net, Adam) {
-    let varmap = VarMap::new();
-    let net = Net::new(config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu)).unwrap();
-    let adam = Adam::for_varmap(&varmap).unwrap();
-    (net, adam)
-}
-
-fn pairs(n: usize) -> Vec<Pair> {
-    (0..n)
-        .map(|i| {
-            let (ls, lt) = (2 + i % 7, 2 + (i * 5) % 9);
-            let src = (0..ls).map(|j| 4 + ((i * 11 + j * 3) % 30) as u32).chain([2]).collect();
-            let tgt = (0..lt).map(|j| 4 + ((i * 13 + j * 7) % 30) as u32).chain([2]).collect();
-            Pair { src, tgt }
-        })
-        .collect()
-}
+use wgslate_train::Objective;
 
 #[test]
 fn split_rows_covers_every_row_once_in_near_equal_runs() {
@@ -65,8 +48,10 @@ fn split_batches_give_the_same_loss_and_gradients() {
     for config in configs {
         let (net, adam) = build(&config);
         // train = false: no dropout, so both ways compute the same function.
-        let (loss1, tokens1, grads1) = loss_and_grads(&net, &data, &batch, 1, &adam.params, false, 0.1).unwrap();
-        let (loss3, tokens3, grads3) = loss_and_grads(&net, &data, &batch, 3, &adam.params, false, 0.1).unwrap();
+        let (loss1, tokens1, grads1) =
+            loss_and_grads(&net, &data, &batch, 1, &adam.params, false, Objective::smoothed(0.1)).unwrap();
+        let (loss3, tokens3, grads3) =
+            loss_and_grads(&net, &data, &batch, 3, &adam.params, false, Objective::smoothed(0.1)).unwrap();
         assert_eq!(tokens1, tokens3);
         assert_eq!(tokens1, data.iter().map(|p| p.tgt.len()).sum::<usize>());
         assert!((loss1 - loss3).abs() < 1e-5 * loss1, "{}: loss {loss1} vs {loss3}", config.arch_name());
@@ -109,7 +94,8 @@ fn adam_gives_the_same_update_on_any_number_of_threads() {
             finals.push(adam.params.iter().map(|(_, p)| p.as_tensor().copy().unwrap()).collect());
         }
         for _ in 0..3 {
-            let (_, _, grads) = loss_and_grads(&net, &data, &batch, 1, &adam.params, false, 0.1).unwrap();
+            let (_, _, grads) =
+                loss_and_grads(&net, &data, &batch, 1, &adam.params, false, Objective::smoothed(0.1)).unwrap();
             adam.update(&grads, 1e-2, 1.0, workers).unwrap();
         }
         finals.push(adam.params.iter().map(|(_, p)| p.as_tensor().copy().unwrap()).collect());
