@@ -71,6 +71,12 @@ impl ModelConfig {
             ModelConfig::Gru(c) => c.max_len,
         }
     }
+    pub fn dropout(&self) -> f32 {
+        match self {
+            ModelConfig::Transformer(c) => c.dropout,
+            ModelConfig::Gru(c) => c.dropout,
+        }
+    }
     pub fn arch_name(&self) -> &'static str {
         match self {
             ModelConfig::Transformer(_) => "transformer",

@@ -67,6 +67,12 @@ pub fn softmax_last_dim(x: &Tensor) -> Result<Tensor> {
     x.contiguous()?.apply_op1(Softmax)
 }
 
+/// log Σ exp(x), shifted by the maximum.
+fn log_sum_exp(x: &[f32]) -> f32 {
+    let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    max + x.iter().map(|v| (v - max).exp()).sum::<f32>().ln()
+}
+
 struct LogSoftmax;
 
 impl CustomOp1 for LogSoftmax {
@@ -77,8 +83,7 @@ impl CustomOp1 for LogSoftmax {
         let (x, w) = rows(s, l)?;
         let mut out = vec![0f32; x.len()];
         for (xr, yr) in x.chunks(w).zip(out.chunks_mut(w)) {
-            let max = xr.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let lse = max + xr.iter().map(|v| (v - max).exp()).sum::<f32>().ln();
+            let lse = log_sum_exp(xr);
             for (o, &v) in yr.iter_mut().zip(xr) {
                 *o = v - lse;
             }
@@ -161,8 +166,7 @@ struct SmoothedCrossEntropy {
 
 impl SmoothedCrossEntropy {
     fn row(&self, logits: &[f32], target: usize) -> (f32, f32) {
-        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let lse = max + logits.iter().map(|v| (v - max).exp()).sum::<f32>().ln();
+        let lse = log_sum_exp(logits);
         let v = logits.len() as f32;
         let mean_lp = logits.iter().sum::<f32>() / v - lse;
         let lp_t = logits[target] - lse;
@@ -216,15 +220,17 @@ pub fn smoothed_cross_entropy(logits: &Tensor, targets: &Tensor, eps: f32) -> Re
 /// l = log-softmax: ∂/∂a = p ⊙ (lp − lq − KL(p‖q)) + p − q, and the same with a and b swapped.
 struct SymmetricKl;
 
-fn log_softmax_row(x: &[f32]) -> Vec<f32> {
-    let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let lse = max + x.iter().map(|v| (v - max).exp()).sum::<f32>().ln();
-    x.iter().map(|v| v - lse).collect()
+/// One row's log-probabilities and probabilities.
+fn distribution(x: &[f32]) -> (Vec<f32>, Vec<f32>) {
+    let lse = log_sum_exp(x);
+    let log_p: Vec<f32> = x.iter().map(|v| v - lse).collect();
+    let p = log_p.iter().map(|l| l.exp()).collect();
+    (log_p, p)
 }
 
-/// (KL(p‖q), KL(q‖p)) for one row's log-probabilities.
-fn kl_both(lp: &[f32], lq: &[f32]) -> (f32, f32) {
-    lp.iter().zip(lq).fold((0.0, 0.0), |(pq, qp), (&a, &b)| (pq + a.exp() * (a - b), qp + b.exp() * (b - a)))
+/// KL(p‖q) from log-probabilities and p.
+fn kl(lp: &[f32], p: &[f32], lq: &[f32]) -> f32 {
+    lp.iter().zip(p).zip(lq).map(|((a, pa), b)| pa * (a - b)).sum()
 }
 
 impl CustomOp2 for SymmetricKl {
@@ -237,8 +243,8 @@ impl CustomOp2 for SymmetricKl {
             .chunks(w)
             .zip(b.chunks(w))
             .map(|(ra, rb)| {
-                let (pq, qp) = kl_both(&log_softmax_row(ra), &log_softmax_row(rb));
-                pq + qp
+                let ((lp, p), (lq, q)) = (distribution(ra), distribution(rb));
+                kl(&lp, &p, &lq) + kl(&lq, &q, &lp)
             })
             .collect();
         let n = out.len();
@@ -251,12 +257,11 @@ impl CustomOp2 for SymmetricKl {
         for ((((ra, rb), &gr), dra), drb) in
             av.chunks(w).zip(bv.chunks(w)).zip(&gv).zip(da.chunks_mut(w)).zip(db.chunks_mut(w))
         {
-            let (lp, lq) = (log_softmax_row(ra), log_softmax_row(rb));
-            let (pq, qp) = kl_both(&lp, &lq);
+            let ((lp, p), (lq, q)) = (distribution(ra), distribution(rb));
+            let (pq, qp) = (kl(&lp, &p, &lq), kl(&lq, &q, &lp));
             for i in 0..w {
-                let (p, q) = (lp[i].exp(), lq[i].exp());
-                dra[i] = gr * (p * (lp[i] - lq[i] - pq) + p - q);
-                drb[i] = gr * (q * (lq[i] - lp[i] - qp) + q - p);
+                dra[i] = gr * (p[i] * (lp[i] - lq[i] - pq) + p[i] - q[i]);
+                drb[i] = gr * (q[i] * (lq[i] - lp[i] - qp) + q[i] - p[i]);
             }
         }
         Ok((Some(to_tensor(da, a)?), Some(to_tensor(db, b)?)))
@@ -265,5 +270,12 @@ impl CustomOp2 for SymmetricKl {
 
 /// Symmetric KL between the softmax distributions of two logit matrices (N×V, f32) → (N), with backward.
 pub fn symmetric_kl(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    if a.dims() != b.dims() || a.rank() != 2 {
+        candle_core::bail!(
+            "symmetric KL needs two N×V logit matrices of one shape, got {:?} and {:?}",
+            a.dims(),
+            b.dims()
+        );
+    }
     a.contiguous()?.apply_op2(&b.contiguous()?, SymmetricKl)
 }

@@ -12,7 +12,7 @@ pub fn validation_loss(net: &Net, pairs: &[Pair]) -> Result<f64> {
     let (mut sum, mut count) = (0f64, 0usize);
     for idx in make_batches(pairs, 4000) {
         let batch = to_batch(pairs, &idx)?;
-        let l = crate::loss(net, &batch, false, crate::Objective::smoothed(0.0))?.to_scalar::<f32>()? as f64;
+        let l = crate::loss(net, &batch, false, crate::Objective::cross_entropy(0.0))?.to_scalar::<f32>()? as f64;
         sum += l * batch.target_tokens as f64;
         count += batch.target_tokens;
     }

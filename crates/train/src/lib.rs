@@ -27,8 +27,8 @@ pub struct Objective {
 }
 
 impl Objective {
-    /// Plain label-smoothed cross-entropy.
-    pub fn smoothed(smoothing: f32) -> Self {
+    /// Label-smoothed cross-entropy alone.
+    pub fn cross_entropy(smoothing: f32) -> Self {
         Self { smoothing, rdrop: 0.0 }
     }
 }
@@ -51,14 +51,26 @@ pub fn logits(net: &Net, batch: &Batch, train: bool) -> Result<Tensor> {
 
 /// The objective's mean over the target tokens of a batch (R-Drop only when `train`, as it needs dropout).
 pub fn loss(net: &Net, batch: &Batch, train: bool, objective: Objective) -> Result<Tensor> {
-    let ce = |l: &Tensor| wgslate_model::ops::smoothed_cross_entropy(l, &batch.tgt_out, objective.smoothing);
     let first = logits(net, batch, train)?;
-    let per_token = if train && objective.rdrop > 0.0 {
-        let second = logits(net, batch, train)?;
-        let mean_ce = ((ce(&first)? + ce(&second)?)? * 0.5)?;
-        (mean_ce + (wgslate_model::ops::symmetric_kl(&first, &second)? * (objective.rdrop as f64 / 4.0))?)?
-    } else {
-        ce(&first)?
-    };
+    let second = if train && objective.rdrop > 0.0 { Some(logits(net, batch, train)?) } else { None };
+    let per_token = per_token_objective(&first, second.as_ref(), &batch.tgt_out, objective)?;
     (per_token * &batch.tgt_mask)?.sum_all()? / batch.target_tokens as f64
+}
+
+/// The objective per row of logits (N×V) against targets (N): the cross-entropy of `first` alone, or
+/// with a second pass's logits ½(CE₁ + CE₂) + α/4 · symmetric KL (`Objective::rdrop`).
+pub fn per_token_objective(
+    first: &Tensor,
+    second: Option<&Tensor>,
+    targets: &Tensor,
+    objective: Objective,
+) -> Result<Tensor> {
+    let ce = |l: &Tensor| wgslate_model::ops::smoothed_cross_entropy(l, targets, objective.smoothing);
+    match second {
+        None => ce(first),
+        Some(second) => {
+            let mean_ce = ((ce(first)? + ce(second)?)? * 0.5)?;
+            mean_ce + (wgslate_model::ops::symmetric_kl(first, second)? * (objective.rdrop as f64 / 4.0))?
+        }
+    }
 }

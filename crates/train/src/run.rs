@@ -111,6 +111,9 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         ModelConfig::Gru(c) => c.vocab_size = vocab.vocab_size(),
     }
     args.config.validate().map_err(|e| anyhow!(e))?;
+    if args.rdrop > 0.0 && args.config.dropout() == 0.0 {
+        anyhow::bail!("R-Drop compares two passes with different dropout, and this model's dropout is 0");
+    }
     std::fs::write(&cfg_path, serde_json::to_string_pretty(&args.config)?)?;
 
     let varmap = VarMap::new();

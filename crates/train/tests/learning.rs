@@ -64,7 +64,7 @@ fn every_parameter_receives_a_nonzero_gradient() {
         tiny_gru(AttentionScore::General),
     ] {
         let (varmap, net) = build(&config);
-        let loss = wgslate_train::loss(&net, &batch, true, wgslate_train::Objective::smoothed(0.1)).unwrap();
+        let loss = wgslate_train::loss(&net, &batch, true, wgslate_train::Objective::cross_entropy(0.1)).unwrap();
         let grads = loss.backward().unwrap();
         let vars = varmap.data().lock().unwrap();
         assert!(!vars.is_empty());
@@ -85,16 +85,16 @@ fn tiny_models_overfit_fifty_pairs() {
         let (varmap, net) = build(&config);
         let mut adam = Adam::for_varmap(&varmap).unwrap();
         let batch = to_batch(&pairs, &batches[0]).unwrap();
-        let first = wgslate_train::loss(&net, &batch, false, wgslate_train::Objective::smoothed(0.0))
+        let first = wgslate_train::loss(&net, &batch, false, wgslate_train::Objective::cross_entropy(0.0))
             .unwrap()
             .to_scalar::<f32>()
             .unwrap();
         for _ in 0..300 {
-            let loss = wgslate_train::loss(&net, &batch, true, wgslate_train::Objective::smoothed(0.0)).unwrap();
+            let loss = wgslate_train::loss(&net, &batch, true, wgslate_train::Objective::cross_entropy(0.0)).unwrap();
             let grads = wgslate_train::parallel::collect(&adam.params, &loss.backward().unwrap());
             adam.update(&grads, 1e-2, 1.0, 1).unwrap();
         }
-        let last = wgslate_train::loss(&net, &batch, false, wgslate_train::Objective::smoothed(0.0))
+        let last = wgslate_train::loss(&net, &batch, false, wgslate_train::Objective::cross_entropy(0.0))
             .unwrap()
             .to_scalar::<f32>()
             .unwrap();

@@ -49,9 +49,9 @@ fn split_batches_give_the_same_loss_and_gradients() {
         let (net, adam) = build(&config);
         // train = false: no dropout, so both ways compute the same function.
         let (loss1, tokens1, grads1) =
-            loss_and_grads(&net, &data, &batch, 1, &adam.params, false, Objective::smoothed(0.1)).unwrap();
+            loss_and_grads(&net, &data, &batch, 1, &adam.params, false, Objective::cross_entropy(0.1)).unwrap();
         let (loss3, tokens3, grads3) =
-            loss_and_grads(&net, &data, &batch, 3, &adam.params, false, Objective::smoothed(0.1)).unwrap();
+            loss_and_grads(&net, &data, &batch, 3, &adam.params, false, Objective::cross_entropy(0.1)).unwrap();
         assert_eq!(tokens1, tokens3);
         assert_eq!(tokens1, data.iter().map(|p| p.tgt.len()).sum::<usize>());
         assert!((loss1 - loss3).abs() < 1e-5 * loss1, "{}: loss {loss1} vs {loss3}", config.arch_name());
@@ -95,7 +95,7 @@ fn adam_gives_the_same_update_on_any_number_of_threads() {
         }
         for _ in 0..3 {
             let (_, _, grads) =
-                loss_and_grads(&net, &data, &batch, 1, &adam.params, false, Objective::smoothed(0.1)).unwrap();
+                loss_and_grads(&net, &data, &batch, 1, &adam.params, false, Objective::cross_entropy(0.1)).unwrap();
             adam.update(&grads, 1e-2, 1.0, workers).unwrap();
         }
         finals.push(adam.params.iter().map(|(_, p)| p.as_tensor().copy().unwrap()).collect());
