@@ -87,6 +87,31 @@ fn assert_close(what: &str, got: &[f64], want: &[f64], tolerance: f64) {
     }
 }
 
+/// The op's gradient (`analytic`, from its backward pass) against finite differences of the f64
+/// formula and against candle's autograd of the composite.
+fn assert_gradient(
+    what: &str,
+    analytic: &[f64],
+    formula: &dyn Fn(&[f64]) -> Vec<f64>,
+    composite: &dyn Fn(&Tensor) -> candle_core::Result<Tensor>,
+    x: &[f64],
+    shape: (usize, usize),
+    weights: &[f64],
+) {
+    assert_close(
+        &format!("{what}: gradient against finite differences"),
+        analytic,
+        &finite_differences(formula, x, weights),
+        2e-3,
+    );
+    assert_close(
+        &format!("{what}: gradient against candle's composite"),
+        analytic,
+        &candle_gradient(composite, x, shape, weights),
+        1e-4,
+    );
+}
+
 fn per_row(f: fn(&[f64]) -> Vec<f64>, cols: usize) -> impl Fn(&[f64]) -> Vec<f64> {
     move |x: &[f64]| x.chunks(cols).flat_map(f).collect()
 }
@@ -115,18 +140,7 @@ fn check_op(
                 values.flatten_all().unwrap().to_vec1::<f32>().unwrap().into_iter().map(f64::from).collect();
             assert_close(&format!("{what}: values"), &values, &f(&x), 1e-5);
             let analytic = candle_gradient(fused, &x, (rows, cols), &weights);
-            assert_close(
-                &format!("{what}: gradient against finite differences"),
-                &analytic,
-                &finite_differences(&f, &x, &weights),
-                2e-3,
-            );
-            assert_close(
-                &format!("{what}: gradient against candle's composite"),
-                &analytic,
-                &candle_gradient(composite, &x, (rows, cols), &weights),
-                1e-4,
-            );
+            assert_gradient(&what, &analytic, &f, &composite, &x, (rows, cols), &weights);
         }
     }
 }
@@ -199,18 +213,7 @@ fn smoothed_cross_entropy_gradient() {
                 .unwrap();
                 let values: Vec<f64> = values.to_vec1::<f32>().unwrap().into_iter().map(f64::from).collect();
                 assert_close(&format!("{what}: values"), &values, &formula(&x), 1e-5);
-                assert_close(
-                    &format!("{what}: gradient against finite differences"),
-                    &analytic,
-                    &finite_differences(&formula, &x, &weights),
-                    2e-3,
-                );
-                assert_close(
-                    &format!("{what}: gradient against candle's composite"),
-                    &analytic,
-                    &candle_gradient(&composite, &x, (rows, cols), &weights),
-                    1e-4,
-                );
+                assert_gradient(&what, &analytic, &formula, &composite, &x, (rows, cols), &weights);
             }
         }
     }
@@ -262,18 +265,7 @@ fn symmetric_kl_gradient() {
                 analytic[..cols].iter().chain(&analytic[rows * cols..rows * cols + cols]).all(|g| *g == 0.0),
                 "{what}"
             );
-            assert_close(
-                &format!("{what}: gradient against finite differences"),
-                &analytic,
-                &finite_differences(&formula, &x, &weights),
-                2e-3,
-            );
-            assert_close(
-                &format!("{what}: gradient against candle's composite"),
-                &analytic,
-                &candle_gradient(&composite, &x, (2 * rows, cols), &weights),
-                1e-4,
-            );
+            assert_gradient(&what, &analytic, &formula, &composite, &x, (2 * rows, cols), &weights);
         }
     }
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{build, pairs};
+use common::{build, pairs, tiny_transformer};
 use wgslate_model::{AttentionScore, GruConfig, ModelConfig, TransformerConfig};
 use wgslate_train::data::make_batches;
 use wgslate_train::parallel::{loss_and_grads, split_rows};
@@ -72,16 +72,7 @@ fn split_batches_give_the_same_loss_and_gradients() {
 fn adam_gives_the_same_update_on_any_number_of_threads() {
     let data = pairs(9);
     let batch = make_batches(&data, 100_000).remove(0);
-    let config = ModelConfig::Transformer(TransformerConfig {
-        vocab_size: 40,
-        d_model: 16,
-        n_heads: 2,
-        d_ff: 32,
-        encoder_layers: 1,
-        decoder_layers: 1,
-        max_len: 32,
-        dropout: 0.0,
-    });
+    let config = tiny_transformer(0.0);
     let mut finals: Vec<Vec<candle_core::Tensor>> = Vec::new();
     for workers in [1, 3] {
         let (net, mut adam) = build(&config);

@@ -7,26 +7,12 @@
 mod common;
 
 use candle_core::{Device, Tensor};
-use common::{build, pairs};
+use common::{build, pairs, tiny_transformer};
 use wgslate_model::ops::{smoothed_cross_entropy, symmetric_kl};
-use wgslate_model::{ModelConfig, TransformerConfig};
 use wgslate_train::data::{make_batches, to_batch};
 use wgslate_train::parallel::loss_and_grads;
 use wgslate_train::run::train;
 use wgslate_train::{logits, per_token_objective, Objective};
-
-fn tiny(dropout: f32) -> ModelConfig {
-    ModelConfig::Transformer(TransformerConfig {
-        vocab_size: 40,
-        d_model: 16,
-        n_heads: 2,
-        d_ff: 32,
-        encoder_layers: 1,
-        decoder_layers: 1,
-        max_len: 32,
-        dropout,
-    })
-}
 
 fn values(t: &Tensor) -> Vec<f32> {
     t.to_vec1::<f32>().unwrap()
@@ -59,7 +45,7 @@ fn two_training_passes_draw_different_dropout_masks() {
     let data = pairs(11);
     let rows = make_batches(&data, 100_000).remove(0);
     let batch = to_batch(&data, &rows).unwrap();
-    let (net, _) = build(&tiny(0.3));
+    let (net, _) = build(&tiny_transformer(0.3));
     let (first, second) = (logits(&net, &batch, true).unwrap(), logits(&net, &batch, true).unwrap());
     let kl = symmetric_kl(&first, &second).unwrap().mean_all().unwrap().to_scalar::<f32>().unwrap();
     assert!(kl > 1e-4, "mean symmetric KL between the passes {kl}");
@@ -71,7 +57,7 @@ fn two_training_passes_draw_different_dropout_masks() {
 fn without_dropout_r_drop_is_the_plain_loss_with_its_gradients() {
     let data = pairs(11);
     let batch = make_batches(&data, 100_000).remove(0);
-    let (net, adam) = build(&tiny(0.0));
+    let (net, adam) = build(&tiny_transformer(0.0));
     let plain = Objective::cross_entropy(0.1);
     let rdrop = Objective { rdrop: 5.0, ..plain };
     let (l0, _, g0) = loss_and_grads(&net, &data, &batch, 1, &adam.params, true, plain).unwrap();
@@ -112,7 +98,7 @@ fn a_bad_r_drop_weight_is_refused_before_training() {
         assert!(!run_dir.join("progress.json").exists());
     }
     let mut a = common::run_args("rdrop-no-dropout", 0.0, 5.0);
-    a.config = tiny(0.0);
+    a.config = tiny_transformer(0.0);
     let err = format!("{:#}", train(a).expect_err("refused"));
     assert!(err.contains("dropout is 0"), "{err}");
 }

@@ -12,6 +12,20 @@ use wgslate_train::run::{Schedule, TrainArgs};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
+/// A Transformer small enough for a test to train in a blink.
+pub fn tiny_transformer(dropout: f32) -> ModelConfig {
+    ModelConfig::Transformer(TransformerConfig {
+        vocab_size: 40,
+        d_model: 16,
+        n_heads: 2,
+        d_ff: 32,
+        encoder_layers: 1,
+        decoder_layers: 1,
+        max_len: 32,
+        dropout,
+    })
+}
+
 pub fn build(config: &ModelConfig) -> (Net, Adam) {
     let varmap = VarMap::new();
     let net = Net::new(config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu)).unwrap();
