@@ -77,27 +77,36 @@ fn every_parameter_receives_a_nonzero_gradient() {
     }
 }
 
+/// Trains until the loss on the batch is below 0.1, checking every 25 steps, for at most 1 500 steps. Here the
+/// Transformer gets there in 50 steps and the GRU in 75–100; a CI run once left the GRU at 1.08 after a fixed 300, so
+/// the margin is for unlucky initialisations (they are not seeded), which sit on a plateau before they fit.
 #[test]
 fn tiny_models_overfit_fifty_pairs() {
     let pairs = toy_pairs(50);
     let batches = make_batches(&pairs, 10_000);
+    let batch = to_batch(&pairs, &batches[0]).unwrap();
+    let eval = |net: &Net| {
+        wgslate_train::loss(net, &batch, false, wgslate_train::Objective::cross_entropy(0.0))
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+    };
     for config in [tiny_transformer(), tiny_gru(AttentionScore::Additive)] {
         let (varmap, net) = build(&config);
         let mut adam = Adam::for_varmap(&varmap).unwrap();
-        let batch = to_batch(&pairs, &batches[0]).unwrap();
-        let first = wgslate_train::loss(&net, &batch, false, wgslate_train::Objective::cross_entropy(0.0))
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap();
-        for _ in 0..300 {
+        let first = eval(&net);
+        let mut last = first;
+        for step in 1..=1_500 {
             let loss = wgslate_train::loss(&net, &batch, true, wgslate_train::Objective::cross_entropy(0.0)).unwrap();
             let grads = wgslate_train::parallel::collect(&adam.params, &loss.backward().unwrap());
             adam.update(&grads, 1e-2, 1.0, 1).unwrap();
+            if step % 25 == 0 {
+                last = eval(&net);
+                if last < 0.1 {
+                    break;
+                }
+            }
         }
-        let last = wgslate_train::loss(&net, &batch, false, wgslate_train::Objective::cross_entropy(0.0))
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap();
-        assert!(last < 0.1, "{}: loss went from {first} to {last}, expected < 0.1", config.arch_name());
+        assert!(last < 0.1, "{}: loss went from {first} to {last} in 1 500 steps, expected < 0.1", config.arch_name());
     }
 }
