@@ -17,24 +17,26 @@ echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1
 nproc
 python3 -c "import torch; print('torch', torch.__version__)"
+# Stop at once when wgpu finds no adapter (session 41's H200: the NVIDIA ICD loaded but gave no
+# vkCreateInstance), rather than spend the lent minutes on CPU-only lines.
+if "$W" bench --model $M/transformer --sentences 1 --batched 1 2>&1 | grep -q "no GPU adapter"; then
+    echo "no GPU adapter for wgpu; set VK_LOADER_DEBUG=error to see why"; exit 1
+fi
 if [ -n "${KERNEL_TESTS:-}" ]; then
     echo "== kernel tests (each kernel against its CPU twin)"
     timeout 300 "$KERNEL_TESTS" --test-threads 1 2>&1 | tail -25
 fi
-for m in transformer transformer-d224 gru; do
+for m in transformer transformer-d224-distilled gru; do
     echo "== bench $m (WGSL engine on the GPU, candle on the CPU; the gpu backend line names the adapter)"
     timeout 300 "$W" bench --model $M/$m --sentences 50 --dump /tmp/ids-$m.json
 done
-for th in $(nproc) 2 1; do
+for th in $(nproc) 2; do
     echo "== bench transformer, RAYON_NUM_THREADS=$th"
     RAYON_NUM_THREADS=$th timeout 300 "$W" bench --model $M/transformer --sentences 50
 done
 echo "== PyTorch eager peer (batch-1 greedy over the same 50 sentences, tokens checked)"
-for m in transformer transformer-d224; do
+for m in transformer transformer-d224-distilled transformer; do
     for d in cuda cpu; do timeout 300 python3 scripts/torch_peer.py --model $M/$m --ids /tmp/ids-$m.json --device $d; done
-done
-for i in 2 3; do
-    for d in cuda cpu; do timeout 300 python3 scripts/torch_peer.py --model $M/transformer --ids /tmp/ids-transformer.json --device $d; done
 done
 echo "== GPU = CPU tokens over test_2016_flickr (1 000 sentences): differing lines"
 parity() {
@@ -47,8 +49,8 @@ for m in transformer gru; do
     parity $T --model $M/$m
     parity $T --model $M/$m --beam 4
 done
-parity $T --model $M/transformer --model $M/transformer-d224
-parity $T --model $M/transformer --model $M/transformer-d224 --best
+parity $T --model $M/transformer-d224-distilled --model $M/transformer-d224-bt
+parity $T --model $M/transformer-d224-distilled --model $M/transformer-d224-bt --best
 parity $T --model $M/transformer --sample --seed 1
 diff /tmp/gpu.txt /tmp/cpu.txt
 cp /tmp/gpu.txt /tmp/gpu-sample-1.txt
