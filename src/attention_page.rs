@@ -5,6 +5,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
+use wgslate_model::translate::split_sentences;
 
 use crate::attention_heatmap::Heatmap;
 use crate::browser;
@@ -34,6 +35,8 @@ struct Loaded {
     maps: AttentionMaps,
     source: Vec<String>,
     target: Vec<String>,
+    /// The sentence and settings the map was drawn for, to tell when the Translate view has moved on.
+    drawn_for: (String, Vec<(String, String)>),
 }
 
 /// Rows of the chosen map: a layer and head, or the mean over them (None).
@@ -97,15 +100,20 @@ pub fn AttentionPage() -> impl IntoView {
         move |_| {
             let s = shared.settings.get_untracked();
             error.set(None);
+            // A map left under an error would read as the answer to the request that failed.
             let sentence = match first_sentence(&shared) {
                 Ok(s) => s,
-                Err(e) => return error.set(Some(e)),
+                Err(e) => {
+                    loaded.set(None);
+                    return error.set(Some(e));
+                }
             };
             busy.set(true);
             spawn_local(async move {
-                let job = Job::Attention { settings: settings_pairs(&s), text: sentence };
+                let drawn_for = (sentence.clone(), settings_pairs(&s));
+                let job = Job::Attention { settings: drawn_for.1.clone(), text: sentence };
                 let result = match engine_client::run("attention", job, |_, _| {}).await {
-                    Ok(Event::Attention { maps, source, target }) => Ok(Loaded { maps, source, target }),
+                    Ok(Event::Attention { maps, source, target }) => Ok(Loaded { maps, source, target, drawn_for }),
                     Ok(_) => Err(None),
                     Err(e) => Err(e.message()),
                 };
@@ -119,11 +127,23 @@ pub fn AttentionPage() -> impl IntoView {
                         kind.set("cross".into());
                         loaded.set(Some(l));
                     }
-                    Err(e) => error.set(e),
+                    Err(e) => {
+                        loaded.set(None);
+                        error.set(e);
+                    }
                 }
                 busy.set(false);
             });
         }
+    };
+    let stale = move || {
+        loaded.with(|l| {
+            l.as_ref().is_some_and(|l| {
+                let sentence = split_sentences(&shared.text.get()).into_iter().flatten().next();
+                sentence.as_deref() != Some(l.drawn_for.0.as_str())
+                    || settings_pairs(&shared.settings.get()) != l.drawn_for.1
+            })
+        })
     };
     let current = move || {
         let l = loaded.get()?;
@@ -219,7 +239,7 @@ pub fn AttentionPage() -> impl IntoView {
             <h2>"Attention"</h2>
             <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
             <button class="primary" data-testid="att-run" on:click=run disabled=move || busy.get()>"Show attention"</button>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="att-error">{e}</p> })}
             {move || current().map(|(_, _, _, n_layers, n_heads)| {
                 let has_self = loaded.get().is_some_and(|l| !l.maps.encoder_self.is_empty());
                 view! {
@@ -248,9 +268,12 @@ pub fn AttentionPage() -> impl IntoView {
                     </div>
                 }
             })}
+            {move || stale().then(|| view! {
+                <p class="hint" data-testid="att-stale">"The Translate view's first sentence or settings changed since this map was drawn; Show attention again to update it."</p>
+            })}
             {pooled_note}
             {readout}
-            <div class="heatmap">{heatmap}</div>
+            <div class="heatmap" class:stale=stale>{heatmap}</div>
         </section>
     }
 }

@@ -191,7 +191,10 @@ fn TextInput(
         if let Some(file) = file {
             spawn_local(async move {
                 match browser::read_file(&file).await {
-                    Ok(t) => text.set(t),
+                    Ok(t) => {
+                        error.set(None);
+                        text.set(t);
+                    }
                     Err(e) => error.set(Some(e)),
                 }
             });
@@ -212,7 +215,11 @@ fn TextInput(
                 aria-label=placeholder
                 spellcheck="false"
                 prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                on:input=move |ev| {
+                    // A file that could not be read is old news once the user types.
+                    error.set(None);
+                    text.set(event_target_value(&ev));
+                }
             ></textarea>
             <label class="file">
                 "Open .txt…"

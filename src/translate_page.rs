@@ -402,6 +402,7 @@ pub fn TranslatePage() -> impl IntoView {
                 {move || load_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress> })}
             </div>
             {move || model_error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-error">{e}</p> })}
+            <p class="hint" data-testid="tr-domain">"Every model here learnt from Multi30k's 29 000 image captions (“Two dogs run through the snow.”): descriptions of a picture translate well; greetings, numbers and other kinds of text often do not."</p>
             <div class="panes">
                 <div class="pane">
                     <textarea

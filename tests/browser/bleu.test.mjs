@@ -87,6 +87,16 @@ test('blank lines and a byte order mark count as sacreBLEU counts them', async (
   await page.waitForFunction(() => document.querySelector('[data-testid=bleu-score]')?.textContent === '100.0');
   await upload('bleu-hyp', 'crlf.txt', 'Ein Hund läuft.\r\nEine Katze schläft.\r\n');
   await page.waitForFunction(() => document.querySelector('[data-testid=bleu-hyp] ~ .lines')?.textContent === '2 lines');
+  // A file that is not UTF-8 is refused; the message goes once a readable file is loaded, and once the user types.
+  const latin1 = { name: 'latin1.txt', mimeType: 'text/plain', buffer: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) };
+  await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', latin1);
+  await page.waitForFunction(() => /latin1\.txt is not UTF-8/.test(document.querySelector('[data-testid=bleu-error]')?.textContent ?? ''));
+  await upload('bleu-hyp', 'good.txt', ref);
+  await page.locator('[data-testid=bleu-error]').waitFor({ state: 'detached' });
+  await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', latin1);
+  await page.locator('[data-testid=bleu-error]').waitFor();
+  await page.locator('[data-testid=bleu-ref-0]').pressSequentially('x');
+  await page.locator('[data-testid=bleu-error]').waitFor({ state: 'detached' });
   assert.deepEqual(errors, []);
 });
 

@@ -145,9 +145,39 @@ test('a long input is drawn as at most 64 × 64 blocks whose rows still sum to 1
   assert.deepEqual(errors, []);
 });
 
+test('Attention marks its map stale when the Translate view moves on, and drops it when a request fails', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`, errors);
+  await page.click('[data-testid=nav-attention]');
+  await page.click('[data-testid=att-run]');
+  await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=att-stale]').count(), 0);
+  // Another sentence: the map stays, marked as drawn for the old one.
+  await page.click('[data-testid=nav-translate]');
+  await page.fill('[data-testid=tr-input]', 'Two dogs run through the snow.');
+  await page.click('[data-testid=nav-attention]');
+  await page.locator('[data-testid=att-stale]').waitFor();
+  assert.equal(await page.locator('.heatmap.stale [data-testid=att-heatmap]').count(), 1);
+  await page.click('[data-testid=att-run]');
+  await page.locator('[data-testid=att-stale]').waitFor({ state: 'detached', timeout: 120000 });
+  // An ensemble has no single map: the refusal is not shown above the previous model's map.
+  await page.click('[data-testid=nav-translate]');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/ensemble');
+  await page.click('[data-testid=nav-attention]');
+  await page.locator('[data-testid=att-stale]').waitFor();
+  await page.click('[data-testid=att-run]');
+  await page.locator('[data-testid=att-error]').waitFor({ timeout: 120000 });
+  assert.match(await page.locator('[data-testid=att-error]').textContent(), /one model at a time/);
+  assert.equal(await page.locator('[data-testid=att-heatmap]').count(), 0);
+  assert.equal(await page.locator('[data-testid=att-stale]').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
 test('the examples list waits for the test set (Suspense) and then offers its first sentences', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  // A new user learns what the models are good at before typing anything else.
+  assert.match(await page.locator('[data-testid=tr-domain]').textContent(), /image captions/);
   await page.locator('details.examples summary').click();
   await page.locator('[data-testid=examples] li').first().waitFor({ timeout: 60000 });
   assert.equal(await page.locator('[data-testid=examples] li').count(), 40);
