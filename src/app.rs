@@ -67,8 +67,18 @@ fn hash_for(view: View, query: &str) -> String {
     }
 }
 
+/// The settings part of the hash. Links typed by hand without the "?" (`#translate&beam=3`, `#beam=3`) are read
+/// too: they used to lose their settings without a word.
 fn query_of(hash: &str) -> &str {
-    hash.split_once('?').map_or("", |(_, q)| q)
+    let h = hash.trim_start_matches('#');
+    if let Some((_, q)) = h.split_once('?') {
+        return q;
+    }
+    match h.split_once('&') {
+        Some((slug, q)) if !slug.contains('=') => q,
+        _ if h.contains('=') => h,
+        _ => "",
+    }
 }
 
 #[component]
@@ -209,5 +219,22 @@ pub fn App() -> impl IntoView {
                 <AttentionPage />
             </div>
         </main>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_link_without_its_question_mark_keeps_its_settings() {
+        assert_eq!(query_of("#translate?beam=3&text=A"), "beam=3&text=A");
+        assert_eq!(query_of("#translate&beam=3"), "beam=3");
+        assert_eq!(query_of("#beam=3&text=A"), "beam=3&text=A");
+        assert_eq!(query_of("#compare"), "");
+        assert_eq!(query_of(""), "");
+        assert_eq!(View::from_hash("#translate&beam=3"), View::Translate);
+        assert_eq!(View::from_hash("#compare&beam=3"), View::Compare);
+        assert!(link_problems("#beam=3", vec![]).is_empty());
     }
 }
