@@ -97,6 +97,7 @@ pub fn App() -> impl IntoView {
         load_progress: RwSignal::new(None),
         backend: RwSignal::new("Choosing the backend…".into()),
         bleu_prefill: RwSignal::new(None),
+        history_entry: StoredValue::new(false),
     };
     provide_context(shared);
     engine_client::init(engine_client::Status {
@@ -139,7 +140,8 @@ pub fn App() -> impl IntoView {
         }
     });
     // The URL names the view, the settings and the text, so a reload or a shared link opens the
-    // same page; a change of view is a history entry (Back returns to the last view), typing is not.
+    // same page; a change of view is a history entry (Back returns to the last view), and so is Swap (Back returns
+    // to the text it replaced); typing is not.
     let written = StoredValue::new((None::<View>, String::new()));
     Effect::new(move |_| {
         let (v, s, t) = (view.get(), shared.settings.get(), shared.text.get());
@@ -148,8 +150,10 @@ pub fn App() -> impl IntoView {
         if hash == last_hash && browser::location_hash() == hash {
             return;
         }
+        let swapped = shared.history_entry.get_value();
+        shared.history_entry.set_value(false);
         match last_view {
-            Some(last) if last != v => browser::push_location_hash(&hash),
+            Some(last) if last != v || swapped => browser::push_location_hash(&hash),
             _ => browser::set_location_hash(&hash),
         }
         written.set_value((Some(v), hash));

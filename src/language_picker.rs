@@ -51,6 +51,9 @@ pub fn LanguagePicker(
     let swap = move |_| {
         let Some(name) = swap_to() else { return };
         let out = output_text.get_untracked();
+        if let Some(shared) = use_context::<crate::translate_page::Shared>() {
+            shared.history_entry.set_value(true);
+        }
         choose(Some(name));
         if !out.trim().is_empty() {
             text.set(out);

@@ -39,6 +39,9 @@ pub struct Shared {
     pub backend: RwSignal<String>,
     /// Fill the BLEU page with (hypotheses, references).
     pub bleu_prefill: RwSignal<Option<(String, String)>>,
+    /// The next change of the URL is a history entry even within a view (set by Swap, which replaces the
+    /// user's text: Back brings it back).
+    pub history_entry: StoredValue<bool>,
 }
 
 /// The first sentence of the Translate view's text, which Compare and Attention work on.
@@ -187,8 +190,9 @@ fn probability_class(p: f32) -> &'static str {
 #[component]
 pub fn TranslatePage() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    let Shared { settings, text, model_entries, model_status, model_error, load_progress, backend, bleu_prefill } =
-        shared;
+    let Shared {
+        settings, text, model_entries, model_status, model_error, load_progress, backend, bleu_prefill, ..
+    } = shared;
     let output = RwSignal::new(Vec::<Vec<OutSentence>>::new());
     let status = RwSignal::new(String::new());
     let input_error = RwSignal::new(None::<String>);

@@ -44,6 +44,15 @@ test('the pickers offer the shipped directions, and swap translates the output b
   assert.equal(await output(page), back);
   assert.match(await page.getAttribute('[data-testid=tr-input]', 'placeholder'), /Type German text/);
   assert.match(page.url(), /model=de-en%2Ftransformer/);
+  // Swap replaced the user's text; Back brings it and the direction back, Forward the swapped ones.
+  await page.goBack();
+  await page.waitForFunction((s) => document.querySelector('[data-testid=tr-input]').value === s, sentence);
+  assert.equal(await page.inputValue('[data-testid=tr-src]'), 'en');
+  assert.match(page.url(), /#translate\?/);
+  await page.goForward();
+  await page.waitForFunction((s) => document.querySelector('[data-testid=tr-input]').value === s, german);
+  assert.equal(await page.inputValue('[data-testid=tr-src]'), 'de');
+  await finished(page);
 
   // A reload keeps the direction; choosing English as the source again goes back to en-de.
   await page.reload();
