@@ -179,6 +179,17 @@ fn count(v: f64) -> String {
     }
 }
 
+/// The boxes' text, kept in the tab's sessionStorage when the page goes away, so a reload does not empty them.
+const SAVED_INPUTS: &str = "wgslate.bleu.inputs";
+
+/// (hypotheses, second system, references) as the page left them in this tab.
+fn saved_inputs() -> Option<(String, String, Vec<String>)> {
+    let v: Value = serde_json::from_str(&browser::session_get(SAVED_INPUTS)?).ok()?;
+    let text = |x: &Value| x.as_str().unwrap_or_default().to_string();
+    let refs = v.get("refs")?.as_array()?.iter().map(text).collect();
+    Some((v.get("hyp").map(text)?, v.get("hyp2").map(text)?, refs))
+}
+
 /// A textarea that also takes a dropped or picked .txt file.
 #[component]
 fn TextInput(
@@ -242,10 +253,25 @@ fn line_count(text: &str) -> String {
 
 #[component]
 pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
-    let hyp = RwSignal::new(String::new());
-    let hyp2 = RwSignal::new(String::new());
-    let next_id = StoredValue::new(1usize);
-    let refs = RwSignal::new(vec![RefBox { id: 0, text: RwSignal::new(String::new()) }]);
+    let (saved_hyp, saved_hyp2, mut saved_refs) = saved_inputs().unwrap_or_default();
+    if saved_refs.is_empty() {
+        saved_refs.push(String::new());
+    }
+    let hyp = RwSignal::new(saved_hyp);
+    let hyp2 = RwSignal::new(saved_hyp2);
+    let next_id = StoredValue::new(saved_refs.len());
+    let refs = RwSignal::new(
+        saved_refs.into_iter().enumerate().map(|(id, t)| RefBox { id, text: RwSignal::new(t) }).collect::<Vec<_>>(),
+    );
+    let keep = window_event_listener(leptos::ev::pagehide, move |_| {
+        let texts: Vec<String> = refs.with_untracked(|v| v.iter().map(|r| r.text.get_untracked()).collect());
+        let json = serde_json::json!({ "hyp": hyp.get_untracked(), "hyp2": hyp2.get_untracked(), "refs": texts });
+        // Too large for the tab's storage (a few MB): better nothing than an older state.
+        if !browser::session_set(SAVED_INPUTS, &json.to_string()) {
+            browser::session_remove(SAVED_INPUTS);
+        }
+    });
+    on_cleanup(move || keep.remove());
     let tokenize = RwSignal::new("13a".to_string());
     let lowercase = RwSignal::new(false);
     let smoothing = RwSignal::new("exp".to_string());
@@ -348,7 +374,7 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                     <button data-testid="bleu-add-ref" on:click=add_ref>"+ Add reference"</button>
                 </div>
             </div>
-            <details class="second">
+            <details class="second" open=!hyp2.get_untracked().is_empty()>
                 <summary>"Compare with a second system (paired bootstrap)"</summary>
                 <TextInput text=hyp2 testid=Signal::derive(|| "bleu-hyp2".to_string()) placeholder="Second system output, same lines" error />
             </details>

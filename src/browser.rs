@@ -45,6 +45,22 @@ pub fn picked_file(ev: &web_sys::Event) -> Option<web_sys::File> {
     ev.target()?.dyn_into::<web_sys::HtmlInputElement>().ok()?.files()?.get(0)
 }
 
+/// The tab's sessionStorage item `key`, if there is one (none where storage is blocked).
+pub fn session_get(key: &str) -> Option<String> {
+    web_sys::window()?.session_storage().ok()??.get_item(key).ok()?
+}
+
+/// Stores `value` under `key` in the tab's sessionStorage; false where it does not fit or storage is blocked.
+pub fn session_set(key: &str, value: &str) -> bool {
+    web_sys::window().and_then(|w| w.session_storage().ok().flatten()).is_some_and(|s| s.set_item(key, value).is_ok())
+}
+
+pub fn session_remove(key: &str) {
+    if let Some(s) = web_sys::window().and_then(|w| w.session_storage().ok().flatten()) {
+        let _ = s.remove_item(key);
+    }
+}
+
 pub fn location_hash() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }

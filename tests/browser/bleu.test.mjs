@@ -200,3 +200,25 @@ test('the BLEU page works without WebGPU', async () => {
     await plain.close();
   }
 });
+
+test('a reload keeps the boxes’ text (the tab’s sessionStorage), references and second system included', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
+  await page.fill('[data-testid=bleu-hyp]', 'Ein Hund läuft.\nZwei Katzen.');
+  await page.fill('[data-testid=bleu-ref-0]', 'Ein Hund rennt.\nZwei Katzen.');
+  await page.click('[data-testid=bleu-add-ref]');
+  await page.fill('[data-testid=bleu-ref-1]', 'Der Hund läuft.\nZwei Katzen schlafen.');
+  await page.click('details.second summary');
+  await page.fill('[data-testid=bleu-hyp2]', 'Ein Hund.\nKatzen.');
+  await page.reload();
+  await page.locator('[data-testid=bleu-ref-1]').waitFor();
+  assert.equal(await page.inputValue('[data-testid=bleu-hyp]'), 'Ein Hund läuft.\nZwei Katzen.');
+  assert.equal(await page.inputValue('[data-testid=bleu-ref-0]'), 'Ein Hund rennt.\nZwei Katzen.');
+  assert.equal(await page.inputValue('[data-testid=bleu-ref-1]'), 'Der Hund läuft.\nZwei Katzen schlafen.');
+  assert.equal(await page.inputValue('[data-testid=bleu-hyp2]'), 'Ein Hund.\nKatzen.');
+  assert.equal(await page.locator('details.second[open]').count(), 1, 'the second system is shown, not hidden with text in it');
+  // A new tab starts empty: sessionStorage is the tab's own.
+  const fresh = await openPage(rig.browser, rig.url + '#bleu', errors);
+  assert.equal(await fresh.inputValue('[data-testid=bleu-hyp]'), '');
+  assert.deepEqual(errors, []);
+});
