@@ -5,13 +5,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
-use wgslate_model::translate::split_sentences;
 
 use crate::attention_heatmap::Heatmap;
 use crate::browser;
 use crate::engine_client;
 use crate::engine_jobs::{Event, Job};
-use crate::translate_page::{first_sentence, settings_pairs, Shared};
+use crate::translate_page::{first_sentence, first_sentence_of, settings_pairs, Shared};
 
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
 fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
@@ -136,15 +135,14 @@ pub fn AttentionPage() -> impl IntoView {
             });
         }
     };
-    let stale = move || {
+    let stale = Memo::new(move |_| {
         loaded.with(|l| {
             l.as_ref().is_some_and(|l| {
-                let sentence = split_sentences(&shared.text.get()).into_iter().flatten().next();
-                sentence.as_deref() != Some(l.drawn_for.0.as_str())
+                shared.text.with(|t| first_sentence_of(t)).as_deref() != Some(l.drawn_for.0.as_str())
                     || settings_pairs(&shared.settings.get()) != l.drawn_for.1
             })
         })
-    };
+    });
     let current = move || {
         let l = loaded.get()?;
         // Decoder inputs: BOS, then the output tokens before EOS.
@@ -268,7 +266,7 @@ pub fn AttentionPage() -> impl IntoView {
                     </div>
                 }
             })}
-            {move || stale().then(|| view! {
+            {move || stale.get().then(|| view! {
                 <p class="hint" data-testid="att-stale">"The Translate view's first sentence or settings changed since this map was drawn; Show attention again to update it."</p>
             })}
             {pooled_note}

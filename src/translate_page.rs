@@ -46,11 +46,14 @@ pub struct Shared {
 
 /// The first sentence of the Translate view's text, which Compare and Attention work on.
 pub fn first_sentence(shared: &Shared) -> Result<String, String> {
-    split_sentences(&shared.text.get_untracked())
-        .into_iter()
-        .flatten()
-        .next()
+    shared
+        .text
+        .with_untracked(|t| first_sentence_of(t))
         .ok_or_else(|| "Type a sentence in the Translate view first.".to_string())
+}
+
+pub fn first_sentence_of(text: &str) -> Option<String> {
+    split_sentences(text).into_iter().flatten().next()
 }
 
 /// The settings as the engine worker takes them.
