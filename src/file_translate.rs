@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use wgslate_model::catalog;
 use wgslate_model::translate::split_sentences;
 
 use crate::browser;
@@ -146,11 +147,16 @@ pub fn FileTranslate() -> impl IntoView {
                     t if t.is_empty() => "out".to_string(),
                     t => t,
                 };
+                // The run keeps the settings it started with; the status names them, so a change made
+                // meanwhile is not mistaken for one that applied.
+                let title =
+                    shared.model_entries.with_untracked(|e| catalog::find(e, &s.model).map(|m| m.title.clone()));
+                let with = format!("with {}, {}", title.unwrap_or_else(|| s.model.clone()), s.search_label());
                 let out_name = output_name(&file.name(), &target);
                 let line_end = if text.contains("\r\n") { "\r\n" } else { "\n" };
                 let mut assembly = Assembly::new(&segments, line_end);
                 let t0 = browser::now_ms();
-                status.set(format!("Translating 0 of {with_text} lines…"));
+                status.set(format!("Translating 0 of {with_text} lines {with}…"));
                 let job = Job::Translate {
                     settings: settings_pairs(&s),
                     texts: segments.sentences.iter().map(|(_, t)| t.clone()).collect(),
@@ -162,7 +168,7 @@ pub fn FileTranslate() -> impl IntoView {
                         let text = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
                         assembly.add(segments.sentences[first + k].0, &text);
                     }
-                    status.set(format!("Translating {} of {with_text} lines…", assembly.lines_done));
+                    status.set(format!("Translating {} of {with_text} lines {with}…", assembly.lines_done));
                 })
                 .await;
                 let notices = match outcome {
@@ -172,7 +178,7 @@ pub fn FileTranslate() -> impl IntoView {
                     Err(JobError::Cancelled) if ticket.is_superseded() => return,
                     Err(JobError::Cancelled) => {
                         let done = assembly.lines_done;
-                        status.set(format!("Stopped after {done} of {with_text} lines."));
+                        status.set(format!("Stopped after {done} of {with_text} lines ({with})."));
                         // What was translated is kept: the lines not reached stay empty.
                         if done > 0 {
                             result.set(Some((
@@ -195,7 +201,7 @@ pub fn FileTranslate() -> impl IntoView {
                     }
                 };
                 status.set(format!(
-                    "{} ({with_text} translated) in {:.1} s{}",
+                    "{} ({with_text} translated) {with} in {:.1} s{}",
                     wgslate_metrics::plural(lines.len(), "line"),
                     (browser::now_ms() - t0) / 1000.0,
                     notices.iter().map(|n| format!("; {n}")).collect::<String>()

@@ -18,7 +18,49 @@ pub fn from_query(query: &str) -> (Settings, String, Vec<String>) {
             Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
         })
         .collect();
-    Settings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+    let (settings, mut text, mut problems) = Settings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if let Some(repaired) = without_damage(query, &text) {
+        text = repaired;
+        problems.push(
+            "the text's broken %-escapes (not whole UTF-8 characters; perhaps the link was cut short when it was copied)".into(),
+        );
+    }
+    (settings, text, problems)
+}
+
+/// The text without the characters its broken %-escapes became (`%E2%82` is a cut-short "€";
+/// URLSearchParams turns it into U+FFFD without a word), or None when its escapes are whole.
+/// A U+FFFD the link really holds stays.
+fn without_damage(query: &str, text: &str) -> Option<String> {
+    let values = query.split('&').filter_map(|pair| pair.split_once('=')).filter(|(key, _)| *key == "text");
+    let decoded: Vec<Vec<u8>> = values.map(|(_, value)| percent_decoded(value)).collect();
+    if decoded.iter().all(|v| std::str::from_utf8(v).is_ok()) {
+        return None;
+    }
+    let genuine = decoded.iter().flat_map(|v| v.utf8_chunks()).any(|c| c.valid().contains('\u{fffd}'));
+    Some(if genuine { text.to_string() } else { text.replace('\u{fffd}', "") })
+}
+
+/// `value`'s bytes with each `%XY` replaced by the byte it names; a `%` without two hex digits stays.
+fn percent_decoded(value: &str) -> Vec<u8> {
+    let b = value.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let digits = b.get(i + 1..i + 3).filter(|h| b[i] == b'%' && h.iter().all(u8::is_ascii_hexdigit));
+        let hex = digits.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
+        match hex {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// `key=value&…` for the URL: the settings that differ from the defaults, then the text.
@@ -32,4 +74,22 @@ pub fn to_query(settings: &Settings, text: &str) -> String {
         p.append("text", text);
     }
     String::from(p.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_damage;
+
+    // The texts are what URLSearchParams gives for these queries.
+    #[test]
+    fn a_cut_escape_is_dropped_and_whole_ones_are_kept() {
+        assert_eq!(without_damage("beam=4&text=caf%C3%A9%20%E2%82%AC", "café €"), None);
+        assert_eq!(without_damage("text=5%E2%82&beam=4", "5\u{fffd}").as_deref(), Some("5"));
+        assert_eq!(without_damage("text=a%FFb", "a\u{fffd}b").as_deref(), Some("ab"));
+        // Not escapes at all: kept as written by URLSearchParams, not damaged.
+        assert_eq!(without_damage("text=100%25%&x=%zz%+F", "100%%"), None);
+        // A replacement character the link really holds is the user's.
+        assert_eq!(without_damage("text=%EF%BF%BD%E2", "\u{fffd}\u{fffd}").as_deref(), Some("\u{fffd}\u{fffd}"));
+        assert_eq!(without_damage("beam=%FF&text=ok", "ok"), None);
+    }
 }

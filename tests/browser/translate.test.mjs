@@ -52,6 +52,19 @@ for (const model of ['en-de/transformer', 'en-de/transformer-small', 'en-de/gru'
   });
 }
 
+test('a first visit up to its first translation leaves no warning in the console', async () => {
+  const errors = [];
+  const warnings = [];
+  const page = await rig.browser.newPage();
+  page.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(rig.url + `#translate?text=${encodeURIComponent(testSources[short[0]])}`);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  // Chromium used to warn that it ignores the integrity attribute on the wasm preload.
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(errors, []);
+});
+
 test('auto runs the CPU engine on a software WebGPU adapter; choosing GPU reloads onto it', async () => {
   const errors = [];
   const src = testSources[short[0]];

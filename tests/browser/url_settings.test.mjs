@@ -38,6 +38,20 @@ test('a link to an unknown view or with a setting given twice says so', async ()
   assert.deepEqual(errors, []);
 });
 
+test('a link whose text was cut inside a character, or with a number too small for a float, says so', async () => {
+  const errors = [];
+  // "€" is %E2%82%AC: the link lost its last byte; a = 1e-400 would read as 0.
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu&a=1e-400&text=Five%20dogs%20cost%205%E2%82', errors);
+  const problems = page.locator('[data-testid=url-problems]');
+  await problems.waitFor();
+  const said = await problems.textContent();
+  assert.match(said, /max length a 1e-400 is too small to hold \(it would read as 0\); write 0/);
+  assert.match(said, /the text's broken %-escapes \(not whole UTF-8 characters/);
+  assert.equal(await page.inputValue('[data-testid=tr-input]'), 'Five dogs cost 5');
+  assert.equal(await page.inputValue('[data-testid=tr-max-a]'), '2');
+  assert.deepEqual(errors, []);
+});
+
 test('the status says when the maximum length cut the output and names unseen characters', async () => {
   const errors = [];
   const text = encodeURIComponent('A man in a blue shirt is standing on a ladder.');

@@ -60,6 +60,22 @@ fn a_refused_value_leaves_the_setting_as_it_was() {
 }
 
 #[test]
+fn a_value_too_small_for_a_float_is_refused_not_read_as_zero() {
+    assert_eq!(
+        checked_number("a", "1e-400").unwrap_err(),
+        "max length a 1e-400 is too small to hold (it would read as 0); write 0"
+    );
+    assert!(checked_number("cov", "-2E-999").is_err());
+    // Zero written as zero, and small values a float holds, are kept.
+    for zero in ["0", "0.000", "-0", "0e-400", "00"] {
+        assert_eq!(checked_number("a", zero), Ok(0.0), "{zero}");
+    }
+    assert_eq!(checked_number("lp", "1e-300"), Ok(1e-300));
+    let (s, _, problems) = parse("a=1e-400&lp=0.5");
+    assert_eq!((s.max_len_a, s.lenpen, problems.len()), (Settings::default().max_len_a, 0.5, 1), "{problems:?}");
+}
+
+#[test]
 fn the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it() {
     let start = parse("model=en-de/gru&sample=true&end=0.5&a=1.5&text=x").0;
     let best = start.with_best_quality();
