@@ -185,11 +185,14 @@ pub fn App() -> impl IntoView {
         on_hash.remove();
         on_pop.remove();
     });
+    // The tab's title names the view: a screen reader announces it, and the history lists each view by name.
+    Effect::new(move |_| browser::set_title(&format!("{} · wgslate — translation on your GPU", view.get().label())));
     let nav = move |v: View| {
         view! {
             <button
                 class="tab"
                 class:active=move || view.get() == v
+                aria-current=move || (view.get() == v).then_some("page")
                 data-testid=format!("nav-{}", v.slug())
                 on:click=move |_| view.set(v)
             >

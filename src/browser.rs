@@ -41,8 +41,14 @@ pub fn dropped_file(ev: &web_sys::DragEvent) -> Option<web_sys::File> {
 }
 
 /// The first file picked in an `<input type=file>`.
+/// The input is emptied once its file is taken: the browser fires no change for a file picked again
+/// while it is still the input's value, so picking the same file after a Stop or with other settings
+/// would do nothing.
 pub fn picked_file(ev: &web_sys::Event) -> Option<web_sys::File> {
-    ev.target()?.dyn_into::<web_sys::HtmlInputElement>().ok()?.files()?.get(0)
+    let input = ev.target()?.dyn_into::<web_sys::HtmlInputElement>().ok()?;
+    let file = input.files()?.get(0);
+    input.set_value("");
+    file
 }
 
 /// The tab's sessionStorage item `key`, if there is one (none where storage is blocked).
@@ -58,6 +64,12 @@ pub fn session_set(key: &str, value: &str) -> bool {
 pub fn session_remove(key: &str) {
     if let Some(s) = web_sys::window().and_then(|w| w.session_storage().ok().flatten()) {
         let _ = s.remove_item(key);
+    }
+}
+
+pub fn set_title(title: &str) {
+    if let Some(d) = web_sys::window().and_then(|w| w.document()) {
+        d.set_title(title);
     }
 }
 

@@ -6,7 +6,9 @@ use leptos::task::spawn_local;
 use crate::browser;
 use crate::engine_client;
 use crate::engine_jobs::{Job, SearchChoice};
-use crate::translate_page::{first_sentence, settings_pairs, Shared};
+use crate::settings::Settings;
+use crate::translate_page::{first_sentence, first_sentence_of, settings_pairs, Shared};
+use wgslate_model::catalog;
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -74,12 +76,37 @@ fn export(source: &str, settings: &[(String, String)], cols: [(&str, &Column); 3
     out
 }
 
+/// The three searches' results, and what they were run for.
+#[derive(Clone, Debug)]
+struct Results {
+    greedy: Column,
+    beam: Column,
+    sample: Column,
+    source: String,
+    /// The settings as the searches used them (`used_settings`).
+    used: Vec<(String, String)>,
+}
+
+/// The settings as Compare's searches use them: the beam column runs a beam of at least 4 (the engine
+/// worker's `SearchChoice::Beam`), never reranked.
+fn used_settings(s: &Settings) -> Vec<(String, String)> {
+    s.all_pairs()
+        .into_iter()
+        .map(|(k, v)| {
+            let v = match k {
+                "beam" => s.beam.max(4).to_string(),
+                "rerank" => "false".into(),
+                _ => v,
+            };
+            (k.to_string(), v)
+        })
+        .collect()
+}
+
 #[component]
 pub fn ComparePage() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    // (greedy, beam, sample, source, the settings they ran with)
-    type Columns = (Column, Column, Column, String, Vec<(String, String)>);
-    let columns = RwSignal::new(None::<Columns>);
+    let columns = RwSignal::new(None::<Results>);
     let busy = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let run = {
@@ -128,26 +155,25 @@ pub fn ComparePage() -> impl IntoView {
                     }
                 }
                 let sample = cols.pop().unwrap();
-                let beam_col = cols.pop().unwrap();
-                let greedy_col = cols.pop().unwrap();
-                // The beam column ran with a beam of at least 4 (the engine worker's `SearchChoice::Beam`),
-                // never reranked.
-                let used = s
-                    .all_pairs()
-                    .into_iter()
-                    .map(|(k, v)| {
-                        let v = match k {
-                            "beam" => s.beam.max(4).to_string(),
-                            "rerank" => "false".into(),
-                            _ => v,
-                        };
-                        (k.to_string(), v)
-                    })
-                    .collect();
-                columns.set(Some((greedy_col, beam_col, sample, sentence, used)));
+                let beam = cols.pop().unwrap();
+                let greedy = cols.pop().unwrap();
+                columns.set(Some(Results { greedy, beam, sample, source: sentence, used: used_settings(&s) }));
                 busy.set(false);
             });
         }
+    };
+    // Like Attention's map: results the Translate view's first sentence or settings have moved on from say so.
+    let stale = Memo::new(move |_| {
+        columns.with(|c| {
+            c.as_ref().is_some_and(|r| {
+                shared.text.with(|t| first_sentence_of(t)).as_deref() != Some(r.source.as_str())
+                    || shared.settings.with(used_settings) != r.used
+            })
+        })
+    });
+    let model_title = move |used: &[(String, String)]| {
+        let model = used.iter().find(|(k, _)| k == "model").map(|(_, v)| v.clone()).unwrap_or_default();
+        shared.model_entries.with_untracked(|e| catalog::find(e, &model).map(|m| m.title.clone())).unwrap_or(model)
     };
     let marked = |text: &str, other: &str| {
         let (a, b) = (words(text), words(other));
@@ -166,7 +192,11 @@ pub fn ComparePage() -> impl IntoView {
                 (false, true) => "Greedy, beam and sampling results are shown below.",
                 (false, false) => "",
             }}</p>
-            {move || columns.get().map(|(g, b, s, src, used)| {
+            {move || stale.get().then(|| view! {
+                <p class="hint" data-testid="cmp-stale">"The Translate view's first sentence or settings changed since these results; Compare again to update them."</p>
+            })}
+            {move || columns.get().map(|Results { greedy: g, beam: b, sample: s, source: src, used }| {
+                let model = model_title(&used);
                 let greedy_text = g.outputs[0].0.clone();
                 let best_beam = b.outputs[0].0.clone();
                 let (g2, b2, s2, src2) = (g.clone(), b.clone(), s.clone(), src.clone());
@@ -177,12 +207,12 @@ pub fn ComparePage() -> impl IntoView {
                 };
                 let save2 = save.clone();
                 view! {
-                    <p class="source">"Source: "{src}</p>
+                    <p class="source" class:stale=stale>"Source: "{src}<span class="meta" data-testid="cmp-model">{format!(" · {model}")}</span></p>
                     <div class="export">
                         <button data-testid="cmp-export-tsv" on:click=move |_| save(false)>"Export TSV"</button>
                         <button data-testid="cmp-export-json" on:click=move |_| save2(true)>"Export JSON"</button>
                     </div>
-                    <div class="columns">
+                    <div class="columns" class:stale=stale>
                         <div class="col">
                             <h3>"Greedy"</h3>
                             <p data-testid="cmp-greedy">{marked(&greedy_text, &best_beam)}</p>

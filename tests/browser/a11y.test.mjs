@@ -29,6 +29,10 @@ test('no serious or critical accessibility violations on any view', async () => 
   await page.evaluate(() => document.getElementById('axe-probe').remove());
   await page.click('details.file-translate summary');
   const found = await serious(page, 'translate');
+  // axe has no rule for it: the view shown is named to assistive technology, by the tab and the title.
+  const current = () => page.evaluate(() => [...document.querySelectorAll('nav [aria-current=page]')].map((b) => b.textContent));
+  assert.deepEqual(await current(), ['Translate']);
+  assert.equal(await page.title(), 'Translate · wgslate — translation on your GPU');
   await page.click('[data-testid=nav-compare]');
   await page.click('[data-testid=cmp-run]');
   await page.locator('[data-testid=cmp-beam-3]').waitFor({ timeout: 120000 });
@@ -38,6 +42,8 @@ test('no serious or critical accessibility violations on any view', async () => 
   await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
   found.push(...await serious(page, 'attention'));
   await page.click('[data-testid=nav-bleu]');
+  assert.deepEqual(await current(), ['BLEU']);
+  assert.equal(await page.title(), 'BLEU · wgslate — translation on your GPU');
   const c = golden('orejuela-4refs');
   await page.fill('[data-testid=bleu-hyp]', c.hyps.join('\n'));
   await page.fill('[data-testid=bleu-ref-0]', c.refs[0].join('\n'));

@@ -159,6 +159,10 @@ test('files can be picked, and a second system gets a paired bootstrap test', as
   await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', join(data, 'hyp1.de'));
   await page.setInputFiles('[data-testid=bleu-ref-0] ~ label input[type=file]', join(data, 'ref.de'));
   await page.waitForFunction(() => document.querySelector('[data-testid=bleu-hyp]').value.length > 1000);
+  // Picking the same file again reloads it over an edit (the input is emptied after each pick).
+  await page.fill('[data-testid=bleu-hyp]', 'edited by hand');
+  await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', join(data, 'hyp1.de'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-hyp]').value.length > 1000);
   await page.click('details.second summary');
   await page.setInputFiles('[data-testid=bleu-hyp2] ~ label input[type=file]', join(data, 'hyp2.de'));
   await page.waitForFunction(() => document.querySelector('[data-testid=bleu-hyp2]').value.length > 1000);

@@ -44,6 +44,10 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   assert.deepEqual([out[0], out[2], out[3]], [native[0], native[1], `${native[2]} ${native[3]}`]);
   // The status names the model and search the run used (it keeps them if the form changes meanwhile).
   assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /4 lines \(3 translated\) with Transformer \(distilled\), greedy in [\d.]+ s/);
+  // The same file picked again with another model is translated again (the input is emptied after each pick).
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await page.setInputFiles('[data-testid=tr-file]', file);
+  await page.waitForFunction(() => /4 lines \(3 translated\) with GRU \+ attention, greedy in/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
   assert.deepEqual(errors, []);
 });
 

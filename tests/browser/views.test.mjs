@@ -109,6 +109,36 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
   });
 }
 
+test('Compare names its model and marks its results stale when the Translate view moves on', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`, errors);
+  await page.click('[data-testid=nav-compare]');
+  await page.click('[data-testid=cmp-run]');
+  await page.locator('[data-testid=cmp-beam-0]').waitFor({ timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=cmp-model]').textContent(), ' · Transformer (distilled)');
+  assert.equal(await page.locator('[data-testid=cmp-stale]').count(), 0);
+  // A beam of 2 still runs as 4 here: nothing to redo.
+  await page.click('[data-testid=nav-translate]');
+  await page.fill('[data-testid=tr-beam]', '2');
+  await page.locator('[data-testid=tr-beam]').blur();
+  await page.click('[data-testid=nav-compare]');
+  assert.equal(await page.locator('[data-testid=cmp-stale]').count(), 0);
+  // Another model, or another first sentence, makes the results out of date until Compare runs again.
+  await page.click('[data-testid=nav-translate]');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await page.click('[data-testid=nav-compare]');
+  await page.locator('[data-testid=cmp-stale]').waitFor();
+  assert.equal(await page.locator('.compare .columns.stale').count(), 1);
+  await page.click('[data-testid=cmp-run]');
+  await page.locator('[data-testid=cmp-stale]').waitFor({ state: 'detached', timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=cmp-model]').textContent(), ' · GRU + attention');
+  await page.click('[data-testid=nav-translate]');
+  await page.fill('[data-testid=tr-input]', 'A girl plays with a ball.');
+  await page.click('[data-testid=nav-compare]');
+  await page.locator('[data-testid=cmp-stale]').waitFor();
+  assert.deepEqual(errors, []);
+});
+
 test('Attention draws the output the Translate view shows: a reranked beam (Best quality) is reranked there too', async () => {
   const errors = [];
   // A val sentence whose plain beam-4 translation drops the life jacket and whose reranked one keeps it.
