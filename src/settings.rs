@@ -1,6 +1,7 @@
 //! The translation settings in the page's URL: decoding and encoding the query around the checks
 //! in `wgslate_decode::settings`.
 
+use wgslate_decode::settings::percent_decoded;
 pub use wgslate_decode::Settings;
 
 /// Settings and text from a `key=value&…` query, and a message per value refused.
@@ -39,28 +40,6 @@ fn without_damage(query: &str, text: &str) -> Option<String> {
     }
     let genuine = decoded.iter().flat_map(|v| v.utf8_chunks()).any(|c| c.valid().contains('\u{fffd}'));
     Some(if genuine { text.to_string() } else { text.replace('\u{fffd}', "") })
-}
-
-/// `value`'s bytes with each `%XY` replaced by the byte it names; a `%` without two hex digits stays.
-fn percent_decoded(value: &str) -> Vec<u8> {
-    let b = value.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let digits = b.get(i + 1..i + 3).filter(|h| b[i] == b'%' && h.iter().all(u8::is_ascii_hexdigit));
-        let hex = digits.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok());
-        match hex {
-            Some(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            None => {
-                out.push(b[i]);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 /// `key=value&…` for the URL: the settings that differ from the defaults, then the text.

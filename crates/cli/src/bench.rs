@@ -12,7 +12,10 @@ use wgslate_model::Model;
 
 use crate::pyfmt::{self, Json};
 
-pub const USAGE: &str = "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE]";
+pub const USAGE: &str = "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE]
+  --src defaults to www/data/test_2016_flickr.en (run from the repository root, or give --src)";
+
+const FLAGS: [&str; 5] = ["--model", "--src", "--sentences", "--batched", "--dump"];
 
 struct Workload<'a> {
     model: &'a Model,
@@ -106,7 +109,19 @@ fn dump(model: &Model, few: &[String], path: &str) -> Result<(), String> {
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let get = |k: &str| args.iter().position(|a| a == k).and_then(|i| args.get(i + 1)).cloned();
+    for (i, pair) in args.chunks(2).enumerate() {
+        let flag = pair[0].as_str();
+        if !FLAGS.contains(&flag) {
+            return Err(format!("unknown argument '{flag}'\n{USAGE}"));
+        }
+        if pair.len() < 2 {
+            return Err(format!("{flag} needs a value\n{USAGE}"));
+        }
+        if args.chunks(2).take(i).any(|p| p[0] == flag) {
+            return Err(format!("{flag} is given twice: give it once"));
+        }
+    }
+    let get = |k: &str| args.chunks(2).find(|p| p[0] == k).map(|p| p[1].clone());
     let number = |k: &str, default: usize| {
         get(k)
             .map(|v| v.parse::<usize>().map_err(|_| format!("{k} must be a number\n{USAGE}")))

@@ -70,6 +70,9 @@ impl Default for BleuArgs {
     }
 }
 
+/// `wgslate bleu --version`: sacreBLEU's flag, answered with what this is.
+pub const VERSION: &str = concat!("wgslate bleu ", env!("CARGO_PKG_VERSION"), " (scores as sacreBLEU 2.6.0 does)");
+
 pub const USAGE: &str = "usage: wgslate bleu REF [REF ...] [-i HYP [HYP ...]] [-m {bleu,chrf,ter} ...] [-tok {13a,intl,zh,char,none}] [-lc]
        [-s {none,floor,add-k,exp}] [-sv X] [--force] [-sl] [-cc N] [-cw N] [--chrf-beta N] [--chrf-whitespace]
        [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct]
@@ -100,6 +103,11 @@ pub fn parse(argv: &[String]) -> Result<BleuArgs, String> {
     while i < argv.len() {
         let raw = &argv[i];
         i += 1;
+        // As argparse: after "--" every argument is a reference file, even one that starts with "-".
+        if raw == "--" {
+            a.refs.extend(argv[i..].iter().cloned());
+            break;
+        }
         if !looks_like_option(raw) {
             a.refs.push(raw.clone());
             continue;

@@ -34,7 +34,11 @@ fn command_usage(command: &str) -> Option<String> {
 }
 
 fn main() {
-    // `wgslate … | head` closes our stdout early: that is the reader's choice, not an error.
+    // Library errors (candle's) carry a backtrace when RUST_BACKTRACE is set, and it would follow our
+    // one-line message; RUST_LIB_BACKTRACE=1 still asks for it.
+    if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
+        std::env::set_var("RUST_LIB_BACKTRACE", "0");
+    }
     std::panic::set_hook(Box::new(|info| {
         let msg = info
             .payload()
@@ -42,8 +46,19 @@ fn main() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
+        // `wgslate … | head` closes our stdout early: that is the reader's choice, not an error.
         if msg.contains("Broken pipe") {
             std::process::exit(0);
+        }
+        // A full disk or a closed stderr: println!/eprintln! panic; say so in one line (if stderr can
+        // take it) instead of an internal error.
+        if let Some(why) = msg.strip_prefix("failed printing to stdout: ") {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "wgslate: cannot write the output: {why}");
+            std::process::exit(2);
+        }
+        if msg.starts_with("failed printing to stderr") {
+            std::process::exit(2);
         }
         eprintln!("wgslate: internal error: {info}");
     }));
@@ -51,6 +66,10 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some(command) if args[1..].iter().any(|a| a == "-h" || a == "--help") && command_usage(command).is_some() => {
             command_usage(command).into_iter().for_each(|usage| println!("{usage}"));
+            Ok(())
+        }
+        Some("bleu") if args[1..].iter().any(|a| a == "-V" || a == "--version") => {
+            println!("{}", bleu_args::VERSION);
             Ok(())
         }
         Some("bleu") => bleu_args::parse(&args[1..])

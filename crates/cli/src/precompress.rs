@@ -21,10 +21,26 @@ fn modified(path: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// The `.br` / `.gz` copy of `path` if it is at least as new as the file and smaller than `size`.
-pub fn fresh_copy(path: &Path, suffix: &str, size: usize) -> Option<Vec<u8>> {
+/// What `run` found and wrote.
+#[derive(Default)]
+pub struct Copies {
+    pub written: usize,
+    /// The copies that hold their file (written now, or checked): the only ones ever sent.
+    pub usable: std::collections::HashSet<PathBuf>,
+    /// Newer files named like a copy that do not hold their file: neither sent nor replaced.
+    pub foreign: Vec<PathBuf>,
+}
+
+/// The `.br` / `.gz` copy of `path` if `run` found it usable, it is at least as new as the file (the
+/// file may change while the server runs) and it is smaller than `size`.
+pub fn fresh_copy(
+    path: &Path,
+    suffix: &str,
+    size: usize,
+    usable: &std::collections::HashSet<PathBuf>,
+) -> Option<Vec<u8>> {
     let copy = copy_path(path, suffix);
-    if modified(&copy)? < modified(path)? {
+    if !usable.contains(&copy) || modified(&copy)? < modified(path)? {
         return None;
     }
     std::fs::read(copy).ok().filter(|c| c.len() < size)
@@ -43,23 +59,39 @@ pub fn brotli(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The compressible files under `dir`. Symbolic links are not followed: their targets may lie outside
+/// the served directory, where no copy may be written (and a link to a parent would loop).
 fn files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
+        let entry = entry?;
+        let (kind, path) = (entry.file_type()?, entry.path());
+        if kind.is_dir() {
             files(&path, out)?;
-        } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| COMPRESSIBLE.contains(&e)) {
+        } else if kind.is_file() && path.extension().and_then(|e| e.to_str()).is_some_and(|e| COMPRESSIBLE.contains(&e))
+        {
             out.push(path);
         }
     }
     Ok(())
 }
 
-/// Writes the missing or stale copies under `root`; returns how many it wrote.
-pub fn run(root: &Path) -> std::io::Result<usize> {
+/// Whether `copy` decompresses to `original`: a newer `X.gz` that the user put there for another
+/// purpose must not be sent as the gzip encoding of `X`.
+fn holds(copy: &[u8], suffix: &str, original: &[u8]) -> bool {
+    use std::io::Read;
+    let mut out = Vec::with_capacity(original.len());
+    let ok = match suffix {
+        "gz" => flate2::read::GzDecoder::new(copy).take(original.len() as u64 + 1).read_to_end(&mut out).is_ok(),
+        _ => brotli::Decompressor::new(copy, 4096).take(original.len() as u64 + 1).read_to_end(&mut out).is_ok(),
+    };
+    ok && out == original
+}
+
+/// Writes the missing or stale copies under `root`.
+pub fn run(root: &Path) -> std::io::Result<Copies> {
     let mut paths = Vec::new();
     files(root, &mut paths)?;
-    let mut written = 0;
+    let mut copies = Copies::default();
     for path in paths {
         if std::fs::metadata(&path)?.len() < MIN_SIZE {
             continue;
@@ -68,19 +100,24 @@ pub fn run(root: &Path) -> std::io::Result<usize> {
         // Weights barely compress (brotli at its best saves 1.5 % more than gzip on an int8 model,
         // in 30 s): gzip only.
         let weights = path.extension().is_some_and(|e| e == "safetensors");
-        let mut bytes = None;
+        let bytes = std::fs::read(&path)?;
         for (suffix, compress) in compressors.into_iter().skip(usize::from(weights)) {
             let copy = copy_path(&path, suffix);
-            if modified(&copy).is_some_and(|c| modified(&path).is_some_and(|f| c >= f)) {
+            let fresh = modified(&copy).is_some_and(|c| modified(&path).is_some_and(|f| c >= f));
+            if fresh {
+                match std::fs::read(&copy).is_ok_and(|c| holds(&c, suffix, &bytes)) {
+                    true => copies.usable.insert(copy),
+                    false => {
+                        copies.foreign.push(copy);
+                        false
+                    }
+                };
                 continue;
             }
-            let bytes = match &bytes {
-                Some(b) => b,
-                None => bytes.insert(std::fs::read(&path)?),
-            };
-            std::fs::write(&copy, compress(bytes)?)?;
-            written += 1;
+            std::fs::write(&copy, compress(&bytes)?)?;
+            copies.written += 1;
+            copies.usable.insert(copy);
         }
     }
-    Ok(written)
+    Ok(copies)
 }

@@ -4,9 +4,12 @@
 //! the smallest one the browser accepts, with a strong ETag per encoding so a second visit gets
 //! `304 Not Modified` instead of the bytes again.
 
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
+
+use wgslate_decode::settings::percent_decoded;
 
 pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'";
 
@@ -24,9 +27,11 @@ fn mime(path: &Path) -> &'static str {
     }
 }
 
-/// Maps a request path inside `root`, refusing anything that climbs out of it.
+/// Maps a request path inside `root`, refusing anything that climbs out of it (also when written
+/// with escapes: `%2e%2e` is decoded before the check).
 fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
-    let clean = url_path.split(['?', '#']).next().unwrap_or("/");
+    // `my%20file.txt`, `%C3%BCber.txt`; a path that is not UTF-8 names no file here.
+    let clean = String::from_utf8(percent_decoded(url_path.split(['?', '#']).next().unwrap_or("/"))).ok()?;
     let mut path = root.to_path_buf();
     for c in Path::new(clean.trim_start_matches('/')).components() {
         match c {
@@ -64,21 +69,26 @@ fn content_hash(bytes: &[u8]) -> u64 {
 }
 
 /// The file's representation for this request: (body, Content-Encoding, ETag, length before encoding).
-fn representation(path: &Path, body: Vec<u8>, headers: &Headers) -> (Vec<u8>, Option<&'static str>, String, usize) {
+fn representation(
+    path: &Path,
+    body: Vec<u8>,
+    headers: &Headers,
+    usable: &HashSet<PathBuf>,
+) -> (Vec<u8>, Option<&'static str>, String, usize) {
     let (hash, decoded) = (content_hash(&body), body.len());
     for (coding, suffix) in [("br", "br"), ("gzip", "gz")] {
         if !accepts(&headers.accept_encoding, coding) {
             continue;
         }
         // A stale copy (older than the file) is never sent: precompress rewrites it at start.
-        if let Some(compressed) = crate::precompress::fresh_copy(path, suffix, body.len()) {
+        if let Some(compressed) = crate::precompress::fresh_copy(path, suffix, body.len(), usable) {
             return (compressed, Some(coding), format!("\"{hash:016x}-{suffix}\""), decoded);
         }
     }
     (body, None, format!("\"{hash:016x}\""), decoded)
 }
 
-fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
+fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut request = String::new();
     reader.read_line(&mut request)?;
@@ -102,7 +112,7 @@ fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
     let mut extra = String::new();
     let (status, kind, body) = match (method, found) {
         ("GET" | "HEAD", Some((p, body))) => {
-            let (body, encoding, etag, decoded) = representation(&p, body, &headers);
+            let (body, encoding, etag, decoded) = representation(&p, body, &headers, usable);
             extra = format!("ETag: {etag}\r\nVary: Accept-Encoding\r\n");
             if let Some(coding) = encoding {
                 // The page's download progress counts decoded bytes.
@@ -130,7 +140,9 @@ fn respond(mut stream: TcpStream, root: &Path) -> std::io::Result<()> {
 }
 
 pub const USAGE: &str =
-    "usage: wgslate serve [DIR] [--port N]   (DIR defaults to dist; the port to 8080, 0 picks a free one)";
+    "usage: wgslate serve [DIR] [--port N]   (DIR defaults to dist; the port to 8080, 0 picks a free one)
+  Writes a .br and a .gz copy beside each compressible file of DIR over 1 KB (not through symbolic links)
+  and sends the smallest one the browser accepts.";
 
 pub fn run(args: &[String]) -> Result<(), String> {
     let (mut dir, mut port) = (None, 8080u16);
@@ -148,19 +160,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if !root.join("index.html").exists() {
         return Err(format!("{dir}/index.html not found: build the app first (trunk build --release)"));
     }
-    let written = crate::precompress::run(&root).map_err(|e| format!("compressing {dir}: {e}"))?;
-    if written > 0 {
-        println!("wrote {written} compressed copies (.br, .gz) in {dir}");
+    let copies = crate::precompress::run(&root).map_err(|e| format!("compressing {dir}: {e}"))?;
+    if copies.written > 0 {
+        println!("wrote {} compressed copies (.br, .gz) in {dir}", copies.written);
     }
+    for f in &copies.foreign {
+        eprintln!(
+            "wgslate serve: {} is not a compressed copy of its file: it is neither sent nor replaced",
+            f.display()
+        );
+    }
+    let usable = std::sync::Arc::new(copies.usable);
     let listener =
         TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);
     println!("serving {dir} on http://127.0.0.1:{port}");
     std::io::stdout().flush().map_err(|e| e.to_string())?;
     for stream in listener.incoming().flatten() {
-        let root = root.clone();
+        let (root, usable) = (root.clone(), usable.clone());
         std::thread::spawn(move || {
-            let _ = respond(stream, &root);
+            let _ = respond(stream, &root, &usable);
         });
     }
     Ok(())

@@ -47,9 +47,16 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
         rerank: None,
         rerank_weight: None,
     };
+    let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < rest.len() {
         let v = rest.get(i + 1).cloned().ok_or_else(|| format!("{} needs a value\n{TRANSLATE_USAGE}", rest[i]));
+        // Only --model may be given again (an ensemble); another repeat would silently drop the first value.
+        let flag = if rest[i] == "--input" { "-i" } else { rest[i].as_str() };
+        if flag != "--model" && seen.contains(&flag) {
+            return Err(format!("{} is given twice: give it once", rest[i]));
+        }
+        seen.push(flag);
         match rest[i].as_str() {
             "--model" => c.models.push(v?),
             "--backend" => c.backend = v?,
@@ -289,6 +296,9 @@ fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
 
 pub fn run_translate(args: &[String]) -> Result<(), String> {
     let (search, c) = parse_args(args)?;
+    if c.src.is_some() || c.reference.is_some() {
+        return Err("--src and --ref are eval's: translate reads -i FILE, or standard input".into());
+    }
     let models = load_models(&c.models)?;
     let lines = without_bom(match &c.input {
         Some(p) => read_lines(p)?,
@@ -323,6 +333,12 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
 
 pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (search, c) = parse_args(args)?;
+    if c.input.is_some() {
+        return Err(
+            "-i is translate's: eval reads --src FILE and scores against --ref FILE (several references: wgslate bleu)"
+                .into(),
+        );
+    }
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
     let sources = without_bom(read_lines(&src)?);

@@ -130,3 +130,18 @@ fn a_carriage_return_in_standard_input_ends_a_line_as_in_python() {
     assert_eq!((code, out.as_str()), (0, "100.0\n"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_double_dash_ends_the_options_as_in_argparse_and_version_answers() {
+    let text = std::fs::read_to_string(format!("{}/sacrebleu_cli.json", data_dir())).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let recorded = v["cases"].as_array().unwrap().iter().find(|c| c["args"] == "ref.de -i hyp1.de -b").unwrap();
+    // sacreBLEU's own output for the same files, written with "--" before the reference.
+    let (code, out, err) = wgslate(&["-b", "-i", "hyp1.de", "--", "ref.de"], None);
+    assert_eq!((code, out.as_str()), (0, recorded["stdout"].as_str().unwrap()), "{err}");
+    for flag in ["--version", "-V"] {
+        let (code, out, _) = wgslate(&["ref.de", flag], None);
+        assert_eq!(code, 0);
+        assert!(out.starts_with("wgslate bleu ") && out.contains("sacreBLEU 2.6.0"), "{out}");
+    }
+}

@@ -120,3 +120,43 @@ fn serves_the_smallest_accepted_encoding_with_etags_and_304s() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn escaped_names_are_served_links_are_not_written_through_and_foreign_copies_are_not_sent() {
+    let base = std::env::temp_dir().join(format!("wgslate-serve-odd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let (dir, outside) = (base.join("site"), base.join("outside"));
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let text: Vec<u8> = (0..400).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+    std::fs::write(dir.join("index.html"), "<p>hi</p>").unwrap();
+    std::fs::write(dir.join("my file.txt"), "spaced\n").unwrap();
+    std::fs::write(dir.join("über.txt"), "umlaut\n").unwrap();
+    std::fs::write(dir.join("sub/a.txt"), "a\n").unwrap();
+    std::fs::write(outside.join("data.txt"), &text).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("ext")).unwrap();
+    std::os::unix::fs::symlink(&base, dir.join("up")).unwrap();
+    // A newer file named like a copy that holds something else.
+    std::fs::write(dir.join("notes.txt"), &text).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(dir.join("notes.txt.gz"), b"not a gzip copy of notes.txt").unwrap();
+    let server = start(&dir);
+    let port = server.1;
+
+    let names: Vec<String> =
+        std::fs::read_dir(&outside).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert_eq!(names, ["data.txt"], "no copy written through the link");
+    assert_eq!(std::fs::read(dir.join("notes.txt.gz")).unwrap(), b"not a gzip copy of notes.txt", "not replaced");
+    let notes = get(port, "/notes.txt", "Accept-Encoding: gzip\r\n");
+    assert_eq!((notes.header("Content-Encoding"), &notes.body), (None, &text), "not sent as notes.txt's gzip encoding");
+    assert_eq!(get(port, "/notes.txt", "Accept-Encoding: br\r\n").header("Content-Encoding"), Some("br"));
+
+    assert_eq!(get(port, "/my%20file.txt", "").body, b"spaced\n");
+    assert_eq!(get(port, "/%C3%BCber.txt", "").body, b"umlaut\n");
+    assert_eq!(get(port, "/sub/%61.txt", "").body, b"a\n");
+    for climb in ["/%2e%2e/outside/data.txt", "/sub/..%2f..%2foutside/data.txt", "/%FF.txt"] {
+        assert_eq!(get(port, climb, "").status, 404, "{climb}");
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&base);
+}

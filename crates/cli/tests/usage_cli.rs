@@ -109,3 +109,69 @@ fn eval_refuses_empty_files_and_names_its_search() {
     assert!(plain.contains(", \"beam 4\", weights"), "{plain}");
     assert!(penalised.contains(", \"beam 4, gnmt(0.6)\", weights"), "{penalised}");
 }
+
+/// The exit code and stderr of `wgslate ARGS > /dev/full` (a disk with no space left).
+fn to_full_disk(args: &[&str]) -> (Option<i32>, String) {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wgslate")).args(args).stdout(full).output().unwrap();
+    (out.status.code(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn an_output_that_cannot_be_written_is_an_error_in_one_line_not_a_panic() {
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let (hyp, reference) = (format!("{data}/hyp1.de"), format!("{data}/ref.de"));
+    for args in [vec!["--help"], vec!["bleu", "--help"], vec!["bleu", &reference, "-i", &hyp]] {
+        let (code, err) = to_full_disk(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert_eq!(err, "wgslate: cannot write the output: No space left on device (os error 28)\n", "{args:?}");
+    }
+}
+
+#[test]
+fn flags_of_another_command_repeats_and_unknown_bench_flags_are_refused() {
+    let model = format!("{MODELS}/en-de/transformer");
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let (src, reference) = (format!("{data}/hyp1.de"), format!("{data}/ref.de"));
+    let refused = [
+        (vec!["translate", "--model", &model, "--src", &src], "--src and --ref are eval's"),
+        (vec!["translate", "--model", &model, "-i", &src, "--input", &src], "--input is given twice"),
+        (vec!["eval", "--model", &model, "--src", &src, "--ref", &reference, "--ref", &src], "--ref is given twice"),
+        (vec!["eval", "--model", &model, "--src", &src, "--ref", &reference, "-i", &src], "-i is translate's"),
+        (vec!["bench", "--model", &model, "--frob", "1"], "unknown argument '--frob'"),
+        (vec!["bench", "--model", &model, "--backend"], "unknown argument '--backend'"),
+        (vec!["bench", "--model", &model, "--src"], "--src needs a value"),
+        (vec!["bench", "--model", &model, "--sentences", "1", "--sentences", "2"], "--sentences is given twice"),
+    ];
+    for (args, why) in refused {
+        let (ok, out, err) = wgslate(&args);
+        assert!(!ok && out.is_empty() && err.contains(why), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_model_error_is_one_line_even_with_rust_backtrace_set() {
+    let dir = std::env::temp_dir().join(format!("wgslate-wrongdim-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = std::path::Path::new(MODELS).join("en-de/transformer");
+    for f in ["model.safetensors", "tokenizer.json"] {
+        std::fs::copy(shipped.join(f), dir.join(f)).unwrap();
+    }
+    let config = std::fs::read_to_string(shipped.join("config.json")).unwrap();
+    let d_model = config.split("\"d_model\":").nth(1).unwrap().split([',', '}']).next().unwrap().trim().to_string();
+    std::fs::write(dir.join("config.json"), config.replacen(&format!("\"d_model\": {d_model}"), "\"d_model\": 64", 1))
+        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["translate", "--model", dir.to_str().unwrap(), "--backend", "cpu"])
+        .env("RUST_BACKTRACE", "1")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("config.json implies"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

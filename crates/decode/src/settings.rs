@@ -96,6 +96,29 @@ const RANGES: [Range; 15] = [
     range("samples", "number of samples", 1.0, 100.0, true),
 ];
 
+/// `text`'s bytes with each `%XY` escape replaced by the byte it names; a `%` without two hex digits
+/// stays as it is (as URLSearchParams reads it). Not necessarily UTF-8: a link cut inside a character
+/// leaves part of one.
+pub fn percent_decoded(text: &str) -> Vec<u8> {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let digits = b.get(i + 1..i + 3).filter(|h| b[i] == b'%' && h.iter().all(u8::is_ascii_hexdigit));
+        match digits.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()) {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 /// `value` as a number for `key`, or why not.
 pub fn checked_number(key: &str, value: &str) -> Result<f64, String> {
     let r = RANGES.iter().find(|r| r.key == key).ok_or_else(|| format!("unknown setting '{key}'"))?;

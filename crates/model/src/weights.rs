@@ -29,6 +29,17 @@ pub struct Quantized {
     pub block: usize,
 }
 
+/// NaN or ∞ in a weight (or an int8 scale) makes every translation empty or garbage: a damaged file,
+/// said at load rather than as "stopped at the maximum output length" later.
+fn all_finite(name: &str, values: &[f32]) -> Result<(), String> {
+    match values.iter().filter(|v| !v.is_finite()).count() {
+        0 => Ok(()),
+        n => Err(format!(
+            "model.safetensors: tensor {name} holds {n} values that are not finite (NaN or ∞): the file is damaged"
+        )),
+    }
+}
+
 fn f16_values(data: &[u8]) -> Vec<half::f16> {
     data.chunks_exact(2).map(|b| half::f16::from_le_bytes([b[0], b[1]])).collect()
 }
@@ -50,7 +61,8 @@ impl CheckedWeights {
                     }
                 }
                 Dtype::F16 => {
-                    let data = f16_values(view.data()).iter().map(|v| v.to_f32()).collect();
+                    let data: Vec<f32> = f16_values(view.data()).iter().map(|v| v.to_f32()).collect();
+                    all_finite(&name, &data)?;
                     tensors.insert(name, (view.shape().to_vec(), data));
                 }
                 Dtype::I8 => {
@@ -85,7 +97,9 @@ impl CheckedWeights {
                     format = tensor_format;
                     let q: Vec<i8> = view.data().iter().map(|&b| b as i8).collect();
                     let scales = f16_values(scale.data());
-                    tensors.insert(name.clone(), (shape, quant::dequantize(&q, &scales, block)));
+                    let data = quant::dequantize(&q, &scales, block);
+                    all_finite(&name, &data)?;
+                    tensors.insert(name.clone(), (shape, data));
                     quantized.insert(name, Quantized { values: q, scales, block });
                 }
                 other => {

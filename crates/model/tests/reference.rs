@@ -142,6 +142,36 @@ fn bad_files_get_clear_errors() {
     assert!(err(&c, &std::fs::read(&path).unwrap(), &t).contains("F16"));
 }
 
+/// `file` with the first f16 value of tensor `name` set to NaN (0x7e00).
+fn with_nan(file: &[u8], name: &str) -> Vec<u8> {
+    let header_len = u64::from_le_bytes(file[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&file[8..8 + header_len]).unwrap();
+    let start = header[name]["data_offsets"][0].as_u64().unwrap() as usize;
+    let mut out = file.to_vec();
+    out[8 + header_len + start..][..2].copy_from_slice(&half::f16::NAN.to_le_bytes());
+    out
+}
+
+#[test]
+fn weights_that_are_not_finite_are_a_damaged_file() {
+    let config = &tiny_configs()[0];
+    let (varmap, _) = random_net(config);
+    let (c, w, t) = files(config, &varmap);
+    let e = err(&c, &with_nan(&w, "encoder_norm.weight"), &t);
+    assert!(e.contains("tensor encoder_norm.weight holds 1 values that are not finite (NaN or ∞)"), "{e}");
+    // An int8 file whose scale is NaN: every value of that row would be.
+    let tensors: Vec<(String, Tensor)> =
+        varmap.data().lock().unwrap().iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+    let int8 =
+        wgslate_model::weights::to_safetensors(&tensors, quant::WeightFormat::Int8 { block: quant::PER_ROW }).unwrap();
+    Model::from_bytes(&c, &int8, &t).unwrap();
+    let header_len = u64::from_le_bytes(int8[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&int8[8..8 + header_len]).unwrap();
+    let scale = header.as_object().unwrap().keys().find(|k| k.ends_with(quant::SCALE_SUFFIX)).unwrap().clone();
+    let e = err(&c, &with_nan(&int8, &scale), &t);
+    assert!(e.contains("not finite (NaN or ∞): the file is damaged"), "{e}");
+}
+
 #[test]
 fn attention_maps_cover_every_output_token() {
     for config in tiny_configs() {
