@@ -24,6 +24,8 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
     let (mut sample, mut temperature, mut top_k, mut top_p, mut seed, mut samples) =
         (false, 1f32, 0usize, 1f32, 0u64, 1usize);
     let mut limits = LengthLimits::default();
+    // The last flag given of each search, to refuse one that the chosen search would ignore.
+    let (mut sampling_flag, mut beam_flag) = (None::<&str>, None::<&str>);
     let mut i = 0;
     /// A flag's value checked against its range (`wgslate_decode::settings`, the one source of the
     /// limits, which the page's URL and form also use).
@@ -35,6 +37,12 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
         let a = args[i].as_str();
         let v = args.get(i + 1);
         let mut takes_value = true;
+        match a {
+            "--temperature" | "--top-k" | "--top-p" | "--seed" | "--samples" => sampling_flag = Some(a),
+            "--beam" | "--lenpen" | "--lenpen-kind" | "--coverage" | "--end-penalty" | "--nbest"
+            | "--no-repeat-ngram" => beam_flag = Some(a),
+            _ => {}
+        }
         match a {
             "--beam" => beam = setting(a, "beam", v)? as usize,
             "--lenpen" => lenpen = setting(a, "lp", v)? as f32,
@@ -67,6 +75,8 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
                 (beam, kind, lenpen, coverage, end, sample) =
                     (best.beam, best.lenpen_kind, best.lenpen, best.coverage, best.end_penalty, best.sample);
                 best_reranks = best.rerank;
+                // Its beam is a preset a later --sample may override, not a flag the user gave.
+                beam_flag = None;
                 takes_value = false;
             }
             _ => {
@@ -81,6 +91,13 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
     }
     if samples > 1 && !sample {
         return Err("--samples N draws N samples: add --sample".into());
+    }
+    match (sample, sampling_flag, beam_flag) {
+        (false, Some(flag), _) => return Err(format!("{flag} shapes sampling, which is off: add --sample")),
+        (true, _, Some(flag)) => {
+            return Err(format!("{flag} shapes beam search, but --sample draws samples instead: give one search"))
+        }
+        _ => {}
     }
     let search = if sample {
         Search::Sample(SamplingConfig {

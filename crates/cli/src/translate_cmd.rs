@@ -196,6 +196,21 @@ fn read_lines(path: &str) -> Result<Vec<String>, String> {
     Ok(wgslate_metrics::pystr::lines(&text))
 }
 
+/// A note when lines hold a carriage return that ends no line (old Mac files): only "\n" ends a line,
+/// as for sacreBLEU, so each such line is translated as one sentence run together.
+fn lone_carriage_returns(lines: &[String]) -> Option<String> {
+    match lines.iter().filter(|l| l.contains('\r')).count() {
+        0 => None,
+        n => Some(format!(
+            "{} a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one",
+            match n {
+                1 => "1 input line holds".to_string(),
+                n => format!("{n} input lines hold"),
+            }
+        )),
+    }
+}
+
 /// Sentences to translate: a byte order mark is not part of the first one (references keep it,
 /// as sacreBLEU does).
 fn without_bom(mut lines: Vec<String>) -> Vec<String> {
@@ -325,7 +340,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
         writeln!(stdout, "{text}").map_err(|e| e.to_string())?;
     }
-    for note in wgslate_model::translate::Notices::of(&models[0], &lines, &out).messages() {
+    let notes = wgslate_model::translate::Notices::of(&models[0], &lines, &out).messages();
+    for note in notes.into_iter().chain(lone_carriage_returns(&lines)) {
         eprintln!("wgslate: {note}");
     }
     Ok(())
@@ -342,6 +358,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
     let sources = without_bom(read_lines(&src)?);
+    if let Some(note) = lone_carriage_returns(&sources) {
+        eprintln!("wgslate: {note}");
+    }
     let refs = read_lines(&reference)?;
     if sources.len() != refs.len() {
         return Err(format!(

@@ -65,6 +65,10 @@ fn cut_outputs_and_unseen_characters_are_reported_on_stderr() {
     let (stdout, stderr) = run(&[], "A man says 你好 to a dog.\nA dog.\n");
     assert_eq!(stdout.lines().count(), 2);
     assert!(stderr.contains("characters the model has never seen (translated as unknown): 你 好"), "{stderr}");
+    // An old Mac file: its lone carriage returns end no line, and the note says so.
+    let (stdout, stderr) = run(&[], "A dog.\rA cat.\r\nTwo men.\n");
+    assert_eq!(stdout.lines().count(), 2);
+    assert!(stderr.contains("1 input line holds a carriage return that ends no line (old Mac line ends?)"), "{stderr}");
 }
 
 /// `--best` is beam 4 reranked with the reverse direction's model (chosen on val: README,

@@ -58,11 +58,18 @@ fn nbest_and_samples_print_moses_nbest_lists() {
     let indices: Vec<&str> = samples.lines().map(|l| l.split(" ||| ").next().unwrap()).collect();
     assert_eq!(indices, ["0", "0", "1", "1", "2", "2"], "{samples}");
     assert_eq!(run(&["--sample", "--seed", "1"]).lines().count(), 3, "one sample: plain lines");
+    // --best's beam is a preset: a --sample after it samples.
+    assert_eq!(run(&["--best", "--sample", "--seed", "1"]), run(&["--sample", "--seed", "1"]));
     // Asking for more than the search gives is refused, not cut silently.
     for (flags, needle) in [
         (&["--beam", "3", "--nbest", "5"][..], "add --beam 5 or more"),
         (&["--nbest", "2"][..], "add --beam 2 or more"),
         (&["--samples", "3"][..], "add --sample"),
+        // A flag the chosen search would ignore is refused too.
+        (&["--temperature", "0.5"][..], "--temperature shapes sampling, which is off: add --sample"),
+        (&["--sample", "--seed", "1", "--top-k", "5", "--best"][..], "--top-k shapes sampling, which is off"),
+        (&["--sample", "--beam", "4"][..], "--beam shapes beam search, but --sample draws samples instead"),
+        (&["--lenpen", "1", "--sample"][..], "--lenpen shapes beam search"),
     ] {
         let (ok, out, err) =
             common::translate(&[&["--model", model.as_str(), "--backend", "cpu"], flags].concat(), THREE);
