@@ -88,14 +88,15 @@ struct Results {
 }
 
 /// The settings as Compare's searches use them: the beam column runs a beam of at least 4 (the engine
-/// worker's `SearchChoice::Beam`), never reranked.
+/// worker's `SearchChoice::Beam`), never reranked, and the sample column samples whatever the tick box says.
 fn used_settings(s: &Settings) -> Vec<(String, String)> {
     s.all_pairs()
         .into_iter()
         .map(|(k, v)| {
             let v = match k {
                 "beam" => s.beam.max(4).to_string(),
-                "rerank" => "false".into(),
+                // Each column sets its own search: the Sample tick box changes none of them.
+                "rerank" | "sample" => "false".into(),
                 _ => v,
             };
             (k.to_string(), v)

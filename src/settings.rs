@@ -30,16 +30,16 @@ pub fn from_query(query: &str) -> (Settings, String, Vec<String>) {
 }
 
 /// The text without the characters its broken %-escapes became (`%E2%82` is a cut-short "€";
-/// URLSearchParams turns it into U+FFFD without a word), or None when its escapes are whole.
-/// A U+FFFD the link really holds stays.
+/// URLSearchParams turns it into U+FFFD without a word), or None when nothing was dropped: its escapes
+/// are whole, or the link also holds a real U+FFFD (then the text is kept as it is). Only the last
+/// `text` counts, as it is the one used.
 fn without_damage(query: &str, text: &str) -> Option<String> {
-    let values = query.split('&').filter_map(|pair| pair.split_once('=')).filter(|(key, _)| *key == "text");
-    let decoded: Vec<Vec<u8>> = values.map(|(_, value)| percent_decoded(value)).collect();
-    if decoded.iter().all(|v| std::str::from_utf8(v).is_ok()) {
+    let value = query.split('&').filter_map(|pair| pair.split_once('=')).rfind(|(key, _)| *key == "text")?.1;
+    let decoded = percent_decoded(value);
+    if std::str::from_utf8(&decoded).is_ok() || decoded.utf8_chunks().any(|c| c.valid().contains('\u{fffd}')) {
         return None;
     }
-    let genuine = decoded.iter().flat_map(|v| v.utf8_chunks()).any(|c| c.valid().contains('\u{fffd}'));
-    Some(if genuine { text.to_string() } else { text.replace('\u{fffd}', "") })
+    Some(text.replace('\u{fffd}', ""))
 }
 
 /// `key=value&…` for the URL: the settings that differ from the defaults, then the text.
@@ -67,8 +67,11 @@ mod tests {
         assert_eq!(without_damage("text=a%FFb", "a\u{fffd}b").as_deref(), Some("ab"));
         // Not escapes at all: kept as written by URLSearchParams, not damaged.
         assert_eq!(without_damage("text=100%25%&x=%zz%+F", "100%%"), None);
-        // A replacement character the link really holds is the user's.
-        assert_eq!(without_damage("text=%EF%BF%BD%E2", "\u{fffd}\u{fffd}").as_deref(), Some("\u{fffd}\u{fffd}"));
+        // A replacement character the link really holds is the user's: nothing is dropped.
+        assert_eq!(without_damage("text=%EF%BF%BD%E2", "\u{fffd}\u{fffd}"), None);
         assert_eq!(without_damage("beam=%FF&text=ok", "ok"), None);
+        // Only the text used (the last) counts.
+        assert_eq!(without_damage("text=a%E2&text=ok", "ok"), None);
+        assert_eq!(without_damage("text=ok&text=a%E2", "a\u{fffd}").as_deref(), Some("a"));
     }
 }

@@ -117,10 +117,11 @@ test('Compare names its model and marks its results stale when the Translate vie
   await page.locator('[data-testid=cmp-beam-0]').waitFor({ timeout: 120000 });
   assert.equal(await page.locator('[data-testid=cmp-model]').textContent(), ' · Transformer (distilled)');
   assert.equal(await page.locator('[data-testid=cmp-stale]').count(), 0);
-  // A beam of 2 still runs as 4 here: nothing to redo.
+  // A beam of 2 still runs as 4 here, and each column sets its own search: nothing to redo.
   await page.click('[data-testid=nav-translate]');
   await page.fill('[data-testid=tr-beam]', '2');
   await page.locator('[data-testid=tr-beam]').blur();
+  await page.check('[data-testid=tr-sample]');
   await page.click('[data-testid=nav-compare]');
   assert.equal(await page.locator('[data-testid=cmp-stale]').count(), 0);
   // Another model, or another first sentence, makes the results out of date until Compare runs again.

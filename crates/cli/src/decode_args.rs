@@ -24,8 +24,10 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
     let (mut sample, mut temperature, mut top_k, mut top_p, mut seed, mut samples) =
         (false, 1f32, 0usize, 1f32, 0u64, 1usize);
     let mut limits = LengthLimits::default();
-    // The last flag given of each search, to refuse one that the chosen search would ignore.
-    let (mut sampling_flag, mut beam_flag) = (None::<&str>, None::<&str>);
+    // The last flag given of each search, to refuse one that the chosen search would ignore; --best
+    // overrides the beam flags it sets, not --nbest or --no-repeat-ngram.
+    let (mut sampling_flag, mut beam_flag, mut list_flag) = (None::<&str>, None::<&str>, None::<&str>);
+    let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;
     /// A flag's value checked against its range (`wgslate_decode::settings`, the one source of the
     /// limits, which the page's URL and form also use).
@@ -39,9 +41,18 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
         let mut takes_value = true;
         match a {
             "--temperature" | "--top-k" | "--top-p" | "--seed" | "--samples" => sampling_flag = Some(a),
-            "--beam" | "--lenpen" | "--lenpen-kind" | "--coverage" | "--end-penalty" | "--nbest"
-            | "--no-repeat-ngram" => beam_flag = Some(a),
+            "--beam" | "--lenpen" | "--lenpen-kind" | "--coverage" | "--end-penalty" => beam_flag = Some(a),
+            "--nbest" | "--no-repeat-ngram" => list_flag = Some(a),
             _ => {}
+        }
+        // A decoding flag given twice would drop its first value without a word (--best is a preset:
+        // a flag after it overrides its part, which is not a repeat).
+        if sampling_flag == Some(a) || beam_flag == Some(a) || list_flag == Some(a) || a == "--sample" || a == "--best"
+        {
+            if seen.contains(&a) {
+                return Err(format!("{a} is given twice: give it once"));
+            }
+            seen.push(a);
         }
         match a {
             "--beam" => beam = setting(a, "beam", v)? as usize,
@@ -92,7 +103,7 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
     if samples > 1 && !sample {
         return Err("--samples N draws N samples: add --sample".into());
     }
-    match (sample, sampling_flag, beam_flag) {
+    match (sample, sampling_flag, beam_flag.or(list_flag)) {
         (false, Some(flag), _) => return Err(format!("{flag} shapes sampling, which is off: add --sample")),
         (true, _, Some(flag)) => {
             return Err(format!("{flag} shapes beam search, but --sample draws samples instead: give one search"))

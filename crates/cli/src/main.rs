@@ -33,6 +33,17 @@ fn command_usage(command: &str) -> Option<String> {
     })
 }
 
+/// Ends the program when its output cannot be written: a reader that closed the pipe (`| head`) is
+/// the reader's choice (exit 0); anything else (a full disk) is one line and exit code 2.
+pub fn output_failed(e: std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "wgslate: cannot write the output: {e}");
+    std::process::exit(2);
+}
+
 fn main() {
     // Library errors (candle's) carry a backtrace when RUST_BACKTRACE is set, and it would follow our
     // one-line message; RUST_LIB_BACKTRACE=1 still asks for it.
@@ -63,12 +74,16 @@ fn main() {
         eprintln!("wgslate: internal error: {info}");
     }));
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // After "--" every argument is a file name (argparse), "-h" and "--version" included.
+    let options = &args[..args.iter().position(|a| a == "--").unwrap_or(args.len())];
     let result = match args.first().map(String::as_str) {
-        Some(command) if args[1..].iter().any(|a| a == "-h" || a == "--help") && command_usage(command).is_some() => {
+        Some(command)
+            if options.iter().skip(1).any(|a| a == "-h" || a == "--help") && command_usage(command).is_some() =>
+        {
             command_usage(command).into_iter().for_each(|usage| println!("{usage}"));
             Ok(())
         }
-        Some("bleu") if args[1..].iter().any(|a| a == "-V" || a == "--version") => {
+        Some("bleu") if options.iter().skip(1).any(|a| a == "-V" || a == "--version") => {
             println!("{}", bleu_args::VERSION);
             Ok(())
         }

@@ -103,6 +103,11 @@ pub fn run(root: &Path) -> std::io::Result<Copies> {
         let bytes = std::fs::read(&path)?;
         for (suffix, compress) in compressors.into_iter().skip(usize::from(weights)) {
             let copy = copy_path(&path, suffix);
+            // A link at the copy's name is not ours to write through (nor to send).
+            if std::fs::symlink_metadata(&copy).is_ok_and(|m| m.file_type().is_symlink()) {
+                copies.foreign.push(copy);
+                continue;
+            }
             let fresh = modified(&copy).is_some_and(|c| modified(&path).is_some_and(|f| c >= f));
             if fresh {
                 match std::fs::read(&copy).is_ok_and(|c| holds(&c, suffix, &bytes)) {
@@ -114,7 +119,11 @@ pub fn run(root: &Path) -> std::io::Result<Copies> {
                 };
                 continue;
             }
-            std::fs::write(&copy, compress(&bytes)?)?;
+            // Written beside it, then renamed: a start stopped half-way leaves no truncated copy that
+            // would look newer than its file (and foreign) from then on.
+            let partial = copy_path(&path, &format!("{suffix}.partial"));
+            std::fs::write(&partial, compress(&bytes)?)?;
+            std::fs::rename(&partial, &copy)?;
             copies.written += 1;
             copies.usable.insert(copy);
         }

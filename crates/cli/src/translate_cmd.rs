@@ -333,12 +333,12 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             // ||| features (F0, the log-probability) ||| score (what the search ranked by).
             for (text, h) in t.outputs.iter().take(shown) {
                 writeln!(stdout, "{i} ||| {text} ||| F0= {:.4} ||| {:.4}", h.log_prob, h.score)
-                    .map_err(|e| e.to_string())?;
+                    .unwrap_or_else(|e| crate::output_failed(e));
             }
             continue;
         }
         let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
-        writeln!(stdout, "{text}").map_err(|e| e.to_string())?;
+        writeln!(stdout, "{text}").unwrap_or_else(|e| crate::output_failed(e));
     }
     let notes = wgslate_model::translate::Notices::of(&models[0], &lines, &out).messages();
     for note in notes.into_iter().chain(lone_carriage_returns(&lines)) {

@@ -139,6 +139,11 @@ fn a_double_dash_ends_the_options_as_in_argparse_and_version_answers() {
     // sacreBLEU's own output for the same files, written with "--" before the reference.
     let (code, out, err) = wgslate(&["-b", "-i", "hyp1.de", "--", "ref.de"], None);
     assert_eq!((code, out.as_str()), (0, recorded["stdout"].as_str().unwrap()), "{err}");
+    // After "--" they are file names, as in argparse.
+    for flag in ["--version", "-h"] {
+        let (code, out, err) = wgslate(&["-i", "hyp1.de", "--", flag], None);
+        assert!(code == 2 && out.is_empty() && err.contains(flag), "{flag}: {out}{err}");
+    }
     for flag in ["--version", "-V"] {
         let (code, out, _) = wgslate(&["ref.de", flag], None);
         assert_eq!(code, 0);

@@ -136,6 +136,9 @@ fn escaped_names_are_served_links_are_not_written_through_and_foreign_copies_are
     std::fs::write(outside.join("data.txt"), &text).unwrap();
     std::os::unix::fs::symlink(&outside, dir.join("ext")).unwrap();
     std::os::unix::fs::symlink(&base, dir.join("up")).unwrap();
+    // A link at a copy's name: writing the copy would create or overwrite its target outside.
+    std::fs::write(dir.join("linked.txt"), &text).unwrap();
+    std::os::unix::fs::symlink(outside.join("elsewhere"), dir.join("linked.txt.gz")).unwrap();
     // A newer file named like a copy that holds something else.
     std::fs::write(dir.join("notes.txt"), &text).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -150,6 +153,8 @@ fn escaped_names_are_served_links_are_not_written_through_and_foreign_copies_are
     let notes = get(port, "/notes.txt", "Accept-Encoding: gzip\r\n");
     assert_eq!((notes.header("Content-Encoding"), &notes.body), (None, &text), "not sent as notes.txt's gzip encoding");
     assert_eq!(get(port, "/notes.txt", "Accept-Encoding: br\r\n").header("Content-Encoding"), Some("br"));
+    let linked = get(port, "/linked.txt", "Accept-Encoding: gzip\r\n");
+    assert_eq!((linked.header("Content-Encoding"), &linked.body), (None, &text));
 
     assert_eq!(get(port, "/my%20file.txt", "").body, b"spaced\n");
     assert_eq!(get(port, "/%C3%BCber.txt", "").body, b"umlaut\n");

@@ -70,6 +70,9 @@ fn nbest_and_samples_print_moses_nbest_lists() {
         (&["--sample", "--seed", "1", "--top-k", "5", "--best"][..], "--top-k shapes sampling, which is off"),
         (&["--sample", "--beam", "4"][..], "--beam shapes beam search, but --sample draws samples instead"),
         (&["--lenpen", "1", "--sample"][..], "--lenpen shapes beam search"),
+        (&["--nbest", "3", "--best", "--sample"][..], "--nbest shapes beam search"),
+        (&["--beam", "2", "--beam", "5"][..], "--beam is given twice"),
+        (&["--sample", "--seed", "1", "--seed", "2"][..], "--seed is given twice"),
     ] {
         let (ok, out, err) =
             common::translate(&[&["--model", model.as_str(), "--backend", "cpu"], flags].concat(), THREE);
@@ -128,7 +131,11 @@ fn to_full_disk(args: &[&str]) -> (Option<i32>, String) {
 fn an_output_that_cannot_be_written_is_an_error_in_one_line_not_a_panic() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
     let (hyp, reference) = (format!("{data}/hyp1.de"), format!("{data}/ref.de"));
-    for args in [vec!["--help"], vec!["bleu", "--help"], vec!["bleu", &reference, "-i", &hyp]] {
+    let one = std::env::temp_dir().join(format!("wgslate-full-{}.en", std::process::id()));
+    std::fs::write(&one, "A dog runs.\n").unwrap();
+    let model = format!("{MODELS}/en-de/transformer");
+    let translate = ["translate", "--model", &model, "--backend", "cpu", "-i", one.to_str().unwrap()];
+    for args in [vec!["--help"], vec!["bleu", "--help"], vec!["bleu", &reference, "-i", &hyp], translate.to_vec()] {
         let (code, err) = to_full_disk(&args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
         assert_eq!(err, "wgslate: cannot write the output: No space left on device (os error 28)\n", "{args:?}");
