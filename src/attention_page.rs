@@ -10,7 +10,7 @@ use crate::attention_heatmap::Heatmap;
 use crate::browser;
 use crate::engine_client;
 use crate::engine_jobs::{Event, Job};
-use crate::translate_page::{first_sentence, first_sentence_of, settings_pairs, Shared};
+use crate::translate_page::{first_sentence, settings_pairs, Shared};
 
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
 fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
@@ -138,8 +138,7 @@ pub fn AttentionPage() -> impl IntoView {
     let stale = Memo::new(move |_| {
         loaded.with(|l| {
             l.as_ref().is_some_and(|l| {
-                shared.text.with(|t| first_sentence_of(t)).as_deref() != Some(l.drawn_for.0.as_str())
-                    || settings_pairs(&shared.settings.get()) != l.drawn_for.1
+                !shared.first_sentence_is(&l.drawn_for.0) || settings_pairs(&shared.settings.get()) != l.drawn_for.1
             })
         })
     });

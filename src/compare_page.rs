@@ -7,8 +7,7 @@ use crate::browser;
 use crate::engine_client;
 use crate::engine_jobs::{Job, SearchChoice};
 use crate::settings::Settings;
-use crate::translate_page::{first_sentence, first_sentence_of, settings_pairs, Shared};
-use wgslate_model::catalog;
+use crate::translate_page::{first_sentence, settings_pairs, Shared};
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -85,6 +84,8 @@ struct Results {
     source: String,
     /// The settings as the searches used them (`used_settings`).
     used: Vec<(String, String)>,
+    /// The title of the model that made them.
+    model: String,
 }
 
 /// The settings as Compare's searches use them: the beam column runs a beam of at least 4 (the engine
@@ -155,10 +156,11 @@ pub fn ComparePage() -> impl IntoView {
                         }
                     }
                 }
-                let sample = cols.pop().unwrap();
-                let beam = cols.pop().unwrap();
-                let greedy = cols.pop().unwrap();
-                columns.set(Some(Results { greedy, beam, sample, source: sentence, used: used_settings(&s) }));
+                // The loop pushed one column per search or returned.
+                if let Ok([greedy, beam, sample]) = <[Column; 3]>::try_from(cols) {
+                    let (used, model) = (used_settings(&s), shared.model_title(&s.model));
+                    columns.set(Some(Results { greedy, beam, sample, source: sentence, used, model }));
+                }
                 busy.set(false);
             });
         }
@@ -166,16 +168,10 @@ pub fn ComparePage() -> impl IntoView {
     // Like Attention's map: results the Translate view's first sentence or settings have moved on from say so.
     let stale = Memo::new(move |_| {
         columns.with(|c| {
-            c.as_ref().is_some_and(|r| {
-                shared.text.with(|t| first_sentence_of(t)).as_deref() != Some(r.source.as_str())
-                    || shared.settings.with(used_settings) != r.used
-            })
+            c.as_ref()
+                .is_some_and(|r| !shared.first_sentence_is(&r.source) || shared.settings.with(used_settings) != r.used)
         })
     });
-    let model_title = move |used: &[(String, String)]| {
-        let model = used.iter().find(|(k, _)| k == "model").map(|(_, v)| v.clone()).unwrap_or_default();
-        shared.model_entries.with_untracked(|e| catalog::find(e, &model).map(|m| m.title.clone())).unwrap_or(model)
-    };
     let marked = |text: &str, other: &str| {
         let (a, b) = (words(text), words(other));
         let changed = changed_words(&a, &b);
@@ -196,8 +192,7 @@ pub fn ComparePage() -> impl IntoView {
             {move || stale.get().then(|| view! {
                 <p class="hint" data-testid="cmp-stale">"The Translate view's first sentence or settings changed since these results; Compare again to update them."</p>
             })}
-            {move || columns.get().map(|Results { greedy: g, beam: b, sample: s, source: src, used }| {
-                let model = model_title(&used);
+            {move || columns.get().map(|Results { greedy: g, beam: b, sample: s, source: src, used, model }| {
                 let greedy_text = g.outputs[0].0.clone();
                 let best_beam = b.outputs[0].0.clone();
                 let (g2, b2, s2, src2) = (g.clone(), b.clone(), s.clone(), src.clone());

@@ -4,7 +4,6 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use wgslate_model::catalog;
 use wgslate_model::translate::split_sentences;
 
 use crate::browser;
@@ -149,9 +148,7 @@ pub fn FileTranslate() -> impl IntoView {
                 };
                 // The run keeps the settings it started with; the status names them, so a change made
                 // meanwhile is not mistaken for one that applied.
-                let title =
-                    shared.model_entries.with_untracked(|e| catalog::find(e, &s.model).map(|m| m.title.clone()));
-                let with = format!("with {}, {}", title.unwrap_or_else(|| s.model.clone()), s.search_label());
+                let with = format!("with {}, {}", shared.model_title(&s.model), s.search_label());
                 let out_name = output_name(&file.name(), &target);
                 let line_end = if text.contains("\r\n") { "\r\n" } else { "\n" };
                 let mut assembly = Assembly::new(&segments, line_end);

@@ -44,6 +44,21 @@ pub struct Shared {
     pub history_entry: StoredValue<bool>,
 }
 
+impl Shared {
+    /// The model's title in the shipped list ("Transformer (distilled)"), or its name when the list lacks it.
+    pub fn model_title(&self, model: &str) -> String {
+        self.model_entries
+            .with_untracked(|e| catalog::find(e, model).map(|m| m.title.clone()))
+            .unwrap_or_else(|| model.to_string())
+    }
+
+    /// Whether the Translate view's first sentence is still `sentence` (tracked: a Memo over it runs
+    /// again when the text changes), for results that say when the view has moved on.
+    pub fn first_sentence_is(&self, sentence: &str) -> bool {
+        self.text.with(|t| first_sentence_of(t)).as_deref() == Some(sentence)
+    }
+}
+
 /// The first sentence of the Translate view's text, which Compare and Attention work on.
 pub fn first_sentence(shared: &Shared) -> Result<String, String> {
     shared
@@ -52,7 +67,7 @@ pub fn first_sentence(shared: &Shared) -> Result<String, String> {
         .ok_or_else(|| "Type a sentence in the Translate view first.".to_string())
 }
 
-pub fn first_sentence_of(text: &str) -> Option<String> {
+fn first_sentence_of(text: &str) -> Option<String> {
     split_sentences(text).into_iter().flatten().next()
 }
 

@@ -45,15 +45,7 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
             "--nbest" | "--no-repeat-ngram" => list_flag = Some(a),
             _ => {}
         }
-        // A decoding flag given twice would drop its first value without a word (--best is a preset:
-        // a flag after it overrides its part, which is not a repeat).
-        if sampling_flag == Some(a) || beam_flag == Some(a) || list_flag == Some(a) || a == "--sample" || a == "--best"
-        {
-            if seen.contains(&a) {
-                return Err(format!("{a} is given twice: give it once"));
-            }
-            seen.push(a);
-        }
+        let mut decoding = true;
         match a {
             "--beam" => beam = setting(a, "beam", v)? as usize,
             "--lenpen" => lenpen = setting(a, "lp", v)? as f32,
@@ -92,9 +84,15 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
             }
             _ => {
                 rest.push(args[i].clone());
-                takes_value = false;
+                (takes_value, decoding) = (false, false);
             }
         }
+        // A decoding flag given twice would drop its first value without a word (--best is a preset:
+        // a flag after it overrides its part, which is not a repeat).
+        if decoding && seen.contains(&a) {
+            return Err(format!("{a} is given twice: give it once"));
+        }
+        seen.push(a);
         i += if takes_value { 2 } else { 1 };
     }
     if nbest > beam {

@@ -36,11 +36,17 @@ fn command_usage(command: &str) -> Option<String> {
 /// Ends the program when its output cannot be written: a reader that closed the pipe (`| head`) is
 /// the reader's choice (exit 0); anything else (a full disk) is one line and exit code 2.
 pub fn output_failed(e: std::io::Error) -> ! {
-    if e.kind() == std::io::ErrorKind::BrokenPipe {
+    output_failed_because(e.kind() == std::io::ErrorKind::BrokenPipe, &e.to_string())
+}
+
+/// `output_failed` from what is known: the reason, and whether the reader closed the pipe. Written
+/// without `eprintln!`, which panics itself when stderr is gone.
+fn output_failed_because(broken_pipe: bool, why: &str) -> ! {
+    if broken_pipe {
         std::process::exit(0);
     }
     use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "wgslate: cannot write the output: {e}");
+    let _ = writeln!(std::io::stderr(), "wgslate: cannot write the output: {why}");
     std::process::exit(2);
 }
 
@@ -57,16 +63,10 @@ fn main() {
             .map(String::as_str)
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
-        // `wgslate … | head` closes our stdout early: that is the reader's choice, not an error.
-        if msg.contains("Broken pipe") {
-            std::process::exit(0);
-        }
-        // A full disk or a closed stderr: println!/eprintln! panic; say so in one line (if stderr can
-        // take it) instead of an internal error.
+        // println!/eprintln! panic when their stream fails: `wgslate … | head` closing stdout early (the
+        // reader's choice, not an error), a full disk, a closed stderr.
         if let Some(why) = msg.strip_prefix("failed printing to stdout: ") {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "wgslate: cannot write the output: {why}");
-            std::process::exit(2);
+            output_failed_because(why.contains("Broken pipe"), why);
         }
         if msg.starts_with("failed printing to stderr") {
             std::process::exit(2);

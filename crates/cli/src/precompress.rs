@@ -110,13 +110,11 @@ pub fn run(root: &Path) -> std::io::Result<Copies> {
             }
             let fresh = modified(&copy).is_some_and(|c| modified(&path).is_some_and(|f| c >= f));
             if fresh {
-                match std::fs::read(&copy).is_ok_and(|c| holds(&c, suffix, &bytes)) {
-                    true => copies.usable.insert(copy),
-                    false => {
-                        copies.foreign.push(copy);
-                        false
-                    }
-                };
+                if std::fs::read(&copy).is_ok_and(|c| holds(&c, suffix, &bytes)) {
+                    copies.usable.insert(copy);
+                } else {
+                    copies.foreign.push(copy);
+                }
                 continue;
             }
             // Written beside it, then renamed: a start stopped half-way leaves no truncated copy that

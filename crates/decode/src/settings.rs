@@ -104,13 +104,13 @@ pub fn percent_decoded(text: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let digits = b.get(i + 1..i + 3).filter(|h| b[i] == b'%' && h.iter().all(u8::is_ascii_hexdigit));
-        match digits.and_then(|h| u8::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()) {
-            Some(byte) => {
-                out.push(byte);
+        let hex = |k: usize| b.get(i + k).and_then(|&c| (c as char).to_digit(16));
+        match (b[i], hex(1), hex(2)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
                 i += 3;
             }
-            None => {
+            _ => {
                 out.push(b[i]);
                 i += 1;
             }

@@ -1,6 +1,6 @@
 //! The one validation of the page's settings: what a shared link may hold.
 
-use wgslate_decode::settings::checked_number;
+use wgslate_decode::settings::{checked_number, percent_decoded};
 use wgslate_decode::{Search, Settings};
 
 fn parse(query: &str) -> (Settings, String, Vec<String>) {
@@ -130,4 +130,14 @@ fn a_setting_given_twice_is_named_and_the_last_one_counts() {
             "text given more than once (the last, \"b\", is used)"
         ]
     );
+}
+
+#[test]
+fn percent_escapes_decode_to_their_bytes_and_a_stray_percent_stays() {
+    // "é" is C3 A9 in UTF-8; a cut "€" (E2 82 AC) leaves bytes that are not UTF-8.
+    assert_eq!(percent_decoded("caf%C3%a9%20x"), "café x".as_bytes());
+    assert_eq!(percent_decoded("5%E2%82"), [b'5', 0xE2, 0x82]);
+    for kept in ["100%", "%", "%z1", "%1", "%+F", "ü%"] {
+        assert_eq!(percent_decoded(kept), kept.as_bytes(), "{kept}");
+    }
 }
