@@ -29,6 +29,8 @@ pub struct BleuArgs {
     pub format: String,
     pub score_only: bool,
     pub short: bool,
+    /// `--detail`: text output and a note that local files carry no subset information.
+    pub detail: bool,
     pub num_refs: usize,
     /// SACREBLEU_SEED as given (None: unset), read only when a bootstrap needs it.
     pub seed: Option<String>,
@@ -64,6 +66,7 @@ impl Default for BleuArgs {
             format: "json".into(),
             score_only: false,
             short: false,
+            detail: false,
             num_refs: 1,
             seed: None,
         }
@@ -89,141 +92,424 @@ pub fn apply_env(a: &mut BleuArgs, var: impl Fn(&str) -> Option<String>) {
     a.seed = var("SACREBLEU_SEED");
 }
 
-fn looks_like_option(s: &str) -> bool {
-    s.starts_with('-') && s.len() > 1 && s.parse::<f64>().is_err()
+/// How many values an option takes (argparse's nargs).
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Takes {
+    Nothing,
+    One,
+    /// nargs='*'
+    Any,
+    /// nargs='+'
+    AtLeastOne,
 }
 
-fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
-    v.parse().map_err(|_| format!("argument {flag}: invalid value: '{v}'"))
+/// sacreBLEU 2.6.0's options, every spelling, in the order its parser registers them: argparse
+/// resolves abbreviations against this list and names ambiguous matches in this order.
+const OPTIONS: &[(&[&str], Takes)] = &[
+    (&["-h", "--help"], Takes::Nothing),
+    (&["--citation", "--cite"], Takes::Nothing),
+    (&["--list"], Takes::Nothing),
+    (&["--test-set", "-t"], Takes::One),
+    (&["--language-pair", "-l"], Takes::One),
+    (&["--origlang", "-ol"], Takes::One),
+    (&["--subset"], Takes::One),
+    (&["--download"], Takes::One),
+    (&["--echo"], Takes::AtLeastOne),
+    (&["--input", "-i"], Takes::Any),
+    (&["--num-refs", "-nr"], Takes::One),
+    (&["--encoding", "-e"], Takes::One),
+    (&["--metrics", "-m"], Takes::AtLeastOne),
+    (&["--sentence-level", "-sl"], Takes::Nothing),
+    (&["--smooth-method", "-s"], Takes::One),
+    (&["--smooth-value", "-sv"], Takes::One),
+    (&["--tokenize", "-tok"], Takes::One),
+    (&["--lowercase", "-lc"], Takes::Nothing),
+    (&["--force"], Takes::Nothing),
+    (&["--chrf-char-order", "-cc"], Takes::One),
+    (&["--chrf-word-order", "-cw"], Takes::One),
+    (&["--chrf-beta"], Takes::One),
+    (&["--chrf-whitespace"], Takes::Nothing),
+    (&["--chrf-lowercase"], Takes::Nothing),
+    (&["--chrf-eps-smoothing"], Takes::Nothing),
+    (&["--ter-case-sensitive"], Takes::Nothing),
+    (&["--ter-asian-support"], Takes::Nothing),
+    (&["--ter-no-punct"], Takes::Nothing),
+    (&["--ter-normalized"], Takes::Nothing),
+    (&["--confidence", "-ci"], Takes::Nothing),
+    (&["--confidence-n", "-cin"], Takes::One),
+    (&["--paired-ar", "-par"], Takes::Nothing),
+    (&["--paired-bs", "-pbs"], Takes::Nothing),
+    (&["--paired-ar-n", "-parn"], Takes::One),
+    (&["--paired-bs-n", "-pbsn"], Takes::One),
+    (&["--paired-jobs", "-j"], Takes::One),
+    (&["--quiet", "-q"], Takes::Nothing),
+    (&["--short", "-sh"], Takes::Nothing),
+    (&["--score-only", "-b"], Takes::Nothing),
+    (&["--width", "-w"], Takes::One),
+    (&["--detail", "-d"], Takes::Nothing),
+    (&["--no-color", "-nc"], Takes::Nothing),
+    (&["--format", "-f"], Takes::One),
+    (&["--version", "-V"], Takes::Nothing),
+];
+
+/// What `wgslate bleu`'s command line asks for.
+#[derive(Debug)]
+pub enum Parsed {
+    Score(Box<BleuArgs>),
+    Help,
+    Version,
 }
 
-pub fn parse(argv: &[String]) -> Result<BleuArgs, String> {
+/// One command-line word as argparse sees it before consuming any.
+#[derive(Debug, Clone)]
+enum Word {
+    /// A value or a file name ('A').
+    Value,
+    /// The first "--" ('-'): every word after it is a value.
+    Dashes,
+    /// An option ('O'): which one (None: unknown), as spelled, and a value joined to it.
+    Opt { opt: Option<usize>, spelled: String, joined: Option<String> },
+}
+
+fn exact(spelled: &str) -> Option<usize> {
+    OPTIONS.iter().position(|(names, _)| names.contains(&spelled))
+}
+
+/// argparse's `_parse_optional` and `_get_option_tuples` (Python 3.11, `allow_abbrev`): exact
+/// spellings, `--opt=value`, unique prefixes of long options, and a one-letter option with its
+/// value or further one-letter flags joined (`-w3`, `-bq`).
+fn classify(arg: &str) -> Result<Word, String> {
+    if !arg.starts_with('-') || arg.len() == 1 {
+        return Ok(Word::Value);
+    }
+    if let Some(opt) = exact(arg) {
+        return Ok(Word::Opt { opt: Some(opt), spelled: arg.into(), joined: None });
+    }
+    if let Some((name, value)) = arg.split_once('=') {
+        if let Some(opt) = exact(name) {
+            return Ok(Word::Opt { opt: Some(opt), spelled: name.into(), joined: Some(value.into()) });
+        }
+    }
+    let mut matches: Vec<(usize, &str, Option<String>)> = Vec::new();
+    for (k, (names, _)) in OPTIONS.iter().enumerate() {
+        for name in names.iter() {
+            if let Some(long) = arg.strip_prefix("--") {
+                let (prefix, value) = match long.split_once('=') {
+                    Some((p, v)) => (p, Some(v.to_string())),
+                    None => (long, None),
+                };
+                if name.starts_with(&format!("--{prefix}")) {
+                    matches.push((k, name, value));
+                }
+            } else if arg.get(..2) == Some(name) {
+                matches.push((k, name, Some(arg[2..].to_string())));
+            } else if name.starts_with(arg) {
+                matches.push((k, name, None));
+            }
+        }
+    }
+    match matches.len() {
+        0 => {}
+        1 => {
+            let (k, name, joined) = matches.pop().expect("one match");
+            return Ok(Word::Opt { opt: Some(k), spelled: name.into(), joined });
+        }
+        _ => {
+            let names: Vec<&str> = matches.iter().map(|m| m.1).collect();
+            return Err(format!("ambiguous option: {arg} could match {}", names.join(", ")));
+        }
+    }
+    // A negative number or a word with a space is a value, not an unknown option.
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let negative_number =
+        digits(&arg[1..]) || arg[1..].split_once('.').is_some_and(|(a, b)| (a.is_empty() || digits(a)) && digits(b));
+    if negative_number || arg.contains(' ') {
+        return Ok(Word::Value);
+    }
+    Ok(Word::Opt { opt: None, spelled: arg.into(), joined: None })
+}
+
+/// Python's `int()` of a command-line word: surrounding whitespace, a sign, and `_` between digits.
+fn python_int(v: &str) -> Option<i64> {
+    let t = v.trim();
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let ok = !body.is_empty()
+        && !body.starts_with('_')
+        && !body.ends_with('_')
+        && !body.contains("__")
+        && body.bytes().all(|b| b.is_ascii_digit() || b == b'_');
+    if !ok {
+        return None;
+    }
+    let n: i64 = body.replace('_', "").parse().ok()?;
+    Some(if neg { -n } else { n })
+}
+
+/// Python's `float()` of a command-line word (whitespace and `_` between digits allowed).
+fn python_float(v: &str) -> Option<f64> {
+    let t = v.trim();
+    let lower = t.to_ascii_lowercase();
+    let bare = lower.trim_start_matches(['+', '-']);
+    if ["inf", "infinity", "nan"].contains(&bare) {
+        return t.parse().ok().or_else(|| lower.replace("infinity", "inf").parse().ok());
+    }
+    let underscores_ok = t.split('_').count() == 1
+        || t.as_bytes().windows(3).all(|w| w[1] != b'_' || (w[0].is_ascii_digit() && w[2].is_ascii_digit()))
+            && !t.starts_with('_')
+            && !t.ends_with('_');
+    if !underscores_ok || bare.starts_with(|c: char| !c.is_ascii_digit() && c != '.') {
+        return None;
+    }
+    t.replace('_', "").parse().ok()
+}
+
+fn argument(opt: usize) -> String {
+    format!("argument {}", OPTIONS[opt].0.join("/"))
+}
+
+fn int_value(opt: usize, v: &str) -> Result<i64, String> {
+    python_int(v).ok_or_else(|| format!("{}: invalid int value: '{v}'", argument(opt)))
+}
+
+fn choice(opt: usize, v: &str, choices: &[&str]) -> Result<String, String> {
+    if choices.contains(&v) {
+        return Ok(v.to_string());
+    }
+    let list: Vec<String> = choices.iter().map(|c| format!("'{c}'")).collect();
+    Err(format!("{}: invalid choice: '{v}' (choose from {})", argument(opt), list.join(", ")))
+}
+
+/// The int options as given (Python ints: any sign), judged once all options are known, as
+/// sacreBLEU uses each only in some modes.
+struct Ints {
+    width: i64,
+    num_refs: i64,
+    confidence_n: i64,
+    paired_bs_n: i64,
+    chrf_char_order: i64,
+    chrf_word_order: i64,
+}
+
+impl Ints {
+    fn of(a: &BleuArgs) -> Self {
+        let i = |n: usize| n as i64;
+        Self {
+            width: i(a.width),
+            num_refs: i(a.num_refs),
+            confidence_n: i(a.confidence_n),
+            paired_bs_n: i(a.paired_bs_n),
+            chrf_char_order: i(a.chrf_char_order),
+            chrf_word_order: i(a.chrf_word_order),
+        }
+    }
+
+    /// Where sacreBLEU would fail (or crash) on a value, a message; a value it never reads is kept
+    /// without complaint.
+    fn settle(self, a: &mut BleuArgs) -> Result<(), String> {
+        let count = |n: i64, min: i64, what: &str| {
+            usize::try_from(n)
+                .ok()
+                .filter(|_| n >= min)
+                .ok_or_else(|| format!("{what} must be at least {min}, not {n}"))
+        };
+        a.width = count(self.width, 0, "--width")?;
+        a.num_refs = count(self.num_refs, 1, "--num-refs")?;
+        // sacreBLEU resamples only for more than one resample; fewer give the plain score.
+        a.confidence_n = self.confidence_n.clamp(0, i64::MAX) as usize;
+        a.paired_bs_n = if a.paired_bs { count(self.paired_bs_n, 1, "--paired-bs-n")? } else { 1 };
+        if a.metrics.iter().any(|m| m == "chrf") {
+            a.chrf_char_order = count(self.chrf_char_order, 0, "--chrf-char-order")?;
+            a.chrf_word_order = count(self.chrf_word_order, 0, "--chrf-word-order")?;
+            if a.chrf_char_order == 0 && a.chrf_word_order == 0 {
+                return Err("chrF needs a character or word order above 0".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Applies one option with its values; Some ends parsing there (help and version act at once).
+fn apply(a: &mut BleuArgs, ints: &mut Ints, opt: usize, values: Vec<String>) -> Result<Option<Parsed>, String> {
+    let one = || values.first().cloned().unwrap_or_default();
+    match OPTIONS[opt].0[0] {
+        "-h" => return Ok(Some(Parsed::Help)),
+        "--version" => return Ok(Some(Parsed::Version)),
+        "--input" => a.inputs = Some(values),
+        "--metrics" => {
+            for x in &values {
+                choice(opt, x, &["bleu", "chrf", "ter"])?;
+            }
+            // sacreBLEU keys its metrics by name: a repeated one counts once, where it first appears.
+            a.metrics =
+                values.iter().enumerate().filter(|(k, x)| !values[..*k].contains(x)).map(|(_, x)| x.clone()).collect();
+        }
+        "--tokenize" => {
+            let v = one();
+            wgslate_metrics::Tokenize::parse(&v).map_err(|e| format!("{}: {e}", argument(opt)))?;
+            a.tokenize = Some(v);
+        }
+        "--lowercase" => a.lowercase = true,
+        "--smooth-method" => a.smooth_method = choice(opt, &one(), &["none", "floor", "add-k", "exp"])?,
+        "--smooth-value" => {
+            let v = one();
+            a.smooth_value =
+                Some(python_float(&v).ok_or_else(|| format!("{}: invalid float value: '{v}'", argument(opt)))?)
+        }
+        "--force" => a.force = true,
+        "--sentence-level" => a.sentence_level = true,
+        "--chrf-char-order" => ints.chrf_char_order = int_value(opt, &one())?,
+        "--chrf-word-order" => ints.chrf_word_order = int_value(opt, &one())?,
+        "--chrf-beta" => a.chrf_beta = int_value(opt, &one())?,
+        "--chrf-whitespace" => a.chrf_whitespace = true,
+        "--chrf-lowercase" => a.chrf_lowercase = true,
+        "--chrf-eps-smoothing" => a.chrf_eps_smoothing = true,
+        "--ter-case-sensitive" => a.ter_case_sensitive = true,
+        "--ter-asian-support" => a.ter_asian_support = true,
+        "--ter-no-punct" => a.ter_no_punct = true,
+        "--ter-normalized" => a.ter_normalized = true,
+        "--confidence" => a.confidence = true,
+        "--confidence-n" => ints.confidence_n = int_value(opt, &one())?,
+        "--paired-bs" => a.paired_bs = true,
+        "--paired-bs-n" => ints.paired_bs_n = int_value(opt, &one())?,
+        "--num-refs" => ints.num_refs = int_value(opt, &one())?,
+        "--width" => ints.width = int_value(opt, &one())?,
+        "--format" => a.format = choice(opt, &one(), &FORMATS)?,
+        "--score-only" => a.score_only = true,
+        "--short" => a.short = true,
+        "--detail" => a.detail = true,
+        "--quiet" | "--no-color" => {}
+        // Parallel jobs of the paired tests, and the resamples of the refused -par: checked, not used.
+        "--paired-jobs" | "--paired-ar-n" => {
+            int_value(opt, &one())?;
+        }
+        "--encoding" => {
+            let v = one();
+            if !v.eq_ignore_ascii_case("utf-8") && !v.eq_ignore_ascii_case("utf8") {
+                return Err(format!("only UTF-8 input is supported, not '{v}'"));
+            }
+        }
+        "--paired-ar" => return Err("--paired-ar is not supported; use --paired-bs".into()),
+        "--citation" | "--origlang" | "--subset" => {
+            return Err(format!(
+                "{}: needs a built-in test set, and wgslate has none; give reference files",
+                OPTIONS[opt].0[0]
+            ))
+        }
+        name => {
+            return Err(format!("{name}: wgslate works offline and has no built-in test sets; give reference files"))
+        }
+    }
+    Ok(None)
+}
+
+/// Parses `wgslate bleu`'s arguments exactly as sacreBLEU 2.6.0's argparse parser does (Python 3.11):
+/// the same spellings are accepted, values are taken the same way, and the reference files are the
+/// first run of plain words, so whatever sacreBLEU refuses is refused here too.
+pub fn parse(argv: &[String]) -> Result<Parsed, String> {
+    let mut words = Vec::with_capacity(argv.len());
+    let mut after_dashes = false;
+    for arg in argv {
+        words.push(if after_dashes {
+            Word::Value
+        } else if arg == "--" {
+            after_dashes = true;
+            Word::Dashes
+        } else {
+            classify(arg)?
+        });
+    }
     let mut a = BleuArgs::default();
-    let mut i = 0;
-    while i < argv.len() {
-        let raw = &argv[i];
-        i += 1;
-        // As argparse: after "--" every argument is a reference file, even one that starts with "-".
-        if raw == "--" {
-            a.refs.extend(argv[i..].iter().cloned());
-            break;
+    let mut ints = Ints::of(&a);
+    let mut refs_taken = false;
+    let mut extras: Vec<String> = Vec::new();
+    let is_opt = |k: usize| matches!(words.get(k), Some(Word::Opt { .. }));
+    // The reference files: one run of values (and "--") from `start`, the first "--" dropped.
+    let mut positionals = |start: usize, a: &mut BleuArgs| -> usize {
+        if refs_taken {
+            return start;
         }
-        if !looks_like_option(raw) {
-            a.refs.push(raw.clone());
-            continue;
+        let end = (start..words.len()).find(|&k| is_opt(k)).unwrap_or(words.len());
+        let mut refs = argv[start..end].to_vec();
+        if let Some(k) = refs.iter().position(|r| r == "--") {
+            refs.remove(k);
         }
-        let (flag, inline) = match raw.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (raw.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            if let Some(v) = &inline {
-                return Ok(v.clone());
+        a.refs = refs;
+        refs_taken = true;
+        end
+    };
+    let last_opt = (0..words.len()).rev().find(|&k| is_opt(k));
+    let mut start = 0;
+    while last_opt.is_some_and(|last| start <= last) {
+        let next = (start..words.len()).find(|&k| is_opt(k)).expect("an option at or after start");
+        if start != next {
+            let end = positionals(start, &mut a);
+            if end > start {
+                start = end;
+                continue;
             }
-            match argv.get(i) {
-                Some(v) if !looks_like_option(v) => {
-                    i += 1;
-                    Ok(v.clone())
-                }
-                _ => Err(format!("argument {name}: expected one argument")),
-            }
-        };
-        match flag.as_str() {
-            "-i" | "--input" => {
-                let mut files: Vec<String> = inline.clone().into_iter().collect();
-                while i < argv.len() && !looks_like_option(&argv[i]) {
-                    files.push(argv[i].clone());
-                    i += 1;
-                }
-                a.inputs = Some(files);
-            }
-            "-m" | "--metrics" => {
-                let mut m: Vec<String> = inline.clone().into_iter().collect();
-                while i < argv.len() && !looks_like_option(&argv[i]) {
-                    m.push(argv[i].clone());
-                    i += 1;
-                }
-                if m.is_empty() {
-                    return Err("argument -m/--metrics: expected at least one argument".into());
-                }
-                for x in &m {
-                    if !["bleu", "chrf", "ter"].contains(&x.as_str()) {
-                        return Err(format!(
-                            "argument -m/--metrics: invalid choice: '{x}' (choose from 'bleu', 'chrf', 'ter')"
-                        ));
+            extras.extend(argv[start..next].iter().cloned());
+            start = next;
+        }
+        let Word::Opt { opt, spelled, joined } = words[start].clone() else { unreachable!("an option") };
+        let (mut opt, mut spelled, mut joined) = (opt, spelled, joined);
+        // As argparse: a chain such as `-bq` is checked whole before any of it acts.
+        let mut actions: Vec<(usize, Vec<String>)> = Vec::new();
+        loop {
+            let Some(k) = opt else {
+                extras.push(argv[start].clone());
+                start += 1;
+                break;
+            };
+            let takes = OPTIONS[k].1;
+            if let Some(value) = joined.take() {
+                if takes == Takes::Nothing {
+                    // `-bq`: a one-letter flag followed by more one-letter options.
+                    let first = value.chars().next();
+                    let next = first.map(|c| format!("-{c}")).and_then(|s| exact(&s).map(|o| (o, s)));
+                    match next.filter(|_| !spelled.starts_with("--")) {
+                        Some((o, s)) => {
+                            actions.push((k, vec![]));
+                            let rest = &value[first.map_or(0, char::len_utf8)..];
+                            (opt, spelled, joined) = (Some(o), s, (!rest.is_empty()).then(|| rest.to_string()));
+                            continue;
+                        }
+                        None => return Err(format!("{}: ignored explicit argument '{value}'", argument(k))),
                     }
                 }
-                // sacreBLEU keys its metrics by name: a repeated one counts once, where it first appears.
-                a.metrics =
-                    m.iter().enumerate().filter(|(k, x)| !m[..*k].contains(x)).map(|(_, x)| x.clone()).collect();
+                actions.push((k, vec![value]));
+                start += 1;
+                break;
             }
-            "-tok" | "--tokenize" => {
-                let v = value("-tok/--tokenize")?;
-                wgslate_metrics::Tokenize::parse(&v).map_err(|e| format!("argument -tok/--tokenize: {e}"))?;
-                a.tokenize = Some(v);
-            }
-            "-lc" | "--lowercase" => a.lowercase = true,
-            "-s" | "--smooth-method" => {
-                let v = value("-s/--smooth-method")?;
-                if !["none", "floor", "add-k", "exp"].contains(&v.as_str()) {
-                    return Err(format!("argument --smooth-method/-s: invalid choice: '{v}' (choose from 'none', 'floor', 'add-k', 'exp')"));
+            let values_end =
+                (start + 1..words.len()).find(|&j| !matches!(words[j], Word::Value)).unwrap_or(words.len());
+            let available = values_end - start - 1;
+            let count = match takes {
+                Takes::Nothing => 0,
+                Takes::One | Takes::AtLeastOne if available == 0 => {
+                    let what = if takes == Takes::One { "one argument" } else { "at least one argument" };
+                    return Err(format!("{}: expected {what}", argument(k)));
                 }
-                a.smooth_method = v;
+                Takes::One => 1,
+                Takes::Any | Takes::AtLeastOne => available,
+            };
+            actions.push((k, argv[start + 1..start + 1 + count].to_vec()));
+            start += 1 + count;
+            break;
+        }
+        for (k, values) in actions {
+            if let Some(done) = apply(&mut a, &mut ints, k, values)? {
+                return Ok(done);
             }
-            "-sv" | "--smooth-value" => a.smooth_value = Some(number("-sv/--smooth-value", &value("-sv")?)?),
-            "--force" => a.force = true,
-            "-sl" | "--sentence-level" => a.sentence_level = true,
-            "-cc" | "--chrf-char-order" => a.chrf_char_order = number("--chrf-char-order", &value("-cc")?)?,
-            "-cw" | "--chrf-word-order" => a.chrf_word_order = number("--chrf-word-order", &value("-cw")?)?,
-            "--chrf-beta" => a.chrf_beta = number("--chrf-beta", &value("--chrf-beta")?)?,
-            "--chrf-whitespace" => a.chrf_whitespace = true,
-            "--chrf-lowercase" => a.chrf_lowercase = true,
-            "--chrf-eps-smoothing" => a.chrf_eps_smoothing = true,
-            "--ter-case-sensitive" => a.ter_case_sensitive = true,
-            "--ter-asian-support" => a.ter_asian_support = true,
-            "--ter-no-punct" => a.ter_no_punct = true,
-            "--ter-normalized" => a.ter_normalized = true,
-            "-ci" | "--confidence" => a.confidence = true,
-            "-cin" | "--confidence-n" => a.confidence_n = number("--confidence-n", &value("-cin")?)?,
-            "-pbs" | "--paired-bs" => a.paired_bs = true,
-            "-pbsn" | "--paired-bs-n" => a.paired_bs_n = number("--paired-bs-n", &value("-pbsn")?)?,
-            "-nr" | "--num-refs" => a.num_refs = number("--num-refs", &value("-nr")?)?,
-            "-w" | "--width" => a.width = number("--width", &value("-w")?)?,
-            "-f" | "--format" => {
-                let v = value("-f/--format")?;
-                if !FORMATS.contains(&v.as_str()) {
-                    return Err(format!(
-                        "argument --format/-f: invalid choice: '{v}' (choose from 'json', 'text', 'latex')"
-                    ));
-                }
-                a.format = v;
-            }
-            "-b" | "--score-only" => a.score_only = true,
-            "-sh" | "--short" => a.short = true,
-            "-q" | "--quiet" | "-nc" | "--no-color" => {}
-            "-e" | "--encoding" => {
-                let v = value("-e/--encoding")?;
-                if !v.eq_ignore_ascii_case("utf-8") && !v.eq_ignore_ascii_case("utf8") {
-                    return Err(format!("only UTF-8 input is supported, not '{v}'"));
-                }
-            }
-            "-par" | "--paired-ar" => return Err("--paired-ar is not supported; use --paired-bs".into()),
-            "-t" | "--test-set" | "-l" | "--language-pair" | "--download" | "--echo" | "--list" => {
-                return Err(format!(
-                    "{flag}: wgslate works offline and has no built-in test sets; give reference files"
-                ))
-            }
-            other => return Err(format!("unrecognized arguments: {other}")),
         }
     }
-    if a.confidence_n == 0 || a.paired_bs_n == 0 {
-        return Err("the number of resamples must be positive".into());
+    let stop = positionals(start, &mut a);
+    extras.extend(argv[stop..].iter().cloned());
+    if !extras.is_empty() {
+        return Err(format!("unrecognized arguments: {}", extras.join(" ")));
     }
-    if a.chrf_char_order == 0 && a.chrf_word_order == 0 {
-        return Err("chrF needs a character or word order above 0".into());
-    }
-    if a.num_refs == 0 {
-        return Err("--num-refs must be at least 1".into());
-    }
-    Ok(a)
+    ints.settle(&mut a)?;
+    Ok(Parsed::Score(Box::new(a)))
 }

@@ -265,7 +265,7 @@ fn print_signatures(sigs: &[(String, String)]) {
     }
 }
 
-pub fn run(a: BleuArgs) -> Result<(), String> {
+pub fn run(mut a: BleuArgs) -> Result<(), String> {
     if a.sentence_level && a.metrics.len() > 1 {
         return Err("Only one metric can be used in sentence-level mode.".into());
     }
@@ -390,6 +390,11 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
         return Ok(());
     }
 
+    // sacreBLEU's --detail splits a test set by original language; its JSON would be broken by that
+    // text, so it prints text, and local files have nothing to split.
+    if a.detail && a.format == "json" {
+        a.format = "text".into();
+    }
     let hyp_views: Vec<Vec<&str>> = systems.iter().map(|s| s.iter().map(String::as_str).collect()).collect();
     if num_sys == 1 {
         metrics.sort_by_key(|m| m.sort_key());
@@ -407,6 +412,9 @@ pub fn run(a: BleuArgs) -> Result<(), String> {
             results.push(format_score(&s, ci, &a, &sig, a.format == "json"));
         }
         print_single(results, &a);
+        if a.detail {
+            println!("No subset information found. Consider using --origlang argument.");
+        }
         return Ok(());
     }
 

@@ -77,23 +77,30 @@ fn main() {
     // After "--" every argument is a file name (argparse), "-h" and "--version" included.
     let options = &args[..args.iter().position(|a| a == "--").unwrap_or(args.len())];
     let result = match args.first().map(String::as_str) {
+        // sacreBLEU's own parser answers -h and --version (abbreviated too, in their place in the line).
+        Some("bleu") => match bleu_args::parse(&args[1..]) {
+            Ok(bleu_args::Parsed::Help) => {
+                println!("{}", bleu_args::USAGE);
+                Ok(())
+            }
+            Ok(bleu_args::Parsed::Version) => {
+                println!("{}", bleu_args::VERSION);
+                Ok(())
+            }
+            Ok(bleu_args::Parsed::Score(a)) => {
+                let mut a = *a;
+                bleu_args::apply_env(&mut a, |k| std::env::var(k).ok());
+                bleu_cmd::run(a)
+            }
+            Err(e) => Err(e),
+        }
+        .map_err(|e| format!("wgslate bleu: error: {e}")),
         Some(command)
             if options.iter().skip(1).any(|a| a == "-h" || a == "--help") && command_usage(command).is_some() =>
         {
             command_usage(command).into_iter().for_each(|usage| println!("{usage}"));
             Ok(())
         }
-        Some("bleu") if options.iter().skip(1).any(|a| a == "-V" || a == "--version") => {
-            println!("{}", bleu_args::VERSION);
-            Ok(())
-        }
-        Some("bleu") => bleu_args::parse(&args[1..])
-            .map(|mut a| {
-                bleu_args::apply_env(&mut a, |k| std::env::var(k).ok());
-                a
-            })
-            .and_then(bleu_cmd::run)
-            .map_err(|e| format!("wgslate bleu: error: {e}")),
         Some("translate") => translate_cmd::run_translate(&args[1..]).map_err(|e| format!("wgslate translate: {e}")),
         Some("eval") => translate_cmd::run_eval(&args[1..]).map_err(|e| format!("wgslate eval: {e}")),
         Some("bench") => bench::run(&args[1..]).map_err(|e| format!("wgslate bench: {e}")),

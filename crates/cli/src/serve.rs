@@ -42,6 +42,9 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
     }
     if path.is_dir() {
         path.push("index.html");
+    } else if clean.ends_with('/') {
+        // `/index.html/` names a folder, and the page's relative links would resolve inside it.
+        return None;
     }
     Some(path)
 }
@@ -88,17 +91,37 @@ fn representation(
     (body, None, format!("\"{hash:016x}\""), decoded)
 }
 
+/// The most a request line and its headers may take; a longer one is refused, not buffered.
+const MAX_HEAD: u64 = 64 * 1024;
+
+/// The request line's method and target: None unless it is `METHOD /target HTTP/x` in UTF-8.
+fn request_line(line: &[u8]) -> Option<(String, String)> {
+    let text = std::str::from_utf8(line).ok()?;
+    let mut parts = text.split_whitespace();
+    let (method, target, version) = (parts.next()?, parts.next()?, parts.next()?);
+    (target.starts_with('/') && version.starts_with("HTTP/") && parts.next().is_none())
+        .then(|| (method.to_string(), target.to_string()))
+}
+
 fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request = String::new();
-    reader.read_line(&mut request)?;
+    // A client that stops sending does not hold its thread for ever.
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(std::io::Read::take(stream.try_clone()?, MAX_HEAD));
+    let mut line = Vec::new();
+    // A read that fails (the client went quiet for 30 s) leaves the request incomplete: a 400.
+    let _ = reader.read_until(b'\n', &mut line);
     let mut headers = Headers::default();
+    let mut complete = false;
     loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header == "\r\n" || header == "\n" {
+        let mut header = Vec::new();
+        if reader.read_until(b'\n', &mut header).unwrap_or(0) == 0 || !header.ends_with(b"\n") {
             break;
         }
-        if let Some((name, value)) = header.split_once(':') {
+        if header == b"\r\n" || header == b"\n" {
+            complete = true;
+            break;
+        }
+        if let Some((name, value)) = String::from_utf8_lossy(&header).split_once(':') {
             match name.trim().to_ascii_lowercase().as_str() {
                 "accept-encoding" => headers.accept_encoding = value.trim().to_string(),
                 "if-none-match" => headers.if_none_match = value.trim().to_string(),
@@ -106,12 +129,13 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
             }
         }
     }
-    let mut parts = request.split_whitespace();
-    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
-    let found = resolve(root, target).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b)));
+    let request = request_line(&line).filter(|_| complete);
+    let (method, target) = request.clone().unwrap_or_default();
+    let found = resolve(root, &target).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b)));
     let mut extra = String::new();
-    let (status, kind, body) = match (method, found) {
-        ("GET" | "HEAD", Some((p, body))) => {
+    let (status, kind, body) = match (request.is_some(), method.as_str(), found) {
+        (false, _, _) => ("400 Bad Request", "text/plain; charset=utf-8", b"bad request\n".to_vec()),
+        (_, "GET" | "HEAD", Some((p, body))) => {
             let (body, encoding, etag, decoded) = representation(&p, body, &headers, usable);
             extra = format!("ETag: {etag}\r\nVary: Accept-Encoding\r\n");
             if let Some(coding) = encoding {
@@ -124,13 +148,14 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
                 ("200 OK", mime(&p), body)
             }
         }
-        ("GET" | "HEAD", None) => ("404 Not Found", "text/plain; charset=utf-8", b"not found\n".to_vec()),
+        (_, "GET" | "HEAD", None) => ("404 Not Found", "text/plain; charset=utf-8", b"not found\n".to_vec()),
         _ => ("405 Method Not Allowed", "text/plain; charset=utf-8", b"method not allowed\n".to_vec()),
     };
+    // A 304 has no body, and a Content-Length there would have to be the 200's.
+    let length = if status.starts_with("304") { String::new() } else { format!("Content-Length: {}\r\n", body.len()) };
     // no-cache: the browser keeps the file but asks each time; the ETag makes that a 304.
     let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nContent-Security-Policy: {CSP}\r\nCache-Control: no-cache\r\n{extra}Connection: close\r\n\r\n",
-        body.len()
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\n{length}Content-Security-Policy: {CSP}\r\nCache-Control: no-cache\r\n{extra}Connection: close\r\n\r\n"
     );
     stream.write_all(head.as_bytes())?;
     if method != "HEAD" {

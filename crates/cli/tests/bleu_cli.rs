@@ -150,3 +150,33 @@ fn a_double_dash_ends_the_options_as_in_argparse_and_version_answers() {
         assert!(out.starts_with("wgslate bleu ") && out.contains("sacreBLEU 2.6.0"), "{out}");
     }
 }
+
+/// argparse's spellings (sacreBLEU's parser): the differential test tries them at random against
+/// sacreBLEU itself; these are the ones the README names.
+#[test]
+fn options_are_spelled_as_sacrebleu_accepts_them() {
+    let text = std::fs::read_to_string(format!("{}/sacrebleu_cli.json", data_dir())).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let recorded = v["cases"].as_array().unwrap().iter().find(|c| c["args"] == "ref.de -i hyp1.de -b").unwrap();
+    let expected = recorded["stdout"].as_str().unwrap();
+    for args in [
+        &["ref.de", "-i", "hyp1.de", "--score"][..],
+        &["ref.de", "--inp", "hyp1.de", "-bq"],
+        &["ref.de", "--input=hyp1.de", "-b", "--tok=13a"],
+        &["ref.de", "-ihyp1.de", "-b", "-w1"],
+        &["ref.de", "-i", "hyp1.de", "-b", "-tok=13a", "--no-c"],
+    ] {
+        let (code, out, err) = wgslate(args, None);
+        assert_eq!((code, out.as_str()), (0, expected), "{args:?}: {err}");
+    }
+    assert_error(
+        &["ref.de", "-i", "hyp1.de", "--sm", "floor"],
+        None,
+        "ambiguous option: --sm could match --smooth-method, --smooth-value",
+    );
+    // The reference files are one run of words, as sacreBLEU's parser takes them.
+    assert_error(&["ref.de", "-i", "hyp1.de", "-b", "ref.de"], None, "unrecognized arguments: ref.de");
+    assert_error(&["ref.de", "-i", "hyp1.de", "--score-only=1"], None, "ignored explicit argument '1'");
+    let (code, out, _) = wgslate(&["ref.de", "-i", "hyp1.de", "--vers"], None);
+    assert!(code == 0 && out.starts_with("wgslate bleu "), "{out}");
+}

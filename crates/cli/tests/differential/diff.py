@@ -5,7 +5,8 @@
 Each case writes its references and systems to a temporary folder and runs the same command line
 through sacreBLEU's own `main()` (in a forked child, so every case starts clean) and through
 `wgslate bleu`. Both must succeed with the same bytes on stdout, or both must refuse the input.
-Where sacreBLEU itself crashes (an uncaught exception), wgslate must still give a result or a
+Half the cases spell the command line another way (spellings.py: abbreviations, `--opt=value`,
+`-w3`, `-bq`, files after `--`, stray words). Where sacreBLEU itself crashes (an uncaught exception), wgslate must still give a result or a
 one-line error, never a panic; those cases are counted and listed apart.
 Prints one line per difference and closes with "N passed, N failed".
 """
@@ -13,6 +14,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import random
 import re
 import subprocess
 import sys
@@ -20,6 +22,7 @@ import tempfile
 import traceback
 
 import corpora
+import spellings
 import sacrebleu.sacrebleu as sacrebleu_cli
 
 CRASH = 99  # exit code of a sacreBLEU run that raised
@@ -90,6 +93,10 @@ def check(job):
     with tempfile.TemporaryDirectory(prefix="wgslate-diff-") as folder:
         refs, systems, stdin_path = write_files(folder, case)
         argv = [*refs] + (["-i", *systems] if systems else []) + case["args"] + ["-q", "-nc"]
+        # Half the cases spell their command line another way argparse allows (or refuses).
+        spelling = random.Random(f"{seed}:{index}:spelling")
+        if spelling.random() < 0.5:
+            argv = spellings.respell(argv, spelling)
         sb = run_sacrebleu(folder, argv, case["env"], stdin_path)
         ours = run_wgslate(binary, folder, argv, case["env"], stdin_path)
     if b"panicked" in ours[2] or ours[0] not in (0, 1, 2):
