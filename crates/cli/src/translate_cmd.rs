@@ -355,6 +355,17 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
                 .into(),
         );
     }
+    // eval scores one translation per sentence; a list of several would be scored by its first silently.
+    let list = args.windows(2).find(|w| {
+        matches!(w[0].as_str(), "--nbest" | "--samples") && w[1].trim().parse::<f64>().is_ok_and(|n| n > 1.0)
+    });
+    if let Some(w) = list {
+        return Err(format!(
+            "{} {} lists several translations of each sentence, which is translate's; eval scores one per sentence \
+             (the first of the list): drop {}",
+            w[0], w[1], w[0]
+        ));
+    }
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
     let sources = without_bom(read_lines(&src)?);

@@ -158,3 +158,37 @@ fn tabs_and_no_break_spaces_translate_as_spaces() {
     assert_eq!(lines.len(), 4, "{out:?}");
     assert!(lines.iter().all(|l| *l == lines[0]), "{out:?}");
 }
+
+/// eval scores one translation per sentence: a list of several (--nbest, --samples) is refused
+/// rather than scored by its first entry without a word; a list of one is what eval does anyway.
+#[test]
+fn eval_refuses_lists_of_translations() {
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data");
+    let (src, reference) = (format!("{data}/val.en"), format!("{data}/val.de"));
+    for flags in [&["--beam", "4", "--nbest", "3"][..], &["--sample", "--samples", "2"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+            .args(["eval", "--model", model, "--src", &src, "--ref", &reference, "--backend", "cpu"])
+            .args(flags)
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {err}");
+        assert!(err.contains("eval scores one per sentence"), "{flags:?}: {err}");
+    }
+    let head = std::env::temp_dir().join(format!("wgslate-eval-one-{}", std::process::id()));
+    std::fs::create_dir_all(&head).unwrap();
+    for (name, from) in [("s.en", &src), ("r.de", &reference)] {
+        let first: String = std::fs::read_to_string(from).unwrap().lines().take(2).map(|l| format!("{l}\n")).collect();
+        std::fs::write(head.join(name), first).unwrap();
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["eval", "--model", model, "--backend", "cpu", "--beam", "2", "--nbest", "1", "--src"])
+        .arg(head.join("s.en"))
+        .arg("--ref")
+        .arg(head.join("r.de"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::remove_dir_all(&head).unwrap();
+}
