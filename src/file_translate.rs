@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use wgslate_model::translate::split_sentences;
+use wgslate_model::sentences::split_sentences;
 
 use crate::browser;
 use crate::engine_client::{self, JobError};

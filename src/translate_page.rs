@@ -6,7 +6,7 @@ use leptos::task::spawn_local;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
 use wgslate_model::catalog::{self, language_name, CatalogEntry};
-use wgslate_model::translate::split_sentences;
+use wgslate_model::sentences::split_sentences;
 
 use crate::browser;
 use crate::engine_client::{self, JobError, Ticket};

@@ -32,6 +32,8 @@ pub struct BleuArgs {
     /// `--detail`: text output and a note that local files carry no subset information.
     pub detail: bool,
     pub num_refs: usize,
+    /// `-e`: how the files and standard input are decoded.
+    pub encoding: Encoding,
     /// SACREBLEU_SEED as given (None: unset), read only when a bootstrap needs it.
     pub seed: Option<String>,
 }
@@ -68,7 +70,104 @@ impl Default for BleuArgs {
             short: false,
             detail: false,
             num_refs: 1,
+            encoding: Encoding::Utf8,
             seed: None,
+        }
+    }
+}
+
+/// The text encodings `-e` takes: Python's codecs whose decoding is simple enough to be exact here.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Encoding {
+    Utf8,
+    /// UTF-8 without a leading byte order mark.
+    Utf8Sig,
+    Latin1,
+    Ascii,
+}
+
+impl Encoding {
+    /// The codec Python's `codecs.lookup` finds for `name` (its normalisation: lower case, runs of
+    /// other characters than letters, digits and `.` as one `_`; then its alias table).
+    pub fn named(name: &str) -> Option<Self> {
+        let mut norm = String::new();
+        for c in name.to_ascii_lowercase().chars() {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                norm.push(c);
+            } else if !norm.is_empty() && !norm.ends_with('_') {
+                norm.push('_');
+            }
+        }
+        let norm = norm.trim_end_matches('_');
+        const ALIASES: [(Encoding, &[&str]); 4] = [
+            (Encoding::Utf8, &["u8", "utf", "utf8", "utf8_ucs2", "utf8_ucs4", "cp65001"]),
+            (Encoding::Utf8Sig, &[]),
+            (
+                Encoding::Latin1,
+                &[
+                    "8859",
+                    "cp819",
+                    "csisolatin1",
+                    "ibm819",
+                    "iso8859",
+                    "iso8859_1",
+                    "iso_8859_1",
+                    "iso_8859_1_1987",
+                    "iso_ir_100",
+                    "l1",
+                    "latin",
+                    "latin1",
+                ],
+            ),
+            (
+                Encoding::Ascii,
+                &[
+                    "646",
+                    "ansi_x3.4_1968",
+                    "ansi_x3.4_1986",
+                    "ansi_x3_4_1968",
+                    "cp367",
+                    "csascii",
+                    "ibm367",
+                    "iso646_us",
+                    "iso_646.irv_1991",
+                    "iso_ir_6",
+                    "us",
+                    "us_ascii",
+                ],
+            ),
+        ];
+        let modules = [
+            (Encoding::Utf8, "utf_8"),
+            (Encoding::Utf8Sig, "utf_8_sig"),
+            (Encoding::Latin1, "latin_1"),
+            (Encoding::Ascii, "ascii"),
+        ];
+        let alias = |n: &str| ALIASES.iter().find(|(_, names)| names.contains(&n)).map(|(e, _)| *e);
+        alias(norm)
+            .or_else(|| alias(&norm.replace('.', "_")))
+            .or_else(|| modules.iter().find(|(_, m)| *m == norm).map(|(e, _)| *e))
+    }
+
+    /// The text of `bytes` read from `name`, decoded as Python decodes it (strictly).
+    pub fn decode(self, name: &str, bytes: Vec<u8>) -> Result<String, String> {
+        match self {
+            Encoding::Utf8 => wgslate_metrics::utf8_text(name, bytes).map_err(|e| {
+                if e.contains("UTF-16") {
+                    e
+                } else {
+                    format!("{e}; if it is Latin-1 text, add -e latin-1")
+                }
+            }),
+            Encoding::Utf8Sig => {
+                let body = bytes.strip_prefix(b"\xEF\xBB\xBF").map(<[u8]>::to_vec).unwrap_or(bytes);
+                wgslate_metrics::utf8_text(name, body)
+            }
+            Encoding::Latin1 => Ok(bytes.iter().map(|&b| b as char).collect()),
+            Encoding::Ascii => match bytes.iter().position(|b| !b.is_ascii()) {
+                Some(at) => Err(format!("{name} is not ASCII text (byte {:#04x} at offset {at})", bytes[at])),
+                None => Ok(bytes.iter().map(|&b| b as char).collect()),
+            },
         }
     }
 }
@@ -244,7 +343,9 @@ fn python_int(v: &str) -> Option<i64> {
     if !ok {
         return None;
     }
-    let n: i64 = body.replace('_', "").parse().ok()?;
+    // Python ints have no bound: one past i64 is kept as the nearest i64, which every use refuses.
+    let digits = body.replace('_', "");
+    let n: i64 = digits.parse().unwrap_or(i64::MAX);
     Some(if neg { -n } else { n })
 }
 
@@ -282,18 +383,22 @@ fn choice(opt: usize, v: &str, choices: &[&str]) -> Result<String, String> {
     Err(format!("{}: invalid choice: '{v}' (choose from {})", argument(opt), list.join(", ")))
 }
 
-/// The int options as given (Python ints: any sign), judged once all options are known, as
-/// sacreBLEU uses each only in some modes.
-struct Ints {
+/// What sacreBLEU stores while parsing and only judges after it (so a later `-h` still answers
+/// first): the int options as given (Python ints: any sign and size), the language pair, and the
+/// first option this program refuses.
+struct Deferred {
     width: i64,
     num_refs: i64,
     confidence_n: i64,
     paired_bs_n: i64,
+    paired_jobs: i64,
     chrf_char_order: i64,
     chrf_word_order: i64,
+    langpair: Option<String>,
+    refusal: Option<String>,
 }
 
-impl Ints {
+impl Deferred {
     fn of(a: &BleuArgs) -> Self {
         let i = |n: usize| n as i64;
         Self {
@@ -301,14 +406,24 @@ impl Ints {
             num_refs: i(a.num_refs),
             confidence_n: i(a.confidence_n),
             paired_bs_n: i(a.paired_bs_n),
+            paired_jobs: 1,
             chrf_char_order: i(a.chrf_char_order),
             chrf_word_order: i(a.chrf_word_order),
+            langpair: None,
+            refusal: None,
         }
+    }
+
+    fn refuse(&mut self, why: String) {
+        self.refusal.get_or_insert(why);
     }
 
     /// Where sacreBLEU would fail (or crash) on a value, a message; a value it never reads is kept
     /// without complaint.
     fn settle(self, a: &mut BleuArgs) -> Result<(), String> {
+        if let Some(why) = self.refusal {
+            return Err(why);
+        }
         let count = |n: i64, min: i64, what: &str| {
             usize::try_from(n)
                 .ok()
@@ -316,10 +431,18 @@ impl Ints {
                 .ok_or_else(|| format!("{what} must be at least {min}, not {n}"))
         };
         a.width = count(self.width, 0, "--width")?;
+        // Python refuses a format precision above its int range ("precision too big").
+        if a.width > i32::MAX as usize {
+            return Err(format!("--width {} is too big: at most {}", a.width, i32::MAX));
+        }
         a.num_refs = count(self.num_refs, 1, "--num-refs")?;
         // sacreBLEU resamples only for more than one resample; fewer give the plain score.
         a.confidence_n = self.confidence_n.clamp(0, i64::MAX) as usize;
-        a.paired_bs_n = if a.paired_bs { count(self.paired_bs_n, 1, "--paired-bs-n")? } else { 1 };
+        // The paired test takes 0 or fewer as its default, 1 000.
+        a.paired_bs_n = if self.paired_bs_n > 0 { self.paired_bs_n as usize } else { 1000 };
+        if a.paired_bs && self.paired_jobs < 0 {
+            return Err(format!("--paired-jobs must be at least 0, not {}", self.paired_jobs));
+        }
         if a.metrics.iter().any(|m| m == "chrf") {
             a.chrf_char_order = count(self.chrf_char_order, 0, "--chrf-char-order")?;
             a.chrf_word_order = count(self.chrf_word_order, 0, "--chrf-word-order")?;
@@ -327,12 +450,28 @@ impl Ints {
                 return Err("chrF needs a character or word order above 0".into());
             }
         }
+        if let Some(pair) = self.langpair {
+            // sacreBLEU takes the target language from the pair to choose BLEU's tokenizer.
+            let target = pair
+                .split('-')
+                .nth(1)
+                .ok_or_else(|| format!("--language-pair {pair}: expected SOURCE-TARGET, such as en-de"))?;
+            match target {
+                "zh" if a.tokenize.is_none() => a.tokenize = Some("zh".into()),
+                "ja" | "ko" if a.tokenize.is_none() && a.metrics.iter().any(|m| m == "bleu") => {
+                    return Err(format!(
+                        "BLEU for {target} uses sacreBLEU's {target}-mecab tokenizer (MeCab), which wgslate does not have; choose one with -tok"
+                    ))
+                }
+                _ => {}
+            }
+        }
         Ok(())
     }
 }
 
 /// Applies one option with its values; Some ends parsing there (help and version act at once).
-fn apply(a: &mut BleuArgs, ints: &mut Ints, opt: usize, values: Vec<String>) -> Result<Option<Parsed>, String> {
+fn apply(a: &mut BleuArgs, ints: &mut Deferred, opt: usize, values: Vec<String>) -> Result<Option<Parsed>, String> {
     let one = || values.first().cloned().unwrap_or_default();
     match OPTIONS[opt].0[0] {
         "-h" => return Ok(Some(Parsed::Help)),
@@ -342,9 +481,8 @@ fn apply(a: &mut BleuArgs, ints: &mut Ints, opt: usize, values: Vec<String>) -> 
             for x in &values {
                 choice(opt, x, &["bleu", "chrf", "ter"])?;
             }
-            // sacreBLEU keys its metrics by name: a repeated one counts once, where it first appears.
-            a.metrics =
-                values.iter().enumerate().filter(|(k, x)| !values[..*k].contains(x)).map(|(_, x)| x.clone()).collect();
+            // As given: a repeated one still counts against sentence level's one metric (bleu_cmd).
+            a.metrics = values;
         }
         "--tokenize" => {
             let v = one();
@@ -382,24 +520,28 @@ fn apply(a: &mut BleuArgs, ints: &mut Ints, opt: usize, values: Vec<String>) -> 
         "--detail" => a.detail = true,
         "--quiet" | "--no-color" => {}
         // Parallel jobs of the paired tests, and the resamples of the refused -par: checked, not used.
-        "--paired-jobs" | "--paired-ar-n" => {
+        "--paired-jobs" => ints.paired_jobs = int_value(opt, &one())?,
+        // The resamples of the refused -par: checked, not used.
+        "--paired-ar-n" => {
             int_value(opt, &one())?;
         }
         "--encoding" => {
             let v = one();
-            if !v.eq_ignore_ascii_case("utf-8") && !v.eq_ignore_ascii_case("utf8") {
-                return Err(format!("only UTF-8 input is supported, not '{v}'"));
+            match Encoding::named(&v) {
+                Some(e) => a.encoding = e,
+                None => ints.refuse(format!(
+                    "--encoding {v}: wgslate reads UTF-8 (also utf-8-sig), Latin-1 and ASCII; convert the files to UTF-8 (iconv -f {v} -t UTF-8)"
+                )),
             }
         }
-        "--paired-ar" => return Err("--paired-ar is not supported; use --paired-bs".into()),
-        "--citation" | "--origlang" | "--subset" => {
-            return Err(format!(
-                "{}: needs a built-in test set, and wgslate has none; give reference files",
-                OPTIONS[opt].0[0]
-            ))
-        }
+        "--language-pair" => ints.langpair = Some(one()),
+        "--paired-ar" => ints.refuse("--paired-ar is not supported; use --paired-bs".into()),
+        "--citation" | "--origlang" | "--subset" => ints.refuse(format!(
+            "{}: needs a built-in test set, and wgslate has none; give reference files",
+            OPTIONS[opt].0[0]
+        )),
         name => {
-            return Err(format!("{name}: wgslate works offline and has no built-in test sets; give reference files"))
+            ints.refuse(format!("{name}: wgslate works offline and has no built-in test sets; give reference files"))
         }
     }
     Ok(None)
@@ -422,7 +564,7 @@ pub fn parse(argv: &[String]) -> Result<Parsed, String> {
         });
     }
     let mut a = BleuArgs::default();
-    let mut ints = Ints::of(&a);
+    let mut ints = Deferred::of(&a);
     let mut refs_taken = false;
     let mut extras: Vec<String> = Vec::new();
     let is_opt = |k: usize| matches!(words.get(k), Some(Word::Opt { .. }));

@@ -6,7 +6,7 @@ use wgslate_metrics::signature::{self, Resampling, Signature};
 use wgslate_metrics::significance::{self, Interval, Scorer};
 use wgslate_metrics::*;
 
-use crate::bleu_args::BleuArgs;
+use crate::bleu_args::{BleuArgs, Encoding};
 use crate::pyfmt::{self, Json};
 use crate::table;
 
@@ -58,7 +58,7 @@ use wgslate_metrics::pystr::lines as split_lines;
 type Cell = (String, Json);
 
 /// A file's text; a name ending in `.gz` is gunzipped first, as sacreBLEU's `smart_open` does.
-fn read_text(path: &str) -> Result<String, String> {
+fn read_text(path: &str, encoding: Encoding) -> Result<String, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     // An empty file is empty text, as Python's gzip.open reads it.
     if path.ends_with(".gz") && !bytes.is_empty() {
@@ -67,7 +67,7 @@ fn read_text(path: &str) -> Result<String, String> {
             .map_err(|e| format!("{path} is not a gzip file ({e})"))?;
         bytes = plain;
     }
-    wgslate_metrics::utf8_text(path, bytes)
+    encoding.decode(path, bytes)
 }
 
 enum Metric {
@@ -237,7 +237,8 @@ fn print_single(results: Vec<String>, a: &BleuArgs) {
             (cut as usize).min(chars.len())
         };
         let (left, right): (String, String) = (chars[..cut].iter().collect(), chars[cut..].iter().collect());
-        println!("{left:>width$}{right}");
+        // Padded by hand: the formatter's `>width$` takes at most 65 535.
+        println!("{}{left}{right}", " ".repeat(width.saturating_sub(cut)));
     }
 }
 
@@ -269,6 +270,9 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
     if a.sentence_level && a.metrics.len() > 1 {
         return Err("Only one metric can be used in sentence-level mode.".into());
     }
+    // sacreBLEU keys its metrics by name: a repeated one counts once, where it first appears.
+    let given = std::mem::take(&mut a.metrics);
+    a.metrics = given.iter().enumerate().filter(|(k, m)| !given[..*k].contains(m)).map(|(_, m)| m.clone()).collect();
     if a.refs.is_empty() {
         return Err("I need one or more reference files, given before -i/--input.".into());
     }
@@ -278,9 +282,11 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
                 .into(),
         );
     }
-    let mut refs: Vec<Vec<String>> = vec![Vec::new(); a.refs.len().max(a.num_refs)];
+    // One list per reference, grown as lines show them: --num-refs may be any number until a line
+    // is seen to hold that many fields.
+    let mut refs: Vec<Vec<String>> = vec![Vec::new(); a.refs.len()];
     for (r, path) in a.refs.iter().enumerate() {
-        for (lineno, line) in split_lines(&read_text(path)?).into_iter().enumerate() {
+        for (lineno, line) in split_lines(&read_text(path, a.encoding)?).into_iter().enumerate() {
             if a.num_refs == 1 {
                 refs[r].push(line);
             } else {
@@ -293,6 +299,7 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
                         parts.len()
                     ));
                 }
+                refs.resize(a.num_refs, Vec::new());
                 for (k, p) in parts.into_iter().enumerate() {
                     refs[k].push(p.to_string());
                 }
@@ -310,7 +317,7 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
                     }
                     return Err(format!("'{f}' already used to name a system."));
                 }
-                systems.push(split_lines(&read_text(f)?));
+                systems.push(split_lines(&read_text(f, a.encoding)?));
                 names.push(f.clone());
             }
             (systems, names)
@@ -319,7 +326,7 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
         None => {
             let mut bytes = Vec::new();
             std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
-            let text = wgslate_metrics::utf8_text("standard input", bytes)?;
+            let text = a.encoding.decode("standard input", bytes)?;
             // Python reads standard input with universal newlines ("\r" and "\r\n" end lines too),
             // unlike files, and does not rstrip the first line's fields one by one.
             let lines = split_lines(&text.replace("\r\n", "\n").replace('\r', "\n"));

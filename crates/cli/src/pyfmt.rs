@@ -71,6 +71,7 @@ fn positional(mantissa: &str, exp: i32) -> String {
 
 /// `float(f"{x:.{w}f}")` as JSON shows it.
 pub fn rounded(x: f64, width: usize) -> String {
+    let width = width.min(wgslate_metrics::pystr::EXACT_DIGITS);
     repr(format!("{x:.width$}").parse::<f64>().unwrap_or(x))
 }
 

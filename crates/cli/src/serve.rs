@@ -129,9 +129,14 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
             }
         }
     }
+    if line.is_empty() {
+        // Nothing asked (a browser's spare connection, or a client gone quiet): nothing to answer.
+        return Ok(());
+    }
     let request = request_line(&line).filter(|_| complete);
     let (method, target) = request.clone().unwrap_or_default();
-    let found = resolve(root, &target).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b)));
+    let found =
+        request.as_ref().and_then(|_| resolve(root, &target)).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b)));
     let mut extra = String::new();
     let (status, kind, body) = match (request.is_some(), method.as_str(), found) {
         (false, _, _) => ("400 Bad Request", "text/plain; charset=utf-8", b"bad request\n".to_vec()),

@@ -8,6 +8,7 @@ use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::rerank::rerank_async;
+use wgslate_model::sentences::split_sentences;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
@@ -325,20 +326,34 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     });
     // Asked for before a rerank widens the n-best to the whole beam.
     let shown = decode_args::outputs_asked(&search);
+    if shown == 1 {
+        // As the page does: each line's sentences translated one by one and joined back on their line.
+        let per_line: Vec<Vec<String>> =
+            lines.iter().map(|l| split_sentences(l).into_iter().flatten().collect()).collect();
+        let sentences: Vec<String> = per_line.iter().flatten().cloned().collect();
+        let (out, _) = translate_lines(&c, &models, &sentences, &search)?;
+        let mut translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
+        let mut stdout = std::io::stdout().lock();
+        for line in &per_line {
+            let parts: Vec<&str> = translations.by_ref().take(line.len()).filter(|t| !t.is_empty()).collect();
+            writeln!(stdout, "{}", parts.join(" ")).unwrap_or_else(|e| crate::output_failed(e));
+        }
+        let notes = wgslate_model::translate::Notices::of(&models[0], &sentences, &out).messages();
+        for note in notes.into_iter().chain(lone_carriage_returns(&lines)) {
+            eprintln!("wgslate: {note}");
+        }
+        return Ok(());
+    }
+    // A list per input line (n-best or samples): of the whole line.
     let (out, _) = translate_lines(&c, &models, &lines, &search)?;
     let mut stdout = std::io::stdout().lock();
     for (i, t) in out.iter().enumerate() {
-        if shown > 1 {
-            // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
-            // ||| features (F0, the log-probability) ||| score (what the search ranked by).
-            for (text, h) in t.outputs.iter().take(shown) {
-                writeln!(stdout, "{i} ||| {text} ||| F0= {:.4} ||| {:.4}", h.log_prob, h.score)
-                    .unwrap_or_else(|e| crate::output_failed(e));
-            }
-            continue;
+        // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
+        // ||| features (F0, the log-probability) ||| score (what the search ranked by).
+        for (text, h) in t.outputs.iter().take(shown) {
+            writeln!(stdout, "{i} ||| {text} ||| F0= {:.4} ||| {:.4}", h.log_prob, h.score)
+                .unwrap_or_else(|e| crate::output_failed(e));
         }
-        let text = t.outputs.first().map(|o| o.0.as_str()).unwrap_or("");
-        writeln!(stdout, "{text}").unwrap_or_else(|e| crate::output_failed(e));
     }
     let notes = wgslate_model::translate::Notices::of(&models[0], &lines, &out).messages();
     for note in notes.into_iter().chain(lone_carriage_returns(&lines)) {

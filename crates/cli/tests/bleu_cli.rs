@@ -180,3 +180,41 @@ fn options_are_spelled_as_sacrebleu_accepts_them() {
     let (code, out, _) = wgslate(&["ref.de", "-i", "hyp1.de", "--vers"], None);
     assert!(code == 0 && out.starts_with("wgslate bleu "), "{out}");
 }
+
+/// `-e` decodes as Python's codec of that name does: Latin-1 bytes score as their UTF-8 text does
+/// (the differential test compares such cases with sacreBLEU itself); codecs wgslate does not read
+/// get a message, after a later `-h` has had its say, as in argparse.
+#[test]
+fn encodings_are_read_as_python_names_them() {
+    let dir = std::env::temp_dir().join(format!("wgslate-enc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = "Zwei Männer stehen am Straßenrand.\nÉin Hund läuft.\n";
+    let hyp = "Zwei Männer stehen am Rand.\nEin Hund läuft schnell.\n";
+    let latin1 = |s: &str| s.chars().map(|c| c as u32 as u8).collect::<Vec<u8>>();
+    let files = [
+        ("r.utf8", text.as_bytes().to_vec()),
+        ("h.utf8", hyp.as_bytes().to_vec()),
+        ("r.l1", latin1(text)),
+        ("h.l1", latin1(hyp)),
+    ];
+    for (name, bytes) in &files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    let path = |n: &str| dir.join(n).display().to_string();
+    let (code, utf8, err) = wgslate(&[&path("r.utf8"), "-i", &path("h.utf8"), "-m", "bleu", "chrf"], None);
+    assert_eq!(code, 0, "{err}");
+    for name in ["latin-1", "ISO-8859-1", "l1", "cp819"] {
+        let (code, out, err) = wgslate(&[&path("r.l1"), "-i", &path("h.l1"), "-m", "bleu", "chrf", "-e", name], None);
+        assert_eq!((code, out.as_str()), (0, utf8.as_str()), "-e {name}: {err}");
+    }
+    assert_error(&[&path("r.l1"), "-i", &path("h.l1")], None, "if it is Latin-1 text, add -e latin-1");
+    assert_error(
+        &[&path("r.l1"), "-i", &path("h.l1"), "-e", "ascii"],
+        None,
+        "is not ASCII text (byte 0xe4 at offset 6)",
+    );
+    assert_error(&[&path("r.utf8"), "-i", &path("h.utf8"), "-e", "cp1252"], None, "iconv -f cp1252 -t UTF-8");
+    let (code, out, _) = wgslate(&[&path("r.utf8"), "-i", &path("h.utf8"), "-e", "cp1252", "-h"], None);
+    assert!(code == 0 && out.starts_with("usage: wgslate bleu"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

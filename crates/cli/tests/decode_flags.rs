@@ -192,3 +192,20 @@ fn eval_refuses_lists_of_translations() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::remove_dir_all(&head).unwrap();
 }
+
+/// A paragraph on one line is translated sentence by sentence, as the page does, and comes back on
+/// one line: the same words as its sentences translated on lines of their own.
+#[test]
+fn a_line_of_several_sentences_is_translated_sentence_by_sentence() {
+    let (alone, _) =
+        run(&[], "A dog runs on the beach.\nTwo men play guitar.\n\nMr. Smith walks past a J.P. Morgan sign.\n");
+    let alone: Vec<&str> = alone.lines().collect();
+    assert_eq!(alone.len(), 4);
+    let (together, _) =
+        run(&[], "A dog runs on the beach. Two men play guitar.\n\nMr. Smith walks past a J.P. Morgan sign.\n");
+    let together: Vec<&str> = together.lines().collect();
+    assert_eq!(together, [format!("{} {}", alone[0], alone[1]).as_str(), "", alone[3]]);
+    // An n-best list is of the whole line.
+    let (nbest, _) = run(&["--beam", "2", "--nbest", "2"], "A dog runs. Two men play.\n");
+    assert_eq!(nbest.lines().filter(|l| l.starts_with("0 ||| ")).count(), 2, "{nbest}");
+}

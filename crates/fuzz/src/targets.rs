@@ -3,7 +3,7 @@
 
 use wgslate_metrics::{Bleu, BleuOptions, BleuScore, Chrf, Ter, Tokenize};
 use wgslate_model::config::{EOS_ID, SPECIAL_TOKENS};
-use wgslate_model::translate;
+use wgslate_model::sentences;
 use wgslate_model::weights::{var_builder, CheckedWeights};
 use wgslate_model::{GruConfig, Model, ModelConfig, Net, TransformerConfig};
 
@@ -85,7 +85,7 @@ pub fn ter_sentence(case: &TerCase) {
 }
 
 pub fn split_sentences(text: &str) {
-    let lines = translate::split_sentences(text);
+    let lines = sentences::split_sentences(text);
     assert_eq!(lines.len(), text.lines().count());
     for sentence in lines.iter().flatten() {
         assert!(!sentence.is_empty() && sentence.trim() == sentence, "sentence {sentence:?}");

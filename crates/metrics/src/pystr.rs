@@ -38,11 +38,17 @@ pub fn lines(text: &str) -> Vec<String> {
     lines.into_iter().map(|l| rstrip(l).to_string()).collect()
 }
 
-/// Python's `f"{x:.{digits}f}"` (Rust writes NaN as "NaN", Python as "nan").
+/// Fractional digits past which every f64 is exact: its binary expansion ends by 2^-1074.
+pub const EXACT_DIGITS: usize = 1074;
+
+/// Python's `f"{x:.{digits}f}"` (Rust writes NaN as "NaN", Python as "nan"), for any number of
+/// digits: Rust's formatter takes at most 65 535, and past `EXACT_DIGITS` they are all zeros.
 pub fn fixed(x: f64, digits: usize) -> String {
     if x.is_nan() {
         "nan".into()
-    } else {
+    } else if !x.is_finite() || digits <= EXACT_DIGITS {
         format!("{x:.digits$}")
+    } else {
+        format!("{x:.EXACT_DIGITS$}{}", "0".repeat(digits - EXACT_DIGITS))
     }
 }

@@ -8,6 +8,7 @@ pub mod layers;
 pub mod ops;
 pub mod quant;
 pub mod rerank;
+pub mod sentences;
 pub mod step;
 pub mod tokenizer;
 pub mod transformer;

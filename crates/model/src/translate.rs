@@ -153,42 +153,6 @@ pub fn translate(
     translate_with(&mut engine, model, texts, search, batch, want_attention)
 }
 
-/// Splits text into lines of sentences: a sentence ends at `.`, `!` or `?` (possibly followed by
-/// closing quotes or brackets) before whitespace. Empty lines are kept as empty lists.
-pub fn split_sentences(text: &str) -> Vec<Vec<String>> {
-    text.lines()
-        .map(|line| {
-            let mut out = Vec::new();
-            let mut current = String::new();
-            let chars: Vec<char> = line.chars().collect();
-            // Index of the last character of the sentence being read, once its end is seen.
-            let mut ends_at = None;
-            for (i, &c) in chars.iter().enumerate() {
-                current.push(c);
-                if ends_at.is_none() && matches!(c, '.' | '!' | '?' | '…') {
-                    let mut j = i + 1;
-                    while j < chars.len() && matches!(chars[j], '"' | '\'' | ')' | '»' | '”' | '’') {
-                        j += 1;
-                    }
-                    if j < chars.len() && chars[j].is_whitespace() {
-                        ends_at = Some(j - 1);
-                    }
-                }
-                if ends_at == Some(i) {
-                    out.push(current.trim().to_string());
-                    current.clear();
-                    ends_at = None;
-                }
-            }
-            if !current.trim().is_empty() {
-                out.push(current.trim().to_string());
-            }
-            out.retain(|s| !s.is_empty());
-            out
-        })
-        .collect()
-}
-
 /// How a character is named in a message. Ones that draw nothing (controls such as NUL, zero-width
 /// and direction marks, lone combining marks) are named by code point. A right-to-left letter keeps
 /// its code point beside it: a run of bare Hebrew or Arabic letters in a left-to-right sentence is
@@ -215,25 +179,7 @@ fn char_label(c: char) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{split_sentences, Notices};
-
-    #[test]
-    fn splits_lines_and_sentences() {
-        assert_eq!(
-            split_sentences("A dog runs. A cat sleeps!\n\nWhy? Because."),
-            vec![vec!["A dog runs.", "A cat sleeps!"], vec![], vec!["Why?", "Because."]]
-        );
-        assert_eq!(split_sentences("3.5 m tall"), vec![vec!["3.5 m tall"]]);
-        assert_eq!(
-            split_sentences("He said \"Stop.\" Then he left."),
-            vec![vec!["He said \"Stop.\"", "Then he left."]]
-        );
-        assert_eq!(
-            split_sentences("(See above.) Next! «Oui.» Non"),
-            vec![vec!["(See above.)", "Next!", "«Oui.»", "Non"]]
-        );
-        assert_eq!(split_sentences(""), Vec::<Vec<String>>::new());
-    }
+    use super::Notices;
 
     #[test]
     fn notices_of_shares_add_up_to_the_whole_job() {

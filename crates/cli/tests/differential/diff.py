@@ -6,7 +6,8 @@ Each case writes its references and systems to a temporary folder and runs the s
 through sacreBLEU's own `main()` (in a forked child, so every case starts clean) and through
 `wgslate bleu`. Both must succeed with the same bytes on stdout, or both must refuse the input.
 Half the cases spell the command line another way (spellings.py: abbreviations, `--opt=value`,
-`-w3`, `-bq`, files after `--`, stray words). Where sacreBLEU itself crashes (an uncaught exception), wgslate must still give a result or a
+`-w3`, `-bq`, files after `--`, stray words); some add `-e` with the files in that encoding, `-l`,
+`-d` or `-j`. Where sacreBLEU itself crashes (an uncaught exception), wgslate must still give a result or a
 one-line error, never a panic; those cases are counted and listed apart.
 Prints one line per difference and closes with "N passed, N failed".
 """
@@ -28,16 +29,16 @@ import sacrebleu.sacrebleu as sacrebleu_cli
 CRASH = 99  # exit code of a sacreBLEU run that raised
 
 
-def write_files(folder, case):
+def write_files(folder, case, encoding="utf-8"):
     names = []
     for k, ref in enumerate(case["refs"]):
         names.append(f"ref{k}.txt")
-        with open(os.path.join(folder, names[-1]), "w", encoding="utf-8", newline="") as f:
+        with open(os.path.join(folder, names[-1]), "w", encoding=encoding, newline="") as f:
             f.write("".join(line + "\n" for line in ref))
     systems = []
     for k, system in enumerate(case["systems"]):
         systems.append(f"sys{k}.txt")
-        with open(os.path.join(folder, systems[-1]), "w", encoding="utf-8", newline="") as f:
+        with open(os.path.join(folder, systems[-1]), "w", encoding=encoding, newline="") as f:
             f.write("".join(line + "\n" for line in system))
     if case["stdin"]:
         return names, None, os.path.join(folder, systems[0])
@@ -90,11 +91,14 @@ def run_wgslate(binary, folder, argv, env, stdin_path):
 def check(job):
     binary, seed, index = job
     case = corpora.make_case(seed, index)
+    # Half the cases spell their command line another way argparse allows (or refuses); some are
+    # written in another encoding that `-e` names, when their text fits it.
+    spelling = random.Random(f"{seed}:{index}:spelling")
+    encoding, codec = spellings.encoding(case, spelling)
     with tempfile.TemporaryDirectory(prefix="wgslate-diff-") as folder:
-        refs, systems, stdin_path = write_files(folder, case)
-        argv = [*refs] + (["-i", *systems] if systems else []) + case["args"] + ["-q", "-nc"]
-        # Half the cases spell their command line another way argparse allows (or refuses).
-        spelling = random.Random(f"{seed}:{index}:spelling")
+        refs, systems, stdin_path = write_files(folder, case, codec)
+        argv = [*refs] + (["-i", *systems] if systems else []) + case["args"] + ["-q", "-nc"] + encoding
+        argv += spellings.extra_options(spelling, len(case["systems"]))
         if spelling.random() < 0.5:
             argv = spellings.respell(argv, spelling)
         sb = run_sacrebleu(folder, argv, case["env"], stdin_path)

@@ -18,8 +18,39 @@ OPTIONS = [
     ("-ci", "--confidence", 0), ("-cin", "--confidence-n", 1), ("-pbs", "--paired-bs", 0),
     ("-pbsn", "--paired-bs-n", 1), ("-sl", "--sentence-level", 0), ("-w", "--width", 1),
     ("-f", "--format", 1), ("-b", "--score-only", 0), ("-sh", "--short", 0), ("-i", "--input", "*"),
-    ("-q", "--quiet", 0), ("-nc", "--no-color", 0),
+    ("-q", "--quiet", 0), ("-nc", "--no-color", 0), ("-e", "--encoding", 1), ("-l", "--language-pair", 1),
+    ("-d", "--detail", 0), ("-j", "--paired-jobs", 1),
 ]
+
+# Python codec names for the encodings wgslate reads, spelled as codecs.lookup accepts them.
+ENCODINGS = {
+    "utf-8": ["utf-8", "UTF8", "utf_8", "U8", "utf", "UTF 8", "cp65001"],
+    "utf-8-sig": ["utf-8-sig", "UTF_8_SIG", "utf 8 sig"],
+    "latin-1": ["latin-1", "ISO-8859-1", "latin1", "l1", "iso8859_1", "cp819", "Latin"],
+    "ascii": ["ascii", "US-ASCII", "646", "us"],
+}
+
+
+def encoding(case, r: random.Random):
+    """(`-e` words, Python codec to write the files with): most cases plain UTF-8 without `-e`."""
+    if r.random() >= 0.12:
+        return [], "utf-8"
+    text = "".join(line for part in case["refs"] + case["systems"] for line in part)
+    fits = [c for c in ENCODINGS if c.startswith("utf") or all(ord(ch) < (128 if c == "ascii" else 256) for ch in text)]
+    codec = r.choice(fits)
+    return ["-e", r.choice(ENCODINGS[codec])], codec
+
+
+def extra_options(r: random.Random, n_systems):
+    """Options that change little or nothing for local files: a language pair, --detail, --paired-jobs."""
+    words = []
+    if r.random() < 0.06:
+        words += ["-l", r.choice(["en-de", "de-en", "en-zh", "fr-zh", "en-fr"])]
+    if r.random() < 0.03:
+        words.append("-d")
+    if n_systems > 1 and r.random() < 0.05:
+        words += ["-j", r.choice(["0", "1", "2"])]
+    return words
 BY_NAME = {name: o for o in OPTIONS for name in o[:2] if name}
 
 
