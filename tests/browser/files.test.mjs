@@ -42,6 +42,9 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   const sentences = ['A man is riding a bike.', 'Two dogs play in the snow.', 'A woman reads a book on a bench.', 'She is smiling.'];
   const native = wgslate(['translate', '--model', model, '--backend', 'cpu'], sentences.join('\n') + '\n').split('\n');
   assert.deepEqual([out[0], out[2], out[3]], [native[0], native[1], `${native[2]} ${native[3]}`]);
+  // wgslate translate splits the file's lines into sentences the same way: the same file out.
+  const whole = wgslate(['translate', '--model', model, '--backend', 'cpu'], lines.join('\n') + '\n').split('\n');
+  assert.deepEqual(out, whole.slice(0, lines.length));
   // The status names the model and search the run used (it keeps them if the form changes meanwhile).
   assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /4 lines \(3 translated\) with Transformer \(distilled\), greedy in [\d.]+ s/);
   // The same file picked again with another model is translated again (the input is emptied after each pick).
