@@ -19,7 +19,8 @@ test('a beam-16 long word from a shared link leaves the page responsive, and a n
   // Without WebGPU this froze the tab for 19.7 s when the CPU engine ran on the page's thread. The
   // d224 model and three such words (sentences of 256 subwords each, the model's limit) keep the run
   // going long enough for the checks below to see it unfinished (the smaller default once finished first).
-  const words = Array(3).fill('abcdefghij'.repeat(50)).join('. ');
+  // Capitalised, so each starts a sentence (a lower-case word after a period continues one).
+  const words = Array(3).fill('Abcdefghij' + 'abcdefghij'.repeat(49)).join('. ');
   const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&beam=16&model=en-de%2Ftransformer-d224&text=${words}`, errors);
   await page.waitForFunction(() => /Translating/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 60000 });
   // The page answers clicks while the worker translates: another view opens with the run still going.
