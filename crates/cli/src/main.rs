@@ -73,7 +73,17 @@ fn main() {
         }
         eprintln!("wgslate: internal error: {info}");
     }));
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // An argument that is not UTF-8 (a file name in another encoding) gets a message; args() panics.
+    let args: Vec<String> = match std::env::args_os().skip(1).map(|a| a.into_string()).collect() {
+        Ok(args) => args,
+        Err(bad) => {
+            eprintln!(
+                "wgslate: the argument {} is not UTF-8 text: rename the file, or give it through standard input",
+                bad.to_string_lossy()
+            );
+            std::process::exit(2);
+        }
+    };
     // After "--" every argument is a file name (argparse), "-h" and "--version" included.
     let options = &args[..args.iter().position(|a| a == "--").unwrap_or(args.len())];
     let result = match args.first().map(String::as_str) {

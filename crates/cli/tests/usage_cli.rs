@@ -189,3 +189,16 @@ fn a_model_error_is_one_line_even_with_rust_backtrace_set() {
     assert_eq!(err.lines().count(), 1, "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A file name in another encoding than UTF-8 (Latin-1 bytes) gets a message, not a panic.
+#[test]
+fn an_argument_that_is_not_utf8_gets_a_message() {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(b"M\xe4nner.txt");
+    for command in [&["bleu", "ref.txt", "-i"][..], &["translate", "-i"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_wgslate")).args(command).arg(name).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{command:?}: {err}");
+        assert!(err.contains("is not UTF-8 text") && !err.contains("panicked"), "{command:?}: {err}");
+    }
+}
