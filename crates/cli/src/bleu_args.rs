@@ -1,5 +1,7 @@
 //! sacreBLEU's command-line flags (the subset that scores files), parsed without panics.
 
+use wgslate_metrics::pystr::decimal_value;
+
 #[derive(Debug, Clone)]
 pub struct BleuArgs {
     pub refs: Vec<String>,
@@ -318,19 +320,27 @@ fn classify(arg: &str) -> Result<Word, String> {
             return Err(format!("ambiguous option: {arg} could match {}", names.join(", ")));
         }
     }
-    // A negative number or a word with a space is a value, not an unknown option.
-    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    // A negative number or a word with a space is a value, not an unknown option. argparse's
+    // pattern, `^-\d+$|^-\d*\.\d+$`: digits of any script, and `$` also before a last line break.
+    let digits = |s: &str| !s.is_empty() && s.chars().all(|c| decimal_value(c).is_some());
+    let number = arg[1..].strip_suffix('\n').unwrap_or(&arg[1..]);
     let negative_number =
-        digits(&arg[1..]) || arg[1..].split_once('.').is_some_and(|(a, b)| (a.is_empty() || digits(a)) && digits(b));
+        digits(number) || number.split_once('.').is_some_and(|(a, b)| (a.is_empty() || digits(a)) && digits(b));
     if negative_number || arg.contains(' ') {
         return Ok(Word::Value);
     }
     Ok(Word::Opt { opt: None, spelled: arg.into(), joined: None })
 }
 
-/// Python's `int()` of a command-line word: surrounding whitespace, a sign, and `_` between digits.
+/// The word as Python's number parsers see it: digits of every script as ASCII digits.
+fn ascii_digits(v: &str) -> String {
+    v.trim().chars().map(|c| decimal_value(c).and_then(|d| char::from_digit(d, 10)).unwrap_or(c)).collect()
+}
+
+/// Python's `int()` of a command-line word: surrounding whitespace, a sign, `_` between digits, and
+/// digits of any script (`٣`).
 fn python_int(v: &str) -> Option<i64> {
-    let t = v.trim();
+    let t = &ascii_digits(v);
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b),
         None => (false, t.strip_prefix('+').unwrap_or(t)),
@@ -349,9 +359,9 @@ fn python_int(v: &str) -> Option<i64> {
     Some(if neg { -n } else { n })
 }
 
-/// Python's `float()` of a command-line word (whitespace and `_` between digits allowed).
+/// Python's `float()` of a command-line word (whitespace, `_` between digits, digits of any script).
 fn python_float(v: &str) -> Option<f64> {
-    let t = v.trim();
+    let t = &ascii_digits(v);
     let lower = t.to_ascii_lowercase();
     let bare = lower.trim_start_matches(['+', '-']);
     if ["inf", "infinity", "nan"].contains(&bare) {

@@ -52,3 +52,19 @@ pub fn fixed(x: f64, digits: usize) -> String {
         format!("{x:.EXACT_DIGITS$}{}", "0".repeat(digits - EXACT_DIGITS))
     }
 }
+
+/// Python's `unicodedata.decimal(c)`: the value of a decimal digit of any script (`int()` and
+/// `float()` read them all). Unicode encodes every such digit in a run of ten, 0 to 9, so the value
+/// is the count of digits before it in its run of runs.
+pub fn decimal_value(c: char) -> Option<u32> {
+    use unicode_general_category::{get_general_category, GeneralCategory};
+    let is_digit = |c: char| get_general_category(c) == GeneralCategory::DecimalNumber;
+    if c.is_ascii_digit() {
+        return c.to_digit(10);
+    }
+    if !is_digit(c) {
+        return None;
+    }
+    let before = (1..=c as u32).take_while(|k| char::from_u32(c as u32 - k).is_some_and(is_digit)).count();
+    Some(before as u32 % 10)
+}

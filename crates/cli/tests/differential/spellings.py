@@ -7,6 +7,7 @@ files moved to the end (after `--`, or not), unknown options and stray words. Th
 is whatever sacreBLEU itself does with the new line: diff.py runs both.
 """
 import random
+import re
 
 # The options the case generator uses: (short, long, how many values: 0, 1, "*" or "+").
 OPTIONS = [
@@ -70,9 +71,15 @@ def groups(argv):
     return refs, rest
 
 
+OTHER_DIGITS = ["٠١٢٣٤٥٦٧٨٩", "०१२३४५६७८९", "０１２３４５６７８９"]  # Python's int() and float() read them
+
+
 def spell(r: random.Random, option, values):
     """One option and its values as a list of words."""
     short, long, _ = option
+    if r.random() < 0.08:
+        digits = str.maketrans("0123456789", r.choice(OTHER_DIGITS))
+        values = [v.translate(digits) if re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", v) else v for v in values]
     name = long if short is None or r.random() < 0.5 else short
     if name == long and r.random() < 0.5:
         # A prefix; a short one may match several options (then both must refuse).
