@@ -1,9 +1,11 @@
 //! `wgslate`: translate, evaluate and score from the command line.
 
+mod argparse;
 mod bench;
 mod bleu_args;
 mod bleu_cmd;
 mod decode_args;
+mod encoding;
 mod precompress;
 mod pyfmt;
 mod quantize_cmd;
