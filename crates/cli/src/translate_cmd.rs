@@ -344,19 +344,34 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         }
         return Ok(());
     }
-    // A list per input line (n-best or samples): of the whole line.
-    let (out, _) = translate_lines(&c, &models, &lines, &search)?;
+    // A list per input line (n-best or samples): of the whole line; a blank line is not translated
+    // (the models would make words of nothing) and gets one empty entry.
+    let texts: Vec<String> = lines.iter().filter(|l| !l.trim().is_empty()).cloned().collect();
+    let (out, _) = translate_lines(&c, &models, &texts, &search)?;
+    let mut lists = out.iter();
     let mut stdout = std::io::stdout().lock();
-    for (i, t) in out.iter().enumerate() {
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            writeln!(stdout, "{i} |||  ||| F0= 0.0000 ||| 0.0000").unwrap_or_else(|e| crate::output_failed(e));
+            continue;
+        }
         // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
         // ||| features (F0, the log-probability) ||| score (what the search ranked by).
-        for (text, h) in t.outputs.iter().take(shown) {
+        for (text, h) in lists.next().expect("one list per line with text").outputs.iter().take(shown) {
             writeln!(stdout, "{i} ||| {text} ||| F0= {:.4} ||| {:.4}", h.log_prob, h.score)
                 .unwrap_or_else(|e| crate::output_failed(e));
         }
     }
-    let notes = wgslate_model::translate::Notices::of(&models[0], &lines, &out).messages();
-    for note in notes.into_iter().chain(lone_carriage_returns(&lines)) {
+    let several = lines.iter().filter(|l| split_sentences(l).first().is_some_and(|s| s.len() > 1)).count();
+    let whole_lines = (several > 0).then(|| {
+        format!(
+            "{} several sentences: n-best lists and samples are of whole lines, and these models translate one sentence well; \
+             without --nbest/--samples each sentence is translated on its own",
+            if several == 1 { "1 input line holds".to_string() } else { format!("{several} input lines hold") }
+        )
+    });
+    let notes = wgslate_model::translate::Notices::of(&models[0], &texts, &out).messages();
+    for note in notes.into_iter().chain(whole_lines).chain(lone_carriage_returns(&lines)) {
         eprintln!("wgslate: {note}");
     }
     Ok(())

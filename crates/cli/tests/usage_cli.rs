@@ -202,3 +202,31 @@ fn an_argument_that_is_not_utf8_gets_a_message() {
         assert!(err.contains("is not UTF-8 text") && !err.contains("panicked"), "{command:?}: {err}");
     }
 }
+
+/// A blank line in n-best or sampling mode gets one empty entry, not words made of nothing; a line
+/// of several sentences is listed whole, with a note that says so.
+#[test]
+fn lists_keep_blank_lines_empty_and_name_lines_of_several_sentences() {
+    use std::io::Write;
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+    for flags in [&["--beam", "2", "--nbest", "2"][..], &["--sample", "--samples", "3"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+            .args(["translate", "--model", model, "--backend", "cpu"])
+            .args(flags)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"A dog runs.\n\n   \nA dog runs. A cat sleeps.\n").unwrap();
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+        assert!(out.status.success(), "{flags:?}: {stderr}");
+        for blank in ["1", "2"] {
+            let entries: Vec<&str> = stdout.lines().filter(|l| l.starts_with(&format!("{blank} |||"))).collect();
+            assert_eq!(entries, [format!("{blank} |||  ||| F0= 0.0000 ||| 0.0000")], "{flags:?}: {stdout}");
+        }
+        assert!(stdout.lines().any(|l| l.starts_with("3 ||| ")), "{stdout}");
+        assert!(stderr.contains("1 input line holds several sentences"), "{flags:?}: {stderr}");
+    }
+}
