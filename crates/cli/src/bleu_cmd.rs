@@ -58,7 +58,7 @@ use wgslate_metrics::pystr::lines as split_lines;
 type Cell = (String, Json);
 
 /// A file's text; a name ending in `.gz` is gunzipped first, as sacreBLEU's `smart_open` does.
-fn read_text(path: &str, encoding: Encoding) -> Result<String, String> {
+pub fn read_text(path: &str, encoding: Encoding) -> Result<String, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     // An empty file is empty text, as Python's gzip.open reads it.
     if path.ends_with(".gz") && !bytes.is_empty() {

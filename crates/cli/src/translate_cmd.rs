@@ -80,10 +80,37 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
     if c.models.is_empty() {
         return Err(format!("--model is required\n{TRANSLATE_USAGE}"));
     }
+    c.models = c.models.iter().map(|m| model_dirs(m)).collect::<Result<Vec<_>, _>>()?.concat();
     if !["cpu", "gpu", "auto"].contains(&c.backend.as_str()) {
         return Err(format!("--backend must be cpu, gpu or auto, not '{}'", c.backend));
     }
     Ok(c)
+}
+
+/// The model directories `--model DIR` names: DIR itself, or for an ensemble that the index beside
+/// it lists (`MODELS/<pair>/ensemble`, which the page offers but which has no directory) its members.
+fn model_dirs(dir: &str) -> Result<Vec<String>, String> {
+    let path = std::path::Path::new(dir);
+    if path.join("config.json").is_file() {
+        return Ok(vec![dir.to_string()]);
+    }
+    let (arch, pair_dir) = (path.file_name().map(|a| a.to_string_lossy()), path.parent());
+    let pair = pair_dir.and_then(|p| p.file_name()).map(|p| p.to_string_lossy());
+    let index = pair_dir.and_then(|p| p.parent()).map(|root| root.join("index.json"));
+    if let (Some(arch), Some(pair), Some(index)) = (arch, pair, index) {
+        if let Some(entries) = std::fs::read_to_string(&index).ok().and_then(|t| catalog::parse(&t).ok()) {
+            if let Some(e) = catalog::find(&entries, &format!("{pair}/{arch}")).filter(|e| !e.members.is_empty()) {
+                let pair_dir = pair_dir.expect("a pair directory");
+                return Ok(e.members.iter().map(|m| pair_dir.join(m).display().to_string()).collect());
+            }
+        }
+    }
+    if path.is_dir() {
+        return Err(format!(
+            "{dir} is not a model directory (no config.json): give one that holds config.json, model.safetensors and tokenizer.json, such as www/models/en-de/transformer"
+        ));
+    }
+    Err(format!("cannot read the model directory {dir}: it does not exist"))
 }
 
 /// Loads every --model; an ensemble's members must share one tokenizer.json.
@@ -191,9 +218,9 @@ fn translate_lines(
     Ok((out, format!("{name}, reranked by {dir} with weight {weight}")))
 }
 
+/// A file's lines, read as `wgslate bleu` reads one (UTF-8; a `.gz` name is gunzipped).
 fn read_lines(path: &str) -> Result<Vec<String>, String> {
-    let text = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let text = wgslate_metrics::utf8_text(path, text)?;
+    let text = crate::bleu_cmd::read_text(path, crate::encoding::Encoding::Utf8)?;
     Ok(wgslate_metrics::pystr::lines(&text))
 }
 
@@ -226,7 +253,17 @@ fn without_bom(mut lines: Vec<String>) -> Vec<String> {
 /// The decoding flags and the others; `--best` without `--rerank DIR` reranks with the reverse
 /// direction's model from the index beside the (first) model.
 fn parse_args(args: &[String]) -> Result<(Search, Common), String> {
-    let (decoding, rest) = decode_args::parse(args)?;
+    // `--beam=4` as `--beam 4` (the flags that take no value keep their "=" and are refused).
+    let args: Vec<String> = args
+        .iter()
+        .flat_map(|a| match a.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") && !["--sample", "--best"].contains(&flag) => {
+                vec![flag.to_string(), value.to_string()]
+            }
+            _ => vec![a.clone()],
+        })
+        .collect();
+    let (decoding, rest) = decode_args::parse(&args)?;
     let mut c = parse_common(&rest)?;
     let beam = matches!(&decoding.search, Search::Beam(b) if b.beam >= 2);
     if decoding.best_reranks && beam && c.rerank.is_none() {
@@ -317,8 +354,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     }
     let models = load_models(&c.models)?;
     let lines = without_bom(match &c.input {
-        Some(p) => read_lines(p)?,
-        None => std::io::stdin()
+        Some(p) if p != "-" => read_lines(p)?,
+        _ => std::io::stdin()
             .lock()
             .lines()
             .collect::<Result<Vec<_>, _>>()

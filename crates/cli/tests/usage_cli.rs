@@ -230,3 +230,50 @@ fn lists_keep_blank_lines_empty_and_name_lines_of_several_sentences() {
         assert!(stderr.contains("1 input line holds several sentences"), "{flags:?}: {stderr}");
     }
 }
+
+/// Spellings a user brings from other tools: the page's ensemble as a --model (its members loaded),
+/// `--flag=value`, `-i -` for standard input and a gzipped input file; a folder that is not a model
+/// says so.
+#[test]
+fn ensembles_by_name_flag_equals_value_stdin_dash_and_gzip_input() {
+    use std::io::Write;
+    let models = MODELS;
+    let run = |args: &[&str], input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    };
+    let (a, b) = (format!("{models}/en-de/transformer-d224-distilled"), format!("{models}/en-de/transformer-d224-bt"));
+    let members = run(&["translate", "--model", &a, "--model", &b, "--backend", "cpu"], THREE);
+    assert!(members.0, "{}", members.2);
+    let named = run(&["translate", "--model", &format!("{models}/en-de/ensemble"), "--backend", "cpu"], THREE);
+    assert_eq!(named, members, "the index's ensemble is its two members");
+    let single = run(
+        &["translate", "--model", &format!("{models}/en-de/transformer"), "--backend", "cpu", "--beam", "2"],
+        THREE,
+    );
+    assert!(single.0, "{}", single.2);
+    let dir = std::env::temp_dir().join(format!("wgslate-spell-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gz = dir.join("three.en.gz");
+    let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::default());
+    enc.write_all(THREE.as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let model = format!("--model={models}/en-de/transformer");
+    for args in [
+        vec!["translate", model.as_str(), "--backend=cpu", "--beam=2", "-i", "-"],
+        vec!["translate", model.as_str(), "--backend", "cpu", "--beam", "2", "-i", gz.to_str().unwrap()],
+    ] {
+        assert_eq!(run(&args, THREE), single, "{args:?}");
+    }
+    let (ok, _, err) = run(&["translate", "--model", models, "--backend", "cpu"], THREE);
+    assert!(!ok && err.contains("is not a model directory (no config.json)"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
