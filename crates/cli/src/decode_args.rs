@@ -98,6 +98,15 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
     if nbest > beam {
         return Err(format!("--nbest {nbest} lists more hypotheses than the beam keeps: add --beam {nbest} or more"));
     }
+    if seen.contains(&"--lenpen-kind") && lenpen == 0.0 {
+        return Err("--lenpen-kind chooses the form of the length penalty, which is off: add --lenpen A".into());
+    }
+    if limits.a == 0.0 && limits.min_len > limits.b {
+        return Err(format!(
+            "--min-len {} is longer than the longest output allowed (--max-len-a 0 --max-len-b {})",
+            limits.min_len, limits.b
+        ));
+    }
     if samples > 1 && !sample {
         return Err("--samples N draws N samples: add --sample".into());
     }

@@ -1,6 +1,6 @@
 //! `wgslate translate` and `wgslate eval`.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::time::Instant;
 
 use wgslate_decode::{block_on, BeamConfig, Blocking, Ensemble, Search, StepModel};
@@ -353,14 +353,18 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         return Err("--src and --ref are eval's: translate reads -i FILE, or standard input".into());
     }
     let models = load_models(&c.models)?;
-    let lines = without_bom(match &c.input {
-        Some(p) if p != "-" => read_lines(p)?,
-        _ => std::io::stdin()
-            .lock()
-            .lines()
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("reading standard input: {e}"))?,
-    });
+    let text = match &c.input {
+        Some(p) if p != "-" => crate::bleu_cmd::read_text(p, crate::encoding::Encoding::Utf8)?,
+        _ => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+                .map_err(|e| format!("reading standard input: {e}"))?;
+            wgslate_metrics::utf8_text("standard input", bytes)?
+        }
+    };
+    // Windows line ends in, Windows line ends out, as the page's file translation does.
+    let line_end = if text.split_once('\n').is_some_and(|(first, _)| first.ends_with('\r')) { "\r\n" } else { "\n" };
+    let lines = without_bom(wgslate_metrics::pystr::lines(&text));
     // Asked for before a rerank widens the n-best to the whole beam.
     let shown = decode_args::outputs_asked(&search);
     if shown == 1 {
@@ -373,7 +377,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         let mut stdout = std::io::stdout().lock();
         for line in &per_line {
             let parts: Vec<&str> = translations.by_ref().take(line.len()).filter(|t| !t.is_empty()).collect();
-            writeln!(stdout, "{}", parts.join(" ")).unwrap_or_else(|e| crate::output_failed(e));
+            write!(stdout, "{}{line_end}", parts.join(" ")).unwrap_or_else(|e| crate::output_failed(e));
         }
         let notes = wgslate_model::translate::Notices::of(&models[0], &sentences, &out).messages();
         for note in notes.into_iter().chain(lone_carriage_returns(&lines)) {

@@ -8,6 +8,8 @@ mod common;
 #[test]
 fn out_of_range_decoding_flags_are_refused_with_one_line() {
     let cases = [
+        (["--lenpen-kind", "avg"], "length penalty, which is off: add --lenpen A"),
+        (["--min-len", "5"], "--min-len 5 is longer than the longest output allowed (--max-len-a 0 --max-len-b 2)"),
         (["--coverage", "-1e30"], "coverage β must be between 0 and 5"),
         (["--lenpen", "NaN"], "length penalty α must be between 0 and 5"),
         (["--max-len-a", "1e30"], "max length a must be between 0 and 10"),
@@ -21,9 +23,12 @@ fn out_of_range_decoding_flags_are_refused_with_one_line() {
         (["--no-repeat-ngram", "1e9"], "no-repeat n-gram size must be between 0 and 10"),
     ];
     for (flags, needle) in cases {
+        // The longest output the --min-len case allows is 2 tokens.
+        let limits = if flags[0] == "--min-len" { &["--max-len-a", "0", "--max-len-b", "2"][..] } else { &[] };
         let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
             .args(["translate", "--model", "no-such-model"])
             .args(flags)
+            .args(limits)
             .output()
             .unwrap();
         let err = String::from_utf8(out.stderr).unwrap();
@@ -208,4 +213,12 @@ fn a_line_of_several_sentences_is_translated_sentence_by_sentence() {
     // An n-best list is of the whole line.
     let (nbest, _) = run(&["--beam", "2", "--nbest", "2"], "A dog runs. Two men play.\n");
     assert_eq!(nbest.lines().filter(|l| l.starts_with("0 ||| ")).count(), 2, "{nbest}");
+}
+
+/// Windows line ends in, Windows line ends out (as the page's file translation keeps them).
+#[test]
+fn windows_line_ends_come_back() {
+    let (unix, _) = run(&[], "A dog runs.\n\nTwo cats.\n");
+    let (windows, _) = run(&[], "A dog runs.\r\n\r\nTwo cats.\r\n");
+    assert_eq!(windows, unix.replace('\n', "\r\n"));
 }
