@@ -318,7 +318,8 @@ fn apply(a: &mut BleuArgs, later: &mut Deferred, opt: usize, values: Vec<String>
             match Encoding::named(&v) {
                 Some(e) => a.encoding = e,
                 None => later.refuse(format!(
-                    "--encoding {v}: wgslate reads UTF-8 (also utf-8-sig), Latin-1 and ASCII; convert the files to UTF-8 (iconv -f {v} -t UTF-8)"
+                    "--encoding {v}: wgslate reads UTF-8 (also utf-8-sig), Latin-1 and ASCII, by Python's names for them; \
+                     for another encoding, convert the files to UTF-8 first (iconv -f ENCODING -t UTF-8)"
                 )),
             }
         }

@@ -67,6 +67,11 @@ impl Encoding {
             (Encoding::Latin1, "latin_1"),
             (Encoding::Ascii, "ascii"),
         ];
+        // `open(encoding="locale")` (Python 3.10+): the locale's, UTF-8 on every Linux Python 3.11
+        // runs on (PEP 538 coerces the C locale to UTF-8).
+        if name == "locale" {
+            return Some(Encoding::Utf8);
+        }
         let alias = |n: &str| ALIASES.iter().find(|(_, names)| names.contains(&n)).map(|(e, _)| *e);
         alias(norm)
             .or_else(|| alias(&norm.replace('.', "_")))

@@ -214,7 +214,11 @@ fn encodings_are_read_as_python_names_them() {
         None,
         "is not ASCII text (byte 0xe4 at offset 6)",
     );
-    assert_error(&[&path("r.utf8"), "-i", &path("h.utf8"), "-e", "cp1252"], None, "iconv -f cp1252 -t UTF-8");
+    assert_error(
+        &[&path("r.utf8"), "-i", &path("h.utf8"), "-e", "cp1252"],
+        None,
+        "--encoding cp1252: wgslate reads UTF-8",
+    );
     let (code, out, _) = wgslate(&[&path("r.utf8"), "-i", &path("h.utf8"), "-e", "cp1252", "-h"], None);
     assert!(code == 0 && out.starts_with("usage: wgslate bleu"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
