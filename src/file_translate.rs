@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use wgslate_model::sentences::split_sentences;
+use wgslate_model::sentences::{line_end, split_sentences};
 
 use crate::browser;
 use crate::engine_client::{self, JobError};
@@ -150,7 +150,7 @@ pub fn FileTranslate() -> impl IntoView {
                 // meanwhile is not mistaken for one that applied.
                 let with = format!("with {}, {}", shared.model_title(&s.model), s.search_label());
                 let out_name = output_name(&file.name(), &target);
-                let line_end = if text.contains("\r\n") { "\r\n" } else { "\n" };
+                let line_end = line_end(&text);
                 let mut assembly = Assembly::new(&segments, line_end);
                 let t0 = browser::now_ms();
                 status.set(format!("Translating 0 of {with_text} lines {with}…"));

@@ -6,7 +6,7 @@ use leptos::task::spawn_local;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
 use wgslate_model::catalog::{self, language_name, CatalogEntry};
-use wgslate_model::sentences::split_sentences;
+use wgslate_model::sentences::{joined, split_sentences};
 
 use crate::browser;
 use crate::engine_client::{self, JobError, Ticket};
@@ -330,14 +330,8 @@ pub fn TranslatePage() -> impl IntoView {
         pair.track();
         example_ref.set(None);
     });
-    let output_text = move || {
-        output
-            .get()
-            .iter()
-            .map(|l| l.iter().map(|s| s.text.clone()).collect::<Vec<_>>().join(" "))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let output_text =
+        move || output.get().iter().map(|l| joined(l.iter().map(|s| s.text.as_str()))).collect::<Vec<_>>().join("\n");
 
     let evaluate = {
         move |_| {

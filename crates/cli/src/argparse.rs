@@ -123,7 +123,7 @@ pub fn python_int(v: &str) -> Option<i64> {
     if !ok {
         return None;
     }
-    // Python ints have no bound: one past i64 is kept as the nearest i64, which every use refuses.
+    // Python ints have no bound: one past i64 is kept as the nearest i64, past every limit a use sets.
     let digits = body.replace('_', "");
     let n: i64 = digits.parse().unwrap_or(i64::MAX);
     Some(if neg { -n } else { n })

@@ -171,6 +171,10 @@ fn choice(opt: usize, v: &str, choices: &[&str]) -> Result<String, String> {
     Err(format!("{}: invalid choice: '{v}' (choose from {})", argument(opt), list.join(", ")))
 }
 
+/// The most bootstrap resamples (`-cin`, `-pbsn`) and chrF n-gram orders (`-cc`, `-cw`) taken.
+const MAX_RESAMPLES: usize = 1_000_000;
+const MAX_CHRF_ORDER: usize = 10_000;
+
 /// What sacreBLEU stores while parsing and only judges after it (so a later `-h` still answers
 /// first): the int options as given (Python ints: any sign and size), the language pair, and the
 /// first option this program refuses.
@@ -228,12 +232,25 @@ impl Deferred {
         a.confidence_n = self.confidence_n.clamp(0, i64::MAX) as usize;
         // The paired test takes 0 or fewer as its default, 1 000.
         a.paired_bs_n = if self.paired_bs_n > 0 { self.paired_bs_n as usize } else { 1000 };
+        // Past these the resamples or n-gram tables would not fit in memory (sacreBLEU runs out too).
+        let too_many = |n: usize, flag: &str, most: usize| {
+            (n > most).then(|| format!("{flag} {n} is more than this program can hold: at most {most}"))
+        };
+        let resamples =
+            [(a.confidence, a.confidence_n, "--confidence-n"), (a.paired_bs, a.paired_bs_n, "--paired-bs-n")];
+        if let Some(why) = resamples.iter().filter(|r| r.0).find_map(|r| too_many(r.1, r.2, MAX_RESAMPLES)) {
+            return Err(why);
+        }
         if a.paired_bs && self.paired_jobs < 0 {
             return Err(format!("--paired-jobs must be at least 0, not {}", self.paired_jobs));
         }
         if a.metrics.iter().any(|m| m == "chrf") {
             a.chrf_char_order = count(self.chrf_char_order, 0, "--chrf-char-order")?;
             a.chrf_word_order = count(self.chrf_word_order, 0, "--chrf-word-order")?;
+            let orders = [(a.chrf_char_order, "--chrf-char-order"), (a.chrf_word_order, "--chrf-word-order")];
+            if let Some(why) = orders.iter().find_map(|o| too_many(o.0, o.1, MAX_CHRF_ORDER)) {
+                return Err(why);
+            }
             if a.chrf_char_order == 0 && a.chrf_word_order == 0 {
                 return Err("chrF needs a character or word order above 0".into());
             }

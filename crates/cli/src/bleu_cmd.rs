@@ -59,6 +59,11 @@ type Cell = (String, Json);
 
 /// A file's text; a name ending in `.gz` is gunzipped first, as sacreBLEU's `smart_open` does.
 pub fn read_text(path: &str, encoding: Encoding) -> Result<String, String> {
+    encoding.decode(path, read_bytes(path)?)
+}
+
+/// A file's bytes; a name ending in .gz is gunzipped.
+pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     // An empty file is empty text, as Python's gzip.open reads it.
     if path.ends_with(".gz") && !bytes.is_empty() {
@@ -67,7 +72,7 @@ pub fn read_text(path: &str, encoding: Encoding) -> Result<String, String> {
             .map_err(|e| format!("{path} is not a gzip file ({e})"))?;
         bytes = plain;
     }
-    encoding.decode(path, bytes)
+    Ok(bytes)
 }
 
 enum Metric {

@@ -42,8 +42,9 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
     }
     if path.is_dir() {
         path.push("index.html");
-    } else if clean.ends_with('/') {
-        // `/index.html/` names a folder, and the page's relative links would resolve inside it.
+    } else if clean.rsplit('/').next().is_some_and(|last| last.is_empty() || last == ".") {
+        // `/index.html/` (or `/index.html/.`) names a folder, and the page's relative links would
+        // resolve inside it.
         return None;
     }
     Some(path)

@@ -8,7 +8,7 @@ use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::rerank::rerank_async;
-use wgslate_model::sentences::split_sentences;
+use wgslate_model::sentences::{joined, line_end, split_sentences};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
@@ -218,10 +218,13 @@ fn translate_lines(
     Ok((out, format!("{name}, reranked by {dir} with weight {weight}")))
 }
 
-/// A file's lines, read as `wgslate bleu` reads one (UTF-8; a `.gz` name is gunzipped).
+/// A file's UTF-8 text (a `.gz` name is gunzipped, as `wgslate bleu` reads one).
+fn read_utf8(path: &str) -> Result<String, String> {
+    wgslate_metrics::utf8_text(path, crate::bleu_cmd::read_bytes(path)?)
+}
+
 fn read_lines(path: &str) -> Result<Vec<String>, String> {
-    let text = crate::bleu_cmd::read_text(path, crate::encoding::Encoding::Utf8)?;
-    Ok(wgslate_metrics::pystr::lines(&text))
+    Ok(wgslate_metrics::pystr::lines(&read_utf8(path)?))
 }
 
 /// A note when lines hold a carriage return that ends no line (old Mac files): only "\n" ends a line,
@@ -253,11 +256,14 @@ fn without_bom(mut lines: Vec<String>) -> Vec<String> {
 /// The decoding flags and the others; `--best` without `--rerank DIR` reranks with the reverse
 /// direction's model from the index beside the (first) model.
 fn parse_args(args: &[String]) -> Result<(Search, Common), String> {
-    // `--beam=4` as `--beam 4` (the flags that take no value keep their "=" and are refused).
+    // `--beam=4` as `--beam 4`, `-i=FILE` as `-i FILE` (the flags that take no value keep their "=" and
+    // are refused).
     let args: Vec<String> = args
         .iter()
         .flat_map(|a| match a.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") && !["--sample", "--best"].contains(&flag) => {
+            Some((flag, value))
+                if (flag.starts_with("--") || flag == "-i") && !["--sample", "--best"].contains(&flag) =>
+            {
                 vec![flag.to_string(), value.to_string()]
             }
             _ => vec![a.clone()],
@@ -354,7 +360,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     }
     let models = load_models(&c.models)?;
     let text = match &c.input {
-        Some(p) if p != "-" => crate::bleu_cmd::read_text(p, crate::encoding::Encoding::Utf8)?,
+        Some(p) if p != "-" => read_utf8(p)?,
         _ => {
             let mut bytes = Vec::new();
             std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
@@ -363,7 +369,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         }
     };
     // Windows line ends in, Windows line ends out, as the page's file translation does.
-    let line_end = if text.split_once('\n').is_some_and(|(first, _)| first.ends_with('\r')) { "\r\n" } else { "\n" };
+    let line_end = line_end(&text);
     let lines = without_bom(wgslate_metrics::pystr::lines(&text));
     // Asked for before a rerank widens the n-best to the whole beam.
     let shown = decode_args::outputs_asked(&search);
@@ -376,8 +382,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         let mut translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
         let mut stdout = std::io::stdout().lock();
         for line in &per_line {
-            let parts: Vec<&str> = translations.by_ref().take(line.len()).filter(|t| !t.is_empty()).collect();
-            write!(stdout, "{}{line_end}", parts.join(" ")).unwrap_or_else(|e| crate::output_failed(e));
+            let text = joined(translations.by_ref().take(line.len()));
+            write!(stdout, "{text}{line_end}").unwrap_or_else(|e| crate::output_failed(e));
         }
         let notes = wgslate_model::translate::Notices::of(&models[0], &sentences, &out).messages();
         for note in notes.into_iter().chain(lone_carriage_returns(&lines)) {
@@ -427,14 +433,11 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         );
     }
     // eval scores one translation per sentence; a list of several would be scored by its first silently.
-    let list = args.windows(2).find(|w| {
-        matches!(w[0].as_str(), "--nbest" | "--samples") && w[1].trim().parse::<f64>().is_ok_and(|n| n > 1.0)
-    });
-    if let Some(w) = list {
+    if decode_args::outputs_asked(&search) > 1 {
+        let flag = if matches!(search, Search::Sample(_)) { "--samples" } else { "--nbest" };
         return Err(format!(
-            "{} {} lists several translations of each sentence, which is translate's; eval scores one per sentence \
-             (the first of the list): drop {}",
-            w[0], w[1], w[0]
+            "{flag} lists several translations of each sentence, which is translate's; eval scores one per sentence \
+             (the first of the list): drop {flag}"
         ));
     }
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);

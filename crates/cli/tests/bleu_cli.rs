@@ -178,6 +178,13 @@ fn options_are_spelled_as_sacrebleu_accepts_them() {
     // The reference files are one run of words, as sacreBLEU's parser takes them.
     assert_error(&["ref.de", "-i", "hyp1.de", "-b", "ref.de"], None, "unrecognized arguments: ref.de");
     assert_error(&["ref.de", "-i", "hyp1.de", "--score-only=1"], None, "ignored explicit argument '1'");
+    // Values past what fits in memory are refused, not allocated (these panicked or aborted).
+    assert_error(&["ref.de", "-i", "hyp1.de", "-ci", "-cin", "99999999999999999999"], None, "at most 1000000");
+    assert_error(&["ref.de", "-i", "hyp1.de", "hyp2.de", "-pbs", "-pbsn", "1000000000000"], None, "at most 1000000");
+    assert_error(&["ref.de", "-i", "hyp1.de", "-m", "chrf", "-cc", "100000000000"], None, "at most 10000");
+    let (code, out, err) =
+        wgslate(&["ref.de", "-i", "hyp1.de", "-s", "add-k", "-sv=1e308", "-w", "70000", "-f", "text", "-b"], None);
+    assert!(code == 0 && !out.is_empty(), "{err}");
     let (code, out, _) = wgslate(&["ref.de", "-i", "hyp1.de", "--vers"], None);
     assert!(code == 0 && out.starts_with("wgslate bleu "), "{out}");
 }

@@ -171,7 +171,8 @@ fn eval_refuses_lists_of_translations() {
     let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data");
     let (src, reference) = (format!("{data}/val.en"), format!("{data}/val.de"));
-    for flags in [&["--beam", "4", "--nbest", "3"][..], &["--sample", "--samples", "2"]] {
+    for flags in [&["--beam", "4", "--nbest", "3"][..], &["--beam", "4", "--nbest=3"], &["--sample", "--samples", "2"]]
+    {
         let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
             .args(["eval", "--model", model, "--src", &src, "--ref", &reference, "--backend", "cpu"])
             .args(flags)

@@ -188,6 +188,7 @@ fn requests_that_are_not_http_get_400_and_a_file_is_not_a_folder() {
     assert_eq!(get(port, "/index.html", "").status, 200);
     assert_eq!(get(port, "/", "").status, 200);
     assert_eq!(get(port, "/index.html/", "").status, 404, "a file is not a folder");
+    assert_eq!(get(port, "/index.html/.", "").status, 404, "a file is not a folder");
     for request in [
         &b"GET /\xff\xfe HTTP/1.1\r\n\r\n"[..],
         b"GARBAGE\r\n\r\n",

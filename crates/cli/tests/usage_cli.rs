@@ -246,7 +246,8 @@ fn ensembles_by_name_flag_equals_value_stdin_dash_and_gzip_input() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        // A run that reads a file, or is refused, may close its input before this is written.
+        let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
         let out = child.wait_with_output().unwrap();
         (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
     };

@@ -46,7 +46,9 @@ pub const EXACT_DIGITS: usize = 1074;
 pub fn fixed(x: f64, digits: usize) -> String {
     if x.is_nan() {
         "nan".into()
-    } else if !x.is_finite() || digits <= EXACT_DIGITS {
+    } else if x.is_infinite() {
+        (if x > 0.0 { "inf" } else { "-inf" }).into()
+    } else if digits <= EXACT_DIGITS {
         format!("{x:.digits$}")
     } else {
         format!("{x:.EXACT_DIGITS$}{}", "0".repeat(digits - EXACT_DIGITS))

@@ -20,8 +20,23 @@ const ABBREVIATIONS: [&str; 21] = [
 fn abbreviation(word: &str) -> bool {
     let word = word.trim_start_matches(['(', '"', '\'', '«', '“', '‘', '[']);
     let mut chars = word.chars();
-    let initial = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase());
+    // "I" and "A" are words before they are initials ("taller than I. A dog runs").
+    let initial = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase() && c != 'I' && c != 'A');
     initial || ABBREVIATIONS.contains(&word)
+}
+
+/// A line's translation from its sentences' translations: one space between those with text.
+pub fn joined<'a>(translations: impl IntoIterator<Item = &'a str>) -> String {
+    translations.into_iter().filter(|t| !t.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// The line end a translation of `text` is written with: Windows line ends when the text has any.
+pub fn line_end(text: &str) -> &'static str {
+    if text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
 }
 
 /// Splits text into lines of sentences: a sentence ends at `.`, `!`, `?` or `…` (possibly followed
@@ -112,6 +127,8 @@ mod tests {
         );
         assert_eq!(one_line("A man is in the U.S. A dog runs."), ["A man is in the U.S.", "A dog runs."]);
         assert_eq!(one_line("He lives at number 3. He is happy."), ["He lives at number 3.", "He is happy."]);
+        assert_eq!(one_line("She is taller than I. A dog runs."), ["She is taller than I.", "A dog runs."]);
+        assert_eq!(one_line("It is plan A. Then we go."), ["It is plan A.", "Then we go."]);
         assert_eq!(one_line("Ein Hund läuft. Eine Katze schläft."), ["Ein Hund läuft.", "Eine Katze schläft."]);
         assert_eq!(one_line("Un chien court. 3 chats dorment."), ["Un chien court.", "3 chats dorment."]);
     }
