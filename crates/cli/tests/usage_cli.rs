@@ -207,21 +207,11 @@ fn an_argument_that_is_not_utf8_gets_a_message() {
 /// of several sentences is listed whole, with a note that says so.
 #[test]
 fn lists_keep_blank_lines_empty_and_name_lines_of_several_sentences() {
-    use std::io::Write;
     let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
     for flags in [&["--beam", "2", "--nbest", "2"][..], &["--sample", "--samples", "3"]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-            .args(["translate", "--model", model, "--backend", "cpu"])
-            .args(flags)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(b"A dog runs.\n\n   \nA dog runs. A cat sleeps.\n").unwrap();
-        let out = child.wait_with_output().unwrap();
-        let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
-        assert!(out.status.success(), "{flags:?}: {stderr}");
+        let args = [&["--model", model, "--backend", "cpu"][..], flags].concat();
+        let (ok, stdout, stderr) = common::translate(&args, "A dog runs.\n\n   \nA dog runs. A cat sleeps.\n");
+        assert!(ok, "{flags:?}: {stderr}");
         for blank in ["1", "2"] {
             let entries: Vec<&str> = stdout.lines().filter(|l| l.starts_with(&format!("{blank} |||"))).collect();
             assert_eq!(entries, [format!("{blank} |||  ||| F0= 0.0000 ||| 0.0000")], "{flags:?}: {stdout}");
@@ -238,19 +228,8 @@ fn lists_keep_blank_lines_empty_and_name_lines_of_several_sentences() {
 fn ensembles_by_name_flag_equals_value_stdin_dash_and_gzip_input() {
     use std::io::Write;
     let models = MODELS;
-    let run = |args: &[&str], input: &str| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A run that reads a file, or is refused, may close its input before this is written.
-        let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
-        let out = child.wait_with_output().unwrap();
-        (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-    };
+    // common::translate puts "translate" first.
+    let run = |args: &[&str], input: &str| common::translate(&args[1..], input);
     let (a, b) = (format!("{models}/en-de/transformer-d224-distilled"), format!("{models}/en-de/transformer-d224-bt"));
     let members = run(&["translate", "--model", &a, "--model", &b, "--backend", "cpu"], THREE);
     assert!(members.0, "{}", members.2);
