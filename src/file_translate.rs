@@ -150,7 +150,7 @@ pub fn FileTranslate() -> impl IntoView {
                 // meanwhile is not mistaken for one that applied.
                 let with = format!("with {}, {}", shared.model_title(&s.model), s.search_label());
                 let out_name = output_name(&file.name(), &target);
-                let line_end = line_end(&text);
+                let line_end = line_end(text);
                 let mut assembly = Assembly::new(&segments, line_end);
                 let t0 = browser::now_ms();
                 status.set(format!("Translating 0 of {with_text} lines {with}…"));
