@@ -53,7 +53,7 @@ test('evaluating the first sentences of the test set gives the BLEU of `wgslate 
   writeFileSync(join(dir, 'src'), data('test_2016_flickr.en').slice(0, n).join('\n') + '\n');
   writeFileSync(join(dir, 'ref'), data('test_2016_flickr.de').slice(0, n).join('\n') + '\n');
   const report = wgslate(['eval', '--model', join(root, 'www', 'models', 'en-de', 'gru'), '--src', join(dir, 'src'), '--ref', join(dir, 'ref'), '--backend', 'cpu']);
-  const [, signature, score] = report.match(/^BLEU\|(\S+) = (\d+\.\d+)/m);
+  const [, signature, score] = report.match(/^ *BLEU\|(\S+) = (\d+\.\d+)/m);
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate?model=en-de%2Fgru', errors);
   await page.fill('[data-testid=eval-count]', String(n));

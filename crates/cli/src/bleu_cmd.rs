@@ -75,6 +75,13 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// sacreBLEU's verbose BLEU: "70.4/46.6/33.1/23.7 (BP = 0.969 ratio = 0.969 hyp_len = 11 ref_len = 12)".
+pub fn bleu_verbose(s: &BleuScore) -> String {
+    let prec = s.precisions.iter().map(|&p| pystr::fixed(p, 1)).collect::<Vec<_>>().join("/");
+    let (bp, ratio) = (pystr::fixed(s.bp, 3), pystr::fixed(s.ratio(), 3));
+    format!("{prec} (BP = {bp} ratio = {ratio} hyp_len = {} ref_len = {})", s.sys_len, s.ref_len)
+}
+
 enum Metric {
     Bleu(BleuOptions),
     Chrf(Chrf),
@@ -148,10 +155,7 @@ impl Metric {
                 let mut sum = BleuStats::zeros(o.max_ngram_order);
                 per_seg.iter().for_each(|s| sum.add(s));
                 let s = bleu.compute(&sum);
-                let prec = s.precisions.iter().map(|&p| pystr::fixed(p, 1)).collect::<Vec<_>>().join("/");
-                let (bp, ratio) = (pystr::fixed(s.bp, 3), pystr::fixed(s.ratio(), 3));
-                let verbose =
-                    format!("{prec} (BP = {bp} ratio = {ratio} hyp_len = {} ref_len = {})", s.sys_len, s.ref_len);
+                let verbose = bleu_verbose(&s);
                 let stats = per_seg
                     .iter()
                     .map(|st| {
@@ -214,8 +218,8 @@ fn format_score(s: &Scored, ci: Option<Interval>, a: &BleuArgs, sig: &Signature,
     line
 }
 
-fn print_single(results: Vec<String>, a: &BleuArgs) {
-    if a.format == "json" {
+pub fn print_single(results: Vec<String>, format: &str) {
+    if format == "json" {
         if results.len() > 1 {
             println!("[\n{}\n]", results.join(",\n"));
         } else {
@@ -423,7 +427,7 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
             let sig = m.signature(nrefs, &resampling);
             results.push(format_score(&s, ci, &a, &sig, a.format == "json"));
         }
-        print_single(results, &a);
+        print_single(results, &a.format);
         if a.detail {
             println!("No subset information found. Consider using --origlang argument.");
         }

@@ -466,17 +466,19 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let opts = BleuOptions::default();
     let bleu = Bleu::new(opts.clone()).corpus_score(&hyps, &refs_view);
     let chrf = Chrf::new(ChrfOptions::default());
-    println!(
-        "BLEU|{} = {:.2} {}",
+    // sacreBLEU's text lines with two decimals: `wgslate bleu REF -i HYP -m bleu chrf -f text -w 2`.
+    let bleu_line = format!(
+        "BLEU|{} = {} {}",
         signature::bleu(&opts, Some(1), &Resampling::default()),
-        bleu.score,
-        bleu.precisions.iter().map(|p| format!("{p:.1}")).collect::<Vec<_>>().join("/")
+        wgslate_metrics::pystr::fixed(bleu.score, 2),
+        crate::bleu_cmd::bleu_verbose(&bleu)
     );
-    println!(
-        "chrF2|{} = {:.2}",
+    let chrf_line = format!(
+        "chrF2|{} = {}",
         signature::chrf(&chrf.options, Some(1), &Resampling::default()),
-        chrf.corpus_score(&hyps, &refs_view)
+        wgslate_metrics::pystr::fixed(chrf.corpus_score(&hyps, &refs_view), 2)
     );
+    crate::bleu_cmd::print_single(vec![bleu_line, chrf_line], "text");
     let (n, format) = (sources.len(), model.weight_format);
     println!(
         "{} in {seconds:.1} s: {:.2} sentences/s (backend {backend}, {:?}, weights {format})",

@@ -257,3 +257,32 @@ fn ensembles_by_name_flag_equals_value_stdin_dash_and_gzip_input() {
     assert!(!ok && err.contains("is not a model directory (no config.json)"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// eval's score lines are `wgslate bleu REF -i HYP -m bleu chrf -f text -w 2` of translate's output
+/// (which the differential test holds to sacreBLEU's own text output), BP and lengths included.
+#[test]
+fn eval_prints_what_bleu_prints_for_translates_output() {
+    let dir = std::env::temp_dir().join(format!("wgslate-eval-bleu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data");
+    for (name, from) in [("s.en", "val.en"), ("r.de", "val.de")] {
+        let text = std::fs::read_to_string(format!("{data}/{from}")).unwrap();
+        let head: String = text.lines().take(12).map(|l| format!("{l}\n")).collect();
+        std::fs::write(dir.join(name), head).unwrap();
+    }
+    let path = |n: &str| dir.join(n).display().to_string();
+    let model = format!("{MODELS}/en-de/transformer");
+    let (ok, eval, err) =
+        wgslate(&["eval", "--model", &model, "--backend", "cpu", "--src", &path("s.en"), "--ref", &path("r.de")]);
+    assert!(ok, "{err}");
+    let (ok, hyp, err) = common::translate(&["--model", &model, "--backend", "cpu", "-i", &path("s.en")], "");
+    assert!(ok, "{err}");
+    std::fs::write(dir.join("h.de"), hyp).unwrap();
+    let (ok, bleu, err) =
+        wgslate(&["bleu", &path("r.de"), "-i", &path("h.de"), "-m", "bleu", "chrf", "-f", "text", "-w", "2"]);
+    assert!(ok, "{err}");
+    let eval_scores: Vec<&str> = eval.lines().take(2).collect();
+    assert_eq!(eval_scores, bleu.lines().collect::<Vec<_>>());
+    assert!(eval_scores[0].contains("(BP = "), "{eval}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
