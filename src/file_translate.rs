@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use wgslate_model::sentences::{line_end, split_sentences};
+use wgslate_model::sentences::{line_end, Segments};
 
 use crate::browser;
 use crate::engine_client::{self, JobError};
@@ -22,34 +22,6 @@ fn output_name(input: &str, target: &str) -> String {
     match input.rsplit_once('.') {
         Some((stem, ext)) => format!("{stem}.{target}.{ext}"),
         None => format!("{input}.{target}.txt"),
-    }
-}
-
-/// The sentences of a file to translate: each line split as the Translate box splits text, so a
-/// paragraph on one line is translated sentence by sentence and joined back on its line.
-struct Segments {
-    /// (line index, sentence) in file order; blank lines have none.
-    sentences: Vec<(usize, String)>,
-    /// Sentences per line.
-    per_line: Vec<usize>,
-}
-
-impl Segments {
-    fn of(lines: &[String]) -> Self {
-        let mut sentences = Vec::new();
-        let mut per_line = vec![0; lines.len()];
-        for (i, line) in lines.iter().enumerate() {
-            for sentence in split_sentences(line).into_iter().flatten() {
-                per_line[i] += 1;
-                sentences.push((i, sentence));
-            }
-        }
-        Self { sentences, per_line }
-    }
-
-    /// Lines with text.
-    fn lines_with_text(&self) -> usize {
-        self.per_line.iter().filter(|&&n| n > 0).count()
     }
 }
 

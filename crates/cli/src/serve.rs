@@ -109,7 +109,8 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
     stream.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
     let mut reader = BufReader::new(std::io::Read::take(stream.try_clone()?, MAX_HEAD));
     let mut line = Vec::new();
-    // A read that fails (the client went quiet for 30 s) leaves the request incomplete: a 400.
+    // A read that fails (the client went quiet for 30 s) leaves the request incomplete: nothing is
+    // answered when nothing came, a 400 when part of a request did.
     let _ = reader.read_until(b'\n', &mut line);
     let mut headers = Headers::default();
     let mut complete = false;

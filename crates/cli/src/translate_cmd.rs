@@ -8,7 +8,7 @@ use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::rerank::rerank_async;
-use wgslate_model::sentences::{joined, line_end, split_sentences};
+use wgslate_model::sentences::{line_end, split_sentences, Segments};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
@@ -230,15 +230,19 @@ fn read_lines(path: &str) -> Result<Vec<String>, String> {
 /// A note when lines hold a carriage return that ends no line (old Mac files): only "\n" ends a line,
 /// as for sacreBLEU, so each such line is translated as one sentence run together.
 fn lone_carriage_returns(lines: &[String]) -> Option<String> {
-    match lines.iter().filter(|l| l.contains('\r')).count() {
+    lines_that(
+        lines,
+        |l| l.contains('\r'),
+        "a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one",
+    )
+}
+
+/// "N input lines hold WHAT" for the lines that match, or nothing when none does.
+fn lines_that(lines: &[String], matches: impl Fn(&str) -> bool, what: &str) -> Option<String> {
+    match lines.iter().filter(|l| matches(l)).count() {
         0 => None,
-        n => Some(format!(
-            "{} a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one",
-            match n {
-                1 => "1 input line holds".to_string(),
-                n => format!("{n} input lines hold"),
-            }
-        )),
+        1 => Some(format!("1 input line holds {what}")),
+        n => Some(format!("{n} input lines hold {what}")),
     }
 }
 
@@ -375,14 +379,12 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     let shown = decode_args::outputs_asked(&search);
     if shown == 1 {
         // As the page does: each line's sentences translated one by one and joined back on their line.
-        let per_line: Vec<Vec<String>> =
-            lines.iter().map(|l| split_sentences(l).into_iter().flatten().collect()).collect();
-        let sentences: Vec<String> = per_line.iter().flatten().cloned().collect();
+        let segments = Segments::of(&lines);
+        let sentences: Vec<String> = segments.sentences.iter().map(|(_, s)| s.clone()).collect();
         let (out, _) = translate_lines(&c, &models, &sentences, &search)?;
-        let mut translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
+        let translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
         let mut stdout = std::io::stdout().lock();
-        for line in &per_line {
-            let text = joined(translations.by_ref().take(line.len()));
+        for text in segments.rejoined(translations) {
             write!(stdout, "{text}{line_end}").unwrap_or_else(|e| crate::output_failed(e));
         }
         let notes = wgslate_model::translate::Notices::of(&models[0], &sentences, &out).messages();
@@ -409,14 +411,12 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
                 .unwrap_or_else(|e| crate::output_failed(e));
         }
     }
-    let several = lines.iter().filter(|l| split_sentences(l).first().is_some_and(|s| s.len() > 1)).count();
-    let whole_lines = (several > 0).then(|| {
-        format!(
-            "{} several sentences: n-best lists and samples are of whole lines, and these models translate one sentence well; \
-             without --nbest/--samples each sentence is translated on its own",
-            if several == 1 { "1 input line holds".to_string() } else { format!("{several} input lines hold") }
-        )
-    });
+    let whole_lines = lines_that(
+        &lines,
+        |l| split_sentences(l).first().is_some_and(|s| s.len() > 1),
+        "several sentences: n-best lists and samples are of whole lines, and these models translate one sentence well; \
+         without --nbest/--samples each sentence is translated on its own",
+    );
     let notes = wgslate_model::translate::Notices::of(&models[0], &texts, &out).messages();
     for note in notes.into_iter().chain(whole_lines).chain(lone_carriage_returns(&lines)) {
         eprintln!("wgslate: {note}");

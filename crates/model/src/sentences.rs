@@ -39,6 +39,43 @@ pub fn line_end(text: &str) -> &'static str {
     }
 }
 
+/// The sentences of lines to translate (a file's on the page, `wgslate translate`'s input): each line
+/// split as the Translate box splits text, so a paragraph on one line is translated sentence by
+/// sentence and joined back on its line.
+pub struct Segments {
+    /// (line index, sentence) in file order; blank lines have none.
+    pub sentences: Vec<(usize, String)>,
+    /// Sentences per line.
+    pub per_line: Vec<usize>,
+}
+
+impl Segments {
+    pub fn of(lines: &[String]) -> Self {
+        let mut sentences = Vec::new();
+        let mut per_line = vec![0; lines.len()];
+        for (i, line) in lines.iter().enumerate() {
+            for sentence in split_sentences(line).into_iter().flatten() {
+                per_line[i] += 1;
+                sentences.push((i, sentence));
+            }
+        }
+        Self { sentences, per_line }
+    }
+
+    /// Lines with text.
+    pub fn lines_with_text(&self) -> usize {
+        self.per_line.iter().filter(|&&n| n > 0).count()
+    }
+}
+
+impl Segments {
+    /// Each line's text from its sentences' translations, in `sentences` order.
+    pub fn rejoined<'a>(&self, translations: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let mut translations = translations.into_iter();
+        self.per_line.iter().map(|&n| joined(translations.by_ref().take(n))).collect()
+    }
+}
+
 /// Splits text into lines of sentences: a sentence ends at `.`, `!`, `?` or `…` (possibly followed
 /// by closing quotes or brackets) before whitespace, unless the next word starts in lower case
 /// ("he said. and") or the period is an abbreviation's (`abbreviation`). Empty lines are kept as
