@@ -58,6 +58,11 @@ fn main() {
     if std::env::var_os("RUST_LIB_BACKTRACE").is_none() {
         std::env::set_var("RUST_LIB_BACKTRACE", "0");
     }
+    // Without it (a server, a container) the Vulkan loader's Wayland probe prints
+    // "error: XDG_RUNTIME_DIR is invalid or not set" twice, which reads as our failure.
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+        std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
+    }
     std::panic::set_hook(Box::new(|info| {
         let msg = info
             .payload()

@@ -7,12 +7,14 @@ use wgslate_decode::{block_on, BeamConfig, Blocking, Ensemble, Search, StepModel
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
+use wgslate_model::catalog::{self, language_name};
+use wgslate_model::language::{self, Mismatch};
 use wgslate_model::rerank::rerank_async;
 use wgslate_model::sentences::{line_end, split_sentences, Segments};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate_with, Translation};
 use wgslate_model::weights::CheckedWeights;
-use wgslate_model::{catalog, Model};
+use wgslate_model::Model;
 
 use crate::decode_args;
 
@@ -341,6 +343,30 @@ fn listed_entry(dir: &str) -> Option<catalog::CatalogEntry> {
     Listed::find(dir).ok().map(|l| l.entry)
 }
 
+/// A note when most lines with text read as another language than the (first) model translates
+/// from, naming the index's model for that language: such "translations" are nonsense.
+fn language_note(dir: &str, lines: &[String]) -> Option<String> {
+    let listed = Listed::find(dir).ok()?;
+    let (read_as, n, _) = language::of_lines(lines.iter().map(String::as_str))?;
+    let with_text = lines.iter().filter(|l| !l.trim().is_empty()).count();
+    if 2 * n <= with_text {
+        return None;
+    }
+    let m = Mismatch::find(&listed.entries, &listed.entry.name(), Some(read_as))?;
+    // MODELS as the user wrote it (`www/models/en-de/transformer` → `www/models`), else the full path.
+    let written = std::path::Path::new(dir.trim_end_matches('/')).parent().and_then(std::path::Path::parent);
+    let root = written.filter(|p| !p.as_os_str().is_empty()).unwrap_or(&listed.root);
+    let advice = match (&m.instead, m.instead_label()) {
+        (Some(model), Some(label)) => format!("--model {} translates {label}", root.join(model).display()),
+        _ => format!("{} lists no model that translates {}", listed.index_path.display(), language_name(read_as)),
+    };
+    let subject = match with_text {
+        1 => "the line reads".to_string(),
+        _ => format!("{n} of {with_text} lines read"),
+    };
+    Some(format!("{}: {advice}", m.message(&subject)))
+}
+
 /// Refuses a reranker whose index lists it for another direction than the reverse of the model's.
 fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
     if let (Some(forward), Some(backward)) = (listed_entry(model), listed_entry(reranker)) {
@@ -388,7 +414,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             write!(stdout, "{text}{line_end}").unwrap_or_else(|e| crate::output_failed(e));
         }
         let notes = wgslate_model::translate::Notices::of(&models[0], &sentences, &out).messages();
-        for note in notes.into_iter().chain(lone_carriage_returns(&lines)) {
+        let language = language_note(&c.models[0], &lines);
+        for note in language.into_iter().chain(notes).chain(lone_carriage_returns(&lines)) {
             eprintln!("wgslate: {note}");
         }
         return Ok(());
@@ -418,7 +445,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
          without --nbest/--samples each sentence is translated on its own",
     );
     let notes = wgslate_model::translate::Notices::of(&models[0], &texts, &out).messages();
-    for note in notes.into_iter().chain(whole_lines).chain(lone_carriage_returns(&lines)) {
+    let language = language_note(&c.models[0], &lines);
+    for note in language.into_iter().chain(notes).chain(whole_lines).chain(lone_carriage_returns(&lines)) {
         eprintln!("wgslate: {note}");
     }
     Ok(())
@@ -443,7 +471,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
     let sources = without_bom(read_lines(&src)?);
-    if let Some(note) = lone_carriage_returns(&sources) {
+    for note in language_note(&c.models[0], &sources).into_iter().chain(lone_carriage_returns(&sources)) {
         eprintln!("wgslate: {note}");
     }
     let refs = read_lines(&reference)?;

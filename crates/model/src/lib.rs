@@ -4,6 +4,7 @@ pub mod attention;
 pub mod catalog;
 pub mod config;
 pub mod gru;
+pub mod language;
 pub mod layers;
 pub mod ops;
 pub mod quant;
