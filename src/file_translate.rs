@@ -4,11 +4,13 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use wgslate_model::language;
 use wgslate_model::sentences::{line_end, Segments};
 
 use crate::browser;
 use crate::engine_client::{self, JobError};
 use crate::engine_jobs::{Event, Job, SearchChoice};
+use crate::language_hint::LanguageHint;
 use crate::language_picker::direction;
 use crate::translate_page::{settings_pairs, Shared};
 
@@ -75,9 +77,14 @@ pub fn FileTranslate() -> impl IntoView {
     // (file name, text, button label)
     let result = RwSignal::new(None::<(String, String, String)>);
     let running = RwSignal::new(false);
+    // The language the last file reads as, and the file, which the hint's button translates again.
+    let read_as = RwSignal::new(None::<&'static str>);
+    let last_file = StoredValue::new_local(None::<web_sys::File>);
     let start = {
         move |file: Option<web_sys::File>| {
             let Some(file) = file else { return };
+            last_file.set_value(Some(file.clone()));
+            read_as.set(None);
             // A new file takes the lane at once: the older file's run stops and leaves the view alone.
             let ticket = engine_client::reserve("file");
             error.set(None);
@@ -108,6 +115,7 @@ pub fn FileTranslate() -> impl IntoView {
                         file.name()
                     )));
                 }
+                read_as.set(language::of_lines(lines.iter().map(String::as_str)).map(|(code, ..)| code));
                 let segments = Segments::of(&lines);
                 let with_text = segments.lines_with_text();
                 if with_text == 0 {
@@ -182,6 +190,7 @@ pub fn FileTranslate() -> impl IntoView {
         }
     };
     let start_drop = start;
+    let start_again = start;
     view! {
         <details class="file-translate">
             <summary>"Translate a file"</summary>
@@ -202,6 +211,8 @@ pub fn FileTranslate() -> impl IntoView {
                 })}
                 <span class="status" data-testid="tr-file-status" aria-live="polite">{move || status.get()}</span>
             </div>
+            <LanguageHint read_as subject="This file" testid="tr-file-language"
+                after_switch=Callback::new(move |_| start_again(last_file.get_value())) />
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-file-error">{e}</p> })}
             {move || result.get().map(|(name, body, label)| {
                 view! {

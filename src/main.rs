@@ -11,6 +11,7 @@ mod engine_jobs;
 mod engine_worker;
 mod file_translate;
 mod gpu_engine;
+mod language_hint;
 mod language_picker;
 mod metrics_client;
 mod metrics_job;

@@ -6,12 +6,14 @@ use leptos::task::spawn_local;
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
 use wgslate_model::catalog::{self, language_name, CatalogEntry};
+use wgslate_model::language;
 use wgslate_model::sentences::{joined, split_sentences};
 
 use crate::browser;
 use crate::engine_client::{self, JobError, Ticket};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
+use crate::language_hint::LanguageHint;
 use crate::language_picker::{direction, LanguagePicker};
 use crate::offline_models::OfflineModels;
 use crate::settings::Settings;
@@ -409,6 +411,7 @@ pub fn TranslatePage() -> impl IntoView {
     };
 
     let run_now = run;
+    let read_as = Memo::new(move |_| text.with(|t| language::guess(t)));
     view! {
         <section class="translate">
             <div class="toolbar">
@@ -438,6 +441,7 @@ pub fn TranslatePage() -> impl IntoView {
                         }
                     ></textarea>
                     <span class="lines">{move || format!("{} / {MAX_INPUT_CHARS} characters", text.get().chars().count())}</span>
+                    <LanguageHint read_as subject="This text" testid="tr-language" />
                 </div>
                 <div class="pane">
                     <div class="output" class:stale=move || stale.get() aria-live="polite" aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model>

@@ -54,6 +54,26 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   assert.deepEqual(errors, []);
 });
 
+test('a file in another language gets a hint, and its button translates the file again with that language\'s model', async () => {
+  const errors = [];
+  const german = readFileSync(join(root, 'www', 'data', 'val.de'), 'utf8').split('\n').slice(0, 3);
+  const file = join(dir, 'deutsch.txt');
+  writeFileSync(file, german.join('\n') + '\n');
+  const page = await fileTranslatePage(errors);
+  await page.setInputFiles('[data-testid=tr-file]', file);
+  await page.locator('[data-testid=tr-file-language]').waitFor({ timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=tr-file-language]').textContent(),
+    'This file reads as German, but the model translates from English. Translate German → English');
+  await page.click('[data-testid=tr-file-language-switch]');
+  await page.waitForFunction(() => /3 lines \(3 translated\) with Transformer, greedy in/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  const { name, text } = await download(page, 'tr-file-download');
+  assert.equal(name, 'deutsch.en.txt');
+  const model = join(root, 'www', 'models', 'de-en', 'transformer');
+  assert.equal(text, wgslate(['translate', '--model', model, '--backend', 'cpu'], german.join('\n') + '\n'));
+  assert.equal(await page.locator('[data-testid=tr-file-language]').count(), 0, 'no hint once the model fits');
+  assert.deepEqual(errors, []);
+});
+
 test('a file with Windows line ends comes back with Windows line ends', async () => {
   const errors = [];
   const file = join(dir, 'windows.txt');

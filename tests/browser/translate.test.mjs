@@ -142,6 +142,32 @@ test('odd input keeps the page alive', async () => {
   assert.deepEqual(errors, []);
 });
 
+test('German typed into English → German gets a hint whose button switches to German → English', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  const english = readFileSync(join(root, 'www', 'data', 'val.en'), 'utf8').split('\n')[0];
+  await translated(page, english);
+  assert.equal(await page.locator('[data-testid=tr-language]').count(), 0, 'no hint for English');
+  const german = readFileSync(join(root, 'www', 'data', 'val.de'), 'utf8').split('\n')[0];
+  await translated(page, german);
+  assert.equal(await page.locator('[data-testid=tr-language]').textContent(),
+    'This text reads as German, but the model translates from English. Translate German → English');
+  await page.click('[data-testid=tr-language-switch]');
+  // The text stays; the German → English model translates it, as the CLI does, and the hint is gone.
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-output]')?.getAttribute('data-model') === 'de-en/transformer');
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  assert.equal(await page.inputValue('[data-testid=tr-input]'), german);
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('de-en/transformer', german));
+  assert.equal(await page.locator('[data-testid=tr-language]').count(), 0);
+  assert.match(page.url(), /model=de-en%2Ftransformer|model=de-en\/transformer/);
+  // Czech: no model translates it, and the hint says so without a button.
+  await page.fill('[data-testid=tr-input]', 'Dva psi si hrají ve sněhu.');
+  await page.locator('[data-testid=tr-language]').waitFor();
+  assert.match(await page.locator('[data-testid=tr-language]').textContent(), /reads as Czech, but the model translates from German\. No model here translates Czech\.$/);
+  assert.equal(await page.locator('[data-testid=tr-language-switch]').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
 test('without WebGPU the backend says CPU and translation works', async () => {
   const plain = await launch({ webgpu: false });
   try {

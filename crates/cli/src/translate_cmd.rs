@@ -347,11 +347,7 @@ fn listed_entry(dir: &str) -> Option<catalog::CatalogEntry> {
 /// from, naming the index's model for that language: such "translations" are nonsense.
 fn language_note(dir: &str, lines: &[String]) -> Option<String> {
     let listed = Listed::find(dir).ok()?;
-    let (read_as, n, _) = language::of_lines(lines.iter().map(String::as_str))?;
-    let with_text = lines.iter().filter(|l| !l.trim().is_empty()).count();
-    if 2 * n <= with_text {
-        return None;
-    }
+    let (read_as, n, with_text) = language::of_lines(lines.iter().map(String::as_str))?;
     let m = Mismatch::find(&listed.entries, &listed.entry.name(), Some(read_as))?;
     // MODELS as the user wrote it (`www/models/en-de/transformer` → `www/models`), else the full path.
     let written = std::path::Path::new(dir.trim_end_matches('/')).parent().and_then(std::path::Path::parent);
