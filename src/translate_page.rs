@@ -447,14 +447,27 @@ pub fn TranslatePage() -> impl IntoView {
                     <div class="output" class:stale=move || stale.get() aria-live="polite" aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model>
                         {move || {
                             let c = colour.get();
+                            // A div per line and one space between sentences, so that text selected
+                            // with the mouse copies as the Copy button does (a <p> copies with a blank
+                            // line after it, and a trailing space per sentence would copy too).
                             output.get().into_iter().map(|line| view! {
-                                <p>
-                                    {line.into_iter().map(|s| if c {
-                                        view! { <span class="sentence">{s.tokens.into_iter().map(|(t, p)| view! { <span class=format!("conf {}", probability_class(p)) title=format!("p = {p:.3}")>{t}</span> }).collect_view()}" "</span> }.into_any()
-                                    } else {
-                                        view! { <span class="sentence">{s.text}" "</span> }.into_any()
+                                <div class="line">
+                                    // A blank line copies as one (an empty div copies as nothing).
+                                    {line.iter().all(|s| s.text.is_empty()).then(|| view! { <br /> })}
+                                    {line.into_iter().filter(|s| !s.text.is_empty()).enumerate().map(|(i, s)| {
+                                        let gap = (i > 0).then_some(" ");
+                                        let sentence = if c {
+                                            view! { <span class="sentence">{s.tokens.into_iter().enumerate().map(|(j, (t, p))| {
+                                                // A token's surface starts with its space; the sentence's first one's is the gap above.
+                                                let t = if j == 0 { t.trim_start().to_string() } else { t };
+                                                view! { <span class=format!("conf {}", probability_class(p)) title=format!("p = {p:.3}")>{t}</span> }
+                                            }).collect_view()}</span> }.into_any()
+                                        } else {
+                                            view! { <span class="sentence">{s.text}</span> }.into_any()
+                                        };
+                                        (gap, sentence)
                                     }).collect_view()}
-                                </p>
+                                </div>
                             }).collect_view()
                         }}
                     </div>

@@ -142,6 +142,26 @@ test('odd input keeps the page alive', async () => {
   assert.deepEqual(errors, []);
 });
 
+test('the output selected with the mouse copies as the CLI writes it: no trailing spaces, no blank lines', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  const text = 'A man is riding a bike. Two dogs play in the snow.\n\nA woman reads a book.';
+  await translated(page, text);
+  const selected = await page.evaluate(() => {
+    window.getSelection().selectAllChildren(document.querySelector('[data-testid=tr-output]'));
+    return window.getSelection().toString();
+  });
+  assert.equal(selected, native('en-de/transformer', text));
+  // Coloured by confidence (a span per token) it copies the same.
+  await page.click('.out-tools input[type=checkbox]');
+  await page.locator('[data-testid=tr-output] .conf').first().waitFor();
+  assert.equal(await page.evaluate(() => {
+    window.getSelection().selectAllChildren(document.querySelector('[data-testid=tr-output]'));
+    return window.getSelection().toString();
+  }), selected);
+  assert.deepEqual(errors, []);
+});
+
 test('German typed into English → German gets a hint whose button switches to German → English', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
