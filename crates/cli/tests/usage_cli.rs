@@ -164,6 +164,26 @@ fn flags_of_another_command_repeats_and_unknown_bench_flags_are_refused() {
 }
 
 #[test]
+fn bench_without_a_gpu_times_the_cpu_and_says_why_the_gpu_is_missing() {
+    let model = format!("{MODELS}/en-de/transformer");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/val.en");
+    let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["bench", "--model", &model, "--src", src, "--sentences", "2", "--batched", "3"])
+        // No Vulkan driver to be found: no adapter at all.
+        .env("VK_ICD_FILENAMES", "/nonexistent.json")
+        .env("VK_DRIVER_FILES", "/nonexistent.json")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["sentences_one_at_a_time"], 2);
+    assert_eq!(json["sentences_in_batches_of_64"], 3);
+    assert!(json["gpu"]["unavailable"].as_str().unwrap().starts_with("no GPU adapter"), "{stdout}");
+    assert!(json["cpu"]["greedy_ms_per_sentence_batch1"].as_f64().unwrap() > 0.0, "{stdout}");
+}
+
+#[test]
 fn a_model_error_is_one_line_even_with_rust_backtrace_set() {
     let dir = std::env::temp_dir().join(format!("wgslate-wrongdim-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
