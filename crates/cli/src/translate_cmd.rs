@@ -19,8 +19,10 @@ use wgslate_model::Model;
 use crate::decode_args;
 
 pub const TRANSLATE_USAGE: &str =
-    "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [decoding flags]
-       wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [--backend auto|gpu|cpu] [decoding flags]
+    "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [-o FILE] [decoding flags]
+       wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [-o FILE] [--backend auto|gpu|cpu] [decoding flags]
+  -i FILE (translate): the lines to translate (default, or -: standard input; FILE.gz is read compressed)
+  -o FILE: where the translations go (translate: default standard output; eval: its hypotheses, one per line)
   several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer and a direction)
   --rerank DIR [--rerank-weight W]: reorder the beam's n-best by score + W · log P(source | hypothesis)
     under DIR, a model of the reverse direction (W defaults to 0.5)
@@ -31,6 +33,8 @@ struct Common {
     models: Vec<String>,
     backend: String,
     input: Option<String>,
+    /// `-o FILE`: translate's output, eval's hypotheses.
+    output: Option<String>,
     src: Option<String>,
     reference: Option<String>,
     batch: usize,
@@ -44,6 +48,7 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
         models: Vec::new(),
         backend: "auto".into(),
         input: None,
+        output: None,
         src: None,
         reference: None,
         batch: 32,
@@ -55,7 +60,11 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
     while i < rest.len() {
         let v = rest.get(i + 1).cloned().ok_or_else(|| format!("{} needs a value\n{TRANSLATE_USAGE}", rest[i]));
         // Only --model may be given again (an ensemble); another repeat would silently drop the first value.
-        let flag = if rest[i] == "--input" { "-i" } else { rest[i].as_str() };
+        let flag = match rest[i].as_str() {
+            "--input" => "-i",
+            "--output" => "-o",
+            other => other,
+        };
         if flag != "--model" && seen.contains(&flag) {
             return Err(format!("{} is given twice: give it once", rest[i]));
         }
@@ -64,6 +73,7 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
             "--model" => c.models.push(v?),
             "--backend" => c.backend = v?,
             "-i" | "--input" => c.input = Some(v?),
+            "-o" | "--output" => c.output = Some(v?),
             "--src" => c.src = Some(v?),
             "--ref" => c.reference = Some(v?),
             "--batch" => c.batch = v?.parse().map_err(|_| "--batch must be a number")?,
@@ -343,6 +353,23 @@ fn listed_entry(dir: &str) -> Option<catalog::CatalogEntry> {
     Listed::find(dir).ok().map(|l| l.entry)
 }
 
+/// Where translations go: `-o FILE` (created now, so that a path that cannot be written fails before
+/// the translation, not after it), else standard output. Refuses FILE when it is an input it would overwrite.
+fn output_to(c: &Common, inputs: &[&Option<String>]) -> Result<Box<dyn Write>, String> {
+    let Some(path) = c.output.as_deref().filter(|p| *p != "-") else {
+        return Ok(Box::new(std::io::BufWriter::new(std::io::stdout().lock())));
+    };
+    let same = |other: &str| match (std::fs::canonicalize(path), std::fs::canonicalize(other)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if let Some(input) = inputs.iter().filter_map(|i| i.as_deref()).find(|i| same(i)) {
+        return Err(format!("-o {path} is the input {input}: writing it would destroy it; give another file"));
+    }
+    let file = std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
+    Ok(Box::new(std::io::BufWriter::new(file)))
+}
+
 /// A note when most lines with text read as another language than the (first) model translates
 /// from, naming the index's model for that language: such "translations" are nonsense.
 fn language_note(dir: &str, lines: &[String]) -> Option<String> {
@@ -394,6 +421,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             wgslate_metrics::utf8_text("standard input", bytes)?
         }
     };
+    let mut output = output_to(&c, &[&c.input])?;
     // Windows line ends in, Windows line ends out, as the page's file translation does.
     let line_end = line_end(&text);
     let lines = without_bom(wgslate_metrics::pystr::lines(&text));
@@ -405,10 +433,10 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         let sentences: Vec<String> = segments.sentences.iter().map(|(_, s)| s.clone()).collect();
         let (out, _) = translate_lines(&c, &models, &sentences, &search)?;
         let translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
-        let mut stdout = std::io::stdout().lock();
         for text in segments.rejoined(translations) {
-            write!(stdout, "{text}{line_end}").unwrap_or_else(|e| crate::output_failed(e));
+            write!(output, "{text}{line_end}").unwrap_or_else(|e| crate::output_failed(e));
         }
+        output.flush().unwrap_or_else(|e| crate::output_failed(e));
         let notes = wgslate_model::translate::Notices::of(&models[0], &sentences, &out).messages();
         let language = language_note(&c.models[0], &lines);
         for note in language.into_iter().chain(notes).chain(lone_carriage_returns(&lines)) {
@@ -421,19 +449,19 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     let texts: Vec<String> = lines.iter().filter(|l| !l.trim().is_empty()).cloned().collect();
     let (out, _) = translate_lines(&c, &models, &texts, &search)?;
     let mut lists = out.iter();
-    let mut stdout = std::io::stdout().lock();
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
-            writeln!(stdout, "{i} |||  ||| F0= 0.0000 ||| 0.0000").unwrap_or_else(|e| crate::output_failed(e));
+            writeln!(output, "{i} |||  ||| F0= 0.0000 ||| 0.0000").unwrap_or_else(|e| crate::output_failed(e));
             continue;
         }
         // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
         // ||| features (F0, the log-probability) ||| score (what the search ranked by).
         for (text, h) in lists.next().expect("one list per line with text").outputs.iter().take(shown) {
-            writeln!(stdout, "{i} ||| {text} ||| F0= {:.4} ||| {:.4}", h.log_prob, h.score)
+            writeln!(output, "{i} ||| {text} ||| F0= {:.4} ||| {:.4}", h.log_prob, h.score)
                 .unwrap_or_else(|e| crate::output_failed(e));
         }
     }
+    output.flush().unwrap_or_else(|e| crate::output_failed(e));
     let whole_lines = lines_that(
         &lines,
         |l| split_sentences(l).first().is_some_and(|s| s.len() > 1),
@@ -481,11 +509,21 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     if sources.is_empty() {
         return Err(format!("{src} contains no sentence: nothing to translate and score"));
     }
+    let mut hypotheses = match c.output {
+        Some(_) => Some(output_to(&c, &[&c.src, &c.reference])?),
+        None => None,
+    };
     let t0 = Instant::now();
     let (out, backend) = translate_lines(&c, &models, &sources, &search)?;
     let model = &models[0];
     let seconds = t0.elapsed().as_secs_f64();
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
+    if let Some(file) = &mut hypotheses {
+        hyps.iter()
+            .try_for_each(|h| writeln!(file, "{h}"))
+            .and_then(|_| file.flush())
+            .unwrap_or_else(|e| crate::output_failed(e));
+    }
     let refs_view = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];
     let opts = BleuOptions::default();
     let bleu = Bleu::new(opts.clone()).corpus_score(&hyps, &refs_view);

@@ -279,7 +279,8 @@ fn ensembles_by_name_flag_equals_value_stdin_dash_and_gzip_input() {
 }
 
 /// eval's score lines are `wgslate bleu REF -i HYP -m bleu chrf -f text -w 2` of translate's output
-/// (which the differential test holds to sacreBLEU's own text output), BP and lengths included.
+/// (which the differential test holds to sacreBLEU's own text output), BP and lengths included; `-o`
+/// writes translate's output and eval's hypotheses to a file.
 #[test]
 fn eval_prints_what_bleu_prints_for_translates_output() {
     let dir = std::env::temp_dir().join(format!("wgslate-eval-bleu-{}", std::process::id()));
@@ -297,7 +298,40 @@ fn eval_prints_what_bleu_prints_for_translates_output() {
     assert!(ok, "{err}");
     let (ok, hyp, err) = common::translate(&["--model", &model, "--backend", "cpu", "-i", &path("s.en")], "");
     assert!(ok, "{err}");
-    std::fs::write(dir.join("h.de"), hyp).unwrap();
+    std::fs::write(dir.join("h.de"), &hyp).unwrap();
+    // -o: translate's output in a file instead, and eval's hypotheses, the same lines.
+    let (ok, nothing, err) =
+        common::translate(&["--model", &model, "--backend", "cpu", "-i", &path("s.en"), "-o", &path("o.de")], "");
+    assert!(ok && nothing.is_empty(), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("o.de")).unwrap(), hyp);
+    let (ok, eval_o, err) = wgslate(&[
+        "eval",
+        "--model",
+        &model,
+        "--backend",
+        "cpu",
+        "--src",
+        &path("s.en"),
+        "--ref",
+        &path("r.de"),
+        "--output",
+        &path("e.de"),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("e.de")).unwrap(), hyp);
+    assert_eq!(eval_o.lines().take(2).collect::<Vec<_>>(), eval.lines().take(2).collect::<Vec<_>>());
+    // -o naming an input is refused before anything is written; a path that cannot be written fails
+    // before the translation.
+    let before = std::fs::read_to_string(dir.join("s.en")).unwrap();
+    let (ok, _, err) =
+        common::translate(&["--model", &model, "--backend", "cpu", "-i", &path("s.en"), "-o", &path("s.en")], "");
+    assert!(!ok && err.contains("is the input"), "{err}");
+    let (ok, _, err) =
+        wgslate(&["eval", "--model", &model, "--src", &path("s.en"), "--ref", &path("r.de"), "-o", &path("r.de")]);
+    assert!(!ok && err.contains("is the input"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("s.en")).unwrap(), before);
+    let (ok, _, err) = common::translate(&["--model", &model, "-i", &path("s.en"), "-o", &path("no/such/dir")], "");
+    assert!(!ok && err.contains("cannot write") && err.contains("no/such/dir"), "{err}");
     let (ok, bleu, err) =
         wgslate(&["bleu", &path("r.de"), "-i", &path("h.de"), "-m", "bleu", "chrf", "-f", "text", "-w", "2"]);
     assert!(ok, "{err}");
