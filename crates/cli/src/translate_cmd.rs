@@ -8,6 +8,7 @@ use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::catalog::{self, language_name};
+use wgslate_model::config::Direction;
 use wgslate_model::language::{self, Mismatch};
 use wgslate_model::rerank::rerank_async;
 use wgslate_model::sentences::{line_end, split_sentences, Segments};
@@ -132,12 +133,17 @@ fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
             .map_err(|e| format!("cannot read {d}/tokenizer.json: {e}"))
     };
     let first = tokenizer(&dirs[0])?;
-    // Directions are known for the models an index lists (en-de and de-en share a tokenizer).
-    let listed: Vec<(&String, String)> = dirs.iter().filter_map(|d| Some((d, listed_entry(d)?.pair))).collect();
-    if let Some((d, pair)) = listed.iter().find(|(_, p)| *p != listed[0].1) {
+    // en-de and de-en share a tokenizer: the directions config.json or the index record must agree.
+    let mut known: Vec<(&String, String)> = Vec::new();
+    for d in dirs {
+        if let Some(pair) = model_direction(d)? {
+            known.push((d, pair));
+        }
+    }
+    if let Some((d, pair)) = known.iter().find(|(_, p)| *p != known[0].1) {
         return Err(format!(
             "{d} translates {pair} but {} translates {}: an ensemble's models must translate the same direction",
-            listed[0].0, listed[0].1
+            known[0].0, known[0].1
         ));
     }
     for d in &dirs[1..] {
@@ -347,10 +353,22 @@ impl Listed {
     }
 }
 
-/// The direction of a model its tree's index lists; None for a model outside one (a training run's
-/// export), whose direction nothing records.
-fn listed_entry(dir: &str) -> Option<catalog::CatalogEntry> {
-    Listed::find(dir).ok().map(|l| l.entry)
+/// The pair ("en-de") a model translates: its config.json's `source` and `target`, else the pair its
+/// tree's index lists it under; None when neither records one. A config.json and an index that
+/// disagree are refused.
+fn model_direction(dir: &str) -> Result<Option<String>, String> {
+    let path = std::path::Path::new(dir).join("config.json");
+    let config = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let recorded = Direction::of_config(&config).map_err(|e| format!("{dir}/{e}"))?.map(|d| d.pair());
+    match (recorded, Listed::find(dir).ok()) {
+        (Some(r), Some(l)) if r != l.entry.pair => Err(format!(
+            "{} says {dir} translates {r}, but {} lists it under {}",
+            path.display(),
+            l.index_path.display(),
+            l.entry.pair
+        )),
+        (r, l) => Ok(r.or(l.map(|l| l.entry.pair))),
+    }
 }
 
 /// Where translations go: `-o FILE` (created now, so that a path that cannot be written fails before
@@ -390,16 +408,13 @@ fn language_note(dir: &str, lines: &[String]) -> Option<String> {
     Some(format!("{}: {advice}", m.message(&subject)))
 }
 
-/// Refuses a reranker whose index lists it for another direction than the reverse of the model's.
+/// Refuses a reranker that translates another direction than the reverse of the model's.
 fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
-    if let (Some(forward), Some(backward)) = (listed_entry(model), listed_entry(reranker)) {
-        if (backward.source(), backward.target()) != (forward.target(), forward.source()) {
+    if let (Some(forward), Some(backward)) = (model_direction(model)?, model_direction(reranker)?) {
+        let reverse: String = forward.split('-').rev().collect::<Vec<_>>().join("-");
+        if backward != reverse {
             return Err(format!(
-                "--rerank {reranker} translates {}, but reranking {model} ({}) needs a model of the reverse direction, {}-{}",
-                backward.pair,
-                forward.pair,
-                forward.target(),
-                forward.source()
+                "--rerank {reranker} translates {backward}, but reranking {model} ({forward}) needs a model of the reverse direction, {reverse}"
             ));
         }
     }

@@ -47,7 +47,7 @@ fn mismatched_members_are_refused() {
 
 #[test]
 fn members_of_opposite_directions_are_refused() {
-    // en-de and de-en share one tokenizer.json: only the index tells their directions apart.
+    // en-de and de-en share one tokenizer.json: config.json (and the index) tell their directions apart.
     let (en_de, de_en) = (format!("{MODELS}/transformer"), format!("{MODELS}/../de-en/transformer"));
     assert_eq!(
         std::fs::read(format!("{en_de}/tokenizer.json")).unwrap(),
@@ -56,6 +56,26 @@ fn members_of_opposite_directions_are_refused() {
     let (ok, out, err) = translate(&["--model", &en_de, "--model", &de_en, "--backend", "cpu"]);
     assert!(!ok && out.is_empty(), "{out}");
     assert!(err.contains("translates de-en but") && err.contains("must translate the same direction"), "{err}");
+    // Copied out of the models' tree, the de-en model still says so: its config.json records it.
+    let dir = std::env::temp_dir().join(format!("wgslate-direction-{}", std::process::id()));
+    let copy = dir.join("copied");
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(format!("{de_en}/{f}"), copy.join(f)).unwrap();
+    }
+    let (ok, _, err) = translate(&["--model", &en_de, "--model", copy.to_str().unwrap(), "--backend", "cpu"]);
+    assert!(!ok && err.contains("copied translates de-en but"), "{err}");
+    // A config.json that contradicts the index it sits under is refused.
+    let listed = dir.join("models/en-de/transformer");
+    std::fs::create_dir_all(&listed).unwrap();
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(copy.join(f), listed.join(f)).unwrap();
+    }
+    let index = r#"[{"pair": "en-de", "arch": "transformer", "title": "T", "bytes": 1, "test_bleu": 1.0}]"#;
+    std::fs::write(dir.join("models/index.json"), index).unwrap();
+    let (ok, _, err) = translate(&["--model", listed.to_str().unwrap(), "--model", &en_de, "--backend", "cpu"]);
+    assert!(!ok && err.contains("translates de-en, but") && err.contains("lists it under en-de"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

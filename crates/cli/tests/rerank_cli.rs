@@ -63,4 +63,13 @@ fn misuse_is_refused_with_a_message() {
         assert!(!ok && out.is_empty(), "{wrong}: {out}");
         assert!(err.contains(&format!("translates {wrong}")) && err.contains("reverse direction, de-en"), "{err}");
     }
+    // The same direction's model copied out of the tree: its config.json still says en-de.
+    let copy = std::env::temp_dir().join(format!("wgslate-rerank-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(format!("{MODELS}/en-de/gru/{f}"), copy.join(f)).unwrap();
+    }
+    let (ok, _, err) = translate(&["--beam", "4", "--rerank", copy.to_str().unwrap()]);
+    assert!(!ok && err.contains("translates en-de") && err.contains("reverse direction, de-en"), "{err}");
+    std::fs::remove_dir_all(&copy).unwrap();
 }

@@ -138,3 +138,86 @@ impl ModelConfig {
         Ok(())
     }
 }
+
+/// The languages a model translates, recorded in config.json beside its shape (`"source": "en",
+/// "target": "de"`). The trainer writes them; a config.json without them records no direction (the
+/// CLI then knows it only from the models' index, as before).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Direction {
+    pub source: String,
+    pub target: String,
+}
+
+impl Direction {
+    /// "en-de", as the index names a pair.
+    pub fn pair(&self) -> String {
+        format!("{}-{}", self.source, self.target)
+    }
+
+    /// The direction config.json records, if any.
+    pub fn of_config(config_json: &[u8]) -> Result<Option<Direction>, String> {
+        #[derive(Deserialize)]
+        struct Fields {
+            source: Option<String>,
+            target: Option<String>,
+        }
+        let f: Fields = serde_json::from_slice(config_json).map_err(|e| format!("config.json: {e}"))?;
+        let code = |c: &str| (2..=3).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_lowercase());
+        match (f.source, f.target) {
+            (None, None) => Ok(None),
+            (Some(source), Some(target)) if code(&source) && code(&target) && source != target => {
+                Ok(Some(Direction { source, target }))
+            }
+            _ => Err(
+                "config.json: \"source\" and \"target\" are two different language codes given together, such as \"en\" and \"de\""
+                    .into(),
+            ),
+        }
+    }
+
+    /// config.json's text: the direction (when known) first, then the shape.
+    pub fn config_json(config: &ModelConfig, direction: Option<&Direction>) -> String {
+        let shape = serde_json::to_string_pretty(config).expect("a config serialises");
+        match direction {
+            None => shape,
+            Some(d) => format!(
+                "{{\n  \"source\": {:?},\n  \"target\": {:?},\n{}",
+                d.source,
+                d.target,
+                shape.strip_prefix("{\n").expect("a JSON object")
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_direction_is_written_and_read_back_and_a_broken_one_refused() {
+        let config = ModelConfig::Gru(GruConfig {
+            vocab_size: 100,
+            emb_dim: 8,
+            encoder_hidden: 8,
+            decoder_hidden: 16,
+            attention_dim: 8,
+            score: AttentionScore::Additive,
+            max_len: 32,
+            dropout: 0.1,
+        });
+        let d = Direction { source: "de".into(), target: "en".into() };
+        let json = Direction::config_json(&config, Some(&d));
+        assert_eq!(Direction::of_config(json.as_bytes()), Ok(Some(d.clone())));
+        assert_eq!(serde_json::from_str::<ModelConfig>(&json).unwrap(), config);
+        assert_eq!(Direction::of_config(Direction::config_json(&config, None).as_bytes()), Ok(None));
+        for bad in [r#"{"source": "en"}"#, r#"{"source": "en", "target": "en"}"#, r#"{"source": "EN", "target": "de"}"#]
+        {
+            assert!(
+                Direction::of_config(bad.as_bytes()).unwrap_err().contains("two different language codes"),
+                "{bad}"
+            );
+        }
+        assert!(Direction::of_config(br#"{"source": 3, "target": "de"}"#).is_err());
+    }
+}

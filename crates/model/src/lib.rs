@@ -48,6 +48,8 @@ pub struct Model {
     pub vocab: Vocab,
     /// What model.safetensors held (int8 is dequantised at load).
     pub weight_format: quant::WeightFormat,
+    /// The languages config.json says it translates, if it says.
+    pub direction: Option<config::Direction>,
 }
 
 impl Model {
@@ -55,6 +57,7 @@ impl Model {
     pub fn from_bytes(config_json: &[u8], weights: &[u8], tokenizer_json: &[u8]) -> Result<Self, String> {
         let config: ModelConfig = serde_json::from_slice(config_json).map_err(|e| format!("config.json: {e}"))?;
         config.validate().map_err(|e| format!("config.json: {e}"))?;
+        let direction = config::Direction::of_config(config_json)?;
         let vocab = Vocab::from_bytes(tokenizer_json)?;
         if vocab.vocab_size() != config.vocab_size() {
             return Err(format!(
@@ -69,7 +72,7 @@ impl Model {
         if !unused.is_empty() {
             return Err(format!("model.safetensors has tensors the config does not use: {}", unused.join(", ")));
         }
-        Ok(Self { config, net, vocab, weight_format: checked.format() })
+        Ok(Self { config, net, vocab, weight_format: checked.format(), direction })
     }
 
     pub fn from_dir(dir: &Path) -> Result<Self, String> {

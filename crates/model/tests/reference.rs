@@ -181,6 +181,7 @@ fn attention_maps_cover_every_output_token() {
             net,
             vocab: Vocab::from_bytes(&files(&config, &random_net(&config).0).2).unwrap(),
             weight_format: wgslate_model::quant::WeightFormat::F16,
+            direction: None,
         };
         let maps = wgslate_model::attention::attention_maps(&model, &[5, 6, 7, 2], &[9, 10]).unwrap();
         let (layers, heads) = match &config {

@@ -46,6 +46,10 @@ fn the_index_states_each_models_size_and_test_bleu() {
             .sum();
         assert_eq!(bytes, e.bytes, "{}: the index says {} bytes", e.name(), e.bytes);
         let models: Vec<Model> = dirs.iter().map(|d| Model::from_dir(Path::new(d)).unwrap()).collect();
+        // config.json records the direction the index lists the model under.
+        for m in &models {
+            assert_eq!(m.direction.as_ref().map(|d| d.pair()), Some(e.pair.clone()), "{}", e.name());
+        }
         let src = lines(&format!("{ROOT}/www/data/test_2016_flickr.{}", e.source()), 1000);
         let refs = lines(&format!("{ROOT}/www/data/test_2016_flickr.{}", e.target()), 1000);
         let bleu = corpus_bleu(&models, &src, &refs);

@@ -1,6 +1,7 @@
 use std::path::PathBuf;
 
 use mimalloc::MiMalloc;
+use wgslate_model::config::Direction;
 use wgslate_model::{AttentionScore, GruConfig, ModelConfig, TransformerConfig};
 use wgslate_train::run::{train, Schedule, TrainArgs};
 
@@ -102,8 +103,14 @@ fn run() -> anyhow::Result<()> {
         }),
         other => anyhow::bail!("unknown --arch {other} (transformer or gru)"),
     };
+    // Recorded in the exports' config.json when both are given (the defaults only name data files).
+    let direction = match (kv.get("src"), kv.get("tgt")) {
+        (Some(source), Some(target)) => Some(Direction { source: source.clone(), target: target.clone() }),
+        _ => None,
+    };
     train(TrainArgs {
         config,
+        direction,
         train_src: get("train-src", &format!("{data}/train.{src}")),
         train_tgt: get("train-tgt", &format!("{data}/train.{tgt}")),
         val_src: get("val-src", &format!("{data}/val.{src}")),

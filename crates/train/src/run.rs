@@ -6,6 +6,7 @@ use std::time::Instant;
 use anyhow::{anyhow, Context};
 use candle_core::{DType, Device};
 use candle_nn::{VarBuilder, VarMap};
+use wgslate_model::config::Direction;
 use wgslate_model::{ModelConfig, Net, Vocab};
 
 use crate::adam::Adam;
@@ -15,6 +16,8 @@ use crate::evaluate;
 
 pub struct TrainArgs {
     pub config: ModelConfig,
+    /// The languages, written into the exports' config.json (`--src`/`--tgt`).
+    pub direction: Option<Direction>,
     pub train_src: String,
     pub train_tgt: String,
     pub val_src: String,
@@ -66,7 +69,13 @@ fn learning_rate(args: &TrainArgs, step: usize, total_steps: usize, scale: f64) 
     args.lr * shape * scale
 }
 
-pub fn export(dir: &Path, adam: &Adam, config: &ModelConfig, vocab: &Vocab) -> anyhow::Result<()> {
+pub fn export(
+    dir: &Path,
+    adam: &Adam,
+    config: &ModelConfig,
+    direction: Option<&Direction>,
+    vocab: &Vocab,
+) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
     let tensors: Vec<(String, candle_core::Tensor)> =
         adam.params.iter().map(|(n, v)| (n.clone(), v.as_tensor().clone())).collect();
@@ -74,7 +83,7 @@ pub fn export(dir: &Path, adam: &Adam, config: &ModelConfig, vocab: &Vocab) -> a
         dir.join("model.safetensors"),
         wgslate_model::weights::to_f16_safetensors(&tensors).map_err(|e| anyhow!(e))?,
     )?;
-    std::fs::write(dir.join("config.json"), serde_json::to_string_pretty(config)?)?;
+    std::fs::write(dir.join("config.json"), Direction::config_json(config, direction))?;
     vocab.save(&dir.join("tokenizer.json")).map_err(|e| anyhow!(e))?;
     Ok(())
 }
@@ -101,10 +110,18 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     };
     vocab.save(&tok_path).map_err(|e| anyhow!(e))?;
     let cfg_path = args.run_dir.join("config.json");
-    if args.resume && cfg_path.exists() {
-        args.config = serde_json::from_str(&std::fs::read_to_string(&cfg_path)?)?;
-    } else if let Some(init) = &args.init {
-        args.config = serde_json::from_str(&std::fs::read_to_string(init.join("config.json"))?)?;
+    // A resumed run keeps its config; a fine-tune takes its start's. Either's direction stands in for
+    // --src/--tgt not given.
+    let inherited = match &args.init {
+        _ if args.resume && cfg_path.exists() => Some(std::fs::read_to_string(&cfg_path)?),
+        Some(init) => Some(std::fs::read_to_string(init.join("config.json"))?),
+        None => None,
+    };
+    if let Some(json) = inherited {
+        args.config = serde_json::from_str(&json)?;
+        if args.direction.is_none() {
+            args.direction = Direction::of_config(json.as_bytes()).map_err(|e| anyhow!(e))?;
+        }
     }
     match &mut args.config {
         ModelConfig::Transformer(c) => c.vocab_size = vocab.vocab_size(),
@@ -114,7 +131,9 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     if args.rdrop > 0.0 && args.config.dropout() == 0.0 {
         anyhow::bail!("R-Drop compares two passes with different dropout, and this model's dropout is 0");
     }
-    std::fs::write(&cfg_path, serde_json::to_string_pretty(&args.config)?)?;
+    let config_json = Direction::config_json(&args.config, args.direction.as_ref());
+    Direction::of_config(config_json.as_bytes()).map_err(|e| anyhow!("--src/--tgt: {e}"))?;
+    std::fs::write(&cfg_path, config_json)?;
 
     let varmap = VarMap::new();
     let net = Net::new(&args.config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu))?;
@@ -238,7 +257,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         eprintln!("== {}", serde_json::to_string(&record)?);
         progress.history.push(record);
         let snapshot = crate::average::epoch_dir(&args.run_dir, progress.epoch + 1);
-        export(&snapshot, &adam, &args.config, &vocab)?;
+        export(&snapshot, &adam, &args.config, args.direction.as_ref(), &vocab)?;
         if progress.epoch + 1 > crate::average::KEPT_EPOCH_EXPORTS {
             let old = crate::average::epoch_dir(&args.run_dir, progress.epoch + 1 - crate::average::KEPT_EPOCH_EXPORTS);
             if old.exists() {
@@ -247,7 +266,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         }
         if val_bleu > progress.best_bleu {
             progress.best_bleu = val_bleu;
-            export(&args.out_dir, &adam, &args.config, &vocab)?;
+            export(&args.out_dir, &adam, &args.config, args.direction.as_ref(), &vocab)?;
             eprintln!("new best validation BLEU {val_bleu:.2}; exported to {}", args.out_dir.display());
         }
         // A NaN loss is never an improvement (nor the best so far).
@@ -289,6 +308,7 @@ mod tests {
         };
         TrainArgs {
             config: ModelConfig::Transformer(config),
+            direction: None,
             train_src: String::new(),
             train_tgt: String::new(),
             val_src: String::new(),

@@ -17,18 +17,26 @@ fn a_run_with_bpe_dropout_trains_exports_and_resumes() {
     let progress = std::fs::read_to_string(run_dir.join("progress.json")).unwrap();
     let history = serde_json::from_str::<serde_json::Value>(&progress).unwrap()["history"].clone();
     assert_eq!(history.as_array().map(Vec::len), Some(2), "{progress}");
-    assert!(wgslate_train::average::epoch_dir(&run_dir, 2).join("model.safetensors").exists());
+    let epoch2 = wgslate_train::average::epoch_dir(&run_dir, 2);
+    assert!(epoch2.join("model.safetensors").exists());
+    // The export records the direction it was trained for (--src en --tgt de), and loads with it.
+    let model = wgslate_model::Model::from_dir(&epoch2).unwrap();
+    assert_eq!(model.direction.map(|d| d.pair()).as_deref(), Some("en-de"));
     // A third epoch on top of the checkpoint, segmented anew again.
     let mut more = args("bpe-dropout-run-more", 0.1);
     for file in ["state.safetensors", "progress.json", "config.json"] {
         std::fs::copy(run_dir.join(file), more.run_dir.join(file)).unwrap();
     }
     more.epochs = 3;
+    // A resumed run keeps the direction its config.json records.
+    more.direction = None;
     let more_dir = more.run_dir.clone();
     train(more).unwrap();
     let progress = std::fs::read_to_string(more_dir.join("progress.json")).unwrap();
     let history = serde_json::from_str::<serde_json::Value>(&progress).unwrap()["history"].clone();
     assert_eq!(history.as_array().map(Vec::len), Some(3), "{progress}");
+    let model = wgslate_model::Model::from_dir(&wgslate_train::average::epoch_dir(&more_dir, 3)).unwrap();
+    assert_eq!(model.direction.map(|d| d.pair()).as_deref(), Some("en-de"));
 }
 
 #[test]
