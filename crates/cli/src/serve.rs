@@ -95,13 +95,25 @@ fn representation(
 /// The most a request line and its headers may take; a longer one is refused, not buffered.
 const MAX_HEAD: u64 = 64 * 1024;
 
-/// The request line's method and target: None unless it is `METHOD /target HTTP/x` in UTF-8.
+/// The request line's method and path: None unless it is `METHOD /path HTTP/x` in UTF-8, or the
+/// absolute form `METHOD http://host/path HTTP/x` that HTTP/1.1 servers must also take (RFC 9112 §3.2.2).
 fn request_line(line: &[u8]) -> Option<(String, String)> {
     let text = std::str::from_utf8(line).ok()?;
     let mut parts = text.split_whitespace();
     let (method, target, version) = (parts.next()?, parts.next()?, parts.next()?);
-    (target.starts_with('/') && version.starts_with("HTTP/") && parts.next().is_none())
-        .then(|| (method.to_string(), target.to_string()))
+    let (scheme, rest) = target.split_once("://").unwrap_or(("", target));
+    let path = match scheme.to_ascii_lowercase().as_str() {
+        "" => target.to_string(),
+        "http" | "https" if !rest.is_empty() && !rest.starts_with('/') => {
+            rest.find(['/', '?']).map_or("/".to_string(), |i| match &rest[i..] {
+                query if query.starts_with('?') => format!("/{query}"),
+                path => path.to_string(),
+            })
+        }
+        _ => return None,
+    };
+    (path.starts_with('/') && version.starts_with("HTTP/") && parts.next().is_none())
+        .then(|| (method.to_string(), path))
 }
 
 fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std::io::Result<()> {

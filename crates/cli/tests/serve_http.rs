@@ -189,10 +189,22 @@ fn requests_that_are_not_http_get_400_and_a_file_is_not_a_folder() {
     assert_eq!(get(port, "/", "").status, 200);
     assert_eq!(get(port, "/index.html/", "").status, 404, "a file is not a folder");
     assert_eq!(get(port, "/index.html/.", "").status, 404, "a file is not a folder");
+    // The absolute form, which HTTP/1.1 servers must take too (RFC 9112 §3.2.2).
+    for request in [
+        &b"GET http://localhost/index.html HTTP/1.1\r\n\r\n"[..],
+        b"GET HTTP://localhost:8080 HTTP/1.1\r\n\r\n",
+        b"GET http://localhost?x=1 HTTP/1.1\r\n\r\n",
+    ] {
+        let r = send(port, request);
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(request));
+        assert!(r.body.ends_with(b"<p>hi</p>"), "{}", String::from_utf8_lossy(request));
+    }
     for request in [
         &b"GET /\xff\xfe HTTP/1.1\r\n\r\n"[..],
         b"GARBAGE\r\n\r\n",
-        b"GET http://example.com/ HTTP/1.1\r\n\r\n",
+        b"GET example.com/ HTTP/1.1\r\n\r\n",
+        b"GET ftp://example.com/ HTTP/1.1\r\n\r\n",
+        b"GET http:///index.html HTTP/1.1\r\n\r\n",
         b"GET / HTTP/1.1\r\nHost: localhost\r\n",
     ] {
         let r = send(port, request);
