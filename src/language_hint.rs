@@ -38,7 +38,7 @@ pub fn LanguageHint(
                 view! { <button class="link" data-testid=format!("{testid}-switch") on:click=choose>{format!("Translate {label}")}</button> }
             });
             let none = m.instead.is_none().then(|| format!("No model here translates {read}."));
-            let said = format!("{subject} reads as {read}, but the model translates from {}. ", language_name(m.model.source()));
+            let said = format!("{subject} reads as {read}, but the model translates from {}. ", language_name(&m.source));
             view! { <p class="hint warn" role="status" data-testid=testid>{said}{switch}{none}</p> }
         })
     }

@@ -61,9 +61,8 @@ fn time_engine<M: StepModel + ?Sized>(
     Ok((g, fields))
 }
 
-fn time_gpu(dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), String> {
-    let t0 = Instant::now();
-    let gpu = Gpu::new_blocking()?;
+/// Times the WGSL engine on `gpu`, whose setup began at `t0`.
+fn time_gpu(gpu: &Gpu, t0: Instant, dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), String> {
     let weights =
         CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
     let device_weights = match weights.format() {
@@ -72,11 +71,11 @@ fn time_gpu(dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), Strin
         _ => "f32",
     };
     let name = format!("gpu ({}, {}, {device_weights} weights on the device)", gpu.report.name, gpu.report.backend);
-    let mut e = Blocking(GpuEngine::new(&gpu, &w.model.config, &weights)?);
+    let mut e = Blocking(GpuEngine::new(gpu, &w.model.config, &weights)?);
     let (greedy_s, mut fields) = time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())?;
     let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
     for (label, search) in [("greedy", Search::default()), ("beam4", beam)] {
-        fields.push((format!("{label}_cost_per_token_batch1"), cost_per_token(&gpu, &mut e, w, &search)?));
+        fields.push((format!("{label}_cost_per_token_batch1"), cost_per_token(gpu, &mut e, w, &search)?));
     }
     Ok((greedy_s, fields))
 }
@@ -140,7 +139,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let text = std::fs::read_to_string(&src).map_err(|e| format!("cannot read {src}: {e}"))?;
     let all: Vec<String> = text.lines().take(batched).map(str::to_string).collect();
-    let few: Vec<String> = all.iter().take(n).cloned().collect();
+    let few: Vec<String> = text.lines().take(n).map(str::to_string).collect();
     if few.is_empty() {
         return Err(format!("{src} has no sentences to time"));
     }
@@ -149,8 +148,13 @@ pub fn run(args: &[String]) -> Result<(), String> {
         dump(&model, &few, &path)?;
     }
     let w = Workload { model: &model, few: &few, all: &all };
-    // Without a GPU adapter (or with one that fails) the CPU is still timed, and the reason is printed.
-    let gpu = time_gpu(&dir, &w);
+    // Without a GPU adapter the CPU is still timed, and the reason is printed; any other GPU error
+    // is the command's.
+    let t0 = Instant::now();
+    let gpu = match Gpu::new_blocking() {
+        Ok(gpu) => Ok(time_gpu(&gpu, t0, &dir, &w)?),
+        Err(no_adapter) => Err(no_adapter),
+    };
     let t0 = Instant::now();
     let mut cpu_engine = CpuStepper::new(&model.net, &model.config);
     let (cpu_greedy, cpu) = time_engine(&mut cpu_engine, &w, "cpu (candle)".into(), t0.elapsed().as_secs_f64())?;

@@ -101,7 +101,10 @@ fn request_line(line: &[u8]) -> Option<(String, String)> {
     let text = std::str::from_utf8(line).ok()?;
     let mut parts = text.split_whitespace();
     let (method, target, version) = (parts.next()?, parts.next()?, parts.next()?);
-    let (scheme, rest) = target.split_once("://").unwrap_or(("", target));
+    let (scheme, rest) = match target.starts_with('/') {
+        true => ("", target),
+        false => target.split_once("://")?,
+    };
     let path = match scheme.to_ascii_lowercase().as_str() {
         "" => target.to_string(),
         "http" | "https" if !rest.is_empty() && !rest.starts_with('/') => {

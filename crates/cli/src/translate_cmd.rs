@@ -18,6 +18,7 @@ use wgslate_model::weights::CheckedWeights;
 use wgslate_model::Model;
 
 use crate::decode_args;
+use crate::output::Output;
 
 pub const TRANSLATE_USAGE: &str =
     "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [-o FILE] [decoding flags]
@@ -371,41 +372,45 @@ fn model_direction(dir: &str) -> Result<Option<String>, String> {
     }
 }
 
-/// Where translations go: `-o FILE` (created now, so that a path that cannot be written fails before
-/// the translation, not after it), else standard output. Refuses FILE when it is an input it would overwrite.
-fn output_to(c: &Common, inputs: &[&Option<String>]) -> Result<Box<dyn Write>, String> {
-    let Some(path) = c.output.as_deref().filter(|p| *p != "-") else {
-        return Ok(Box::new(std::io::BufWriter::new(std::io::stdout().lock())));
-    };
-    let same = |other: &str| match (std::fs::canonicalize(path), std::fs::canonicalize(other)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    };
-    if let Some(input) = inputs.iter().filter_map(|i| i.as_deref()).find(|i| same(i)) {
-        return Err(format!("-o {path} is the input {input}: writing it would destroy it; give another file"));
+/// Where translations go: `-o FILE`, else standard output.
+fn output_to(c: &Common, inputs: &[&Option<String>]) -> Result<Output, String> {
+    match c.output.as_deref().filter(|p| *p != "-") {
+        None => Ok(Output::stdout()),
+        Some(path) => Output::file(path, &inputs.iter().filter_map(|i| i.as_deref()).collect::<Vec<_>>()),
     }
-    let file = std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
-    Ok(Box::new(std::io::BufWriter::new(file)))
 }
 
 /// A note when most lines with text read as another language than the (first) model translates
-/// from, naming the index's model for that language: such "translations" are nonsense.
+/// from (config.json's direction, else the index's), naming the index's model for that language:
+/// such "translations" are nonsense.
 fn language_note(dir: &str, lines: &[String]) -> Option<String> {
-    let listed = Listed::find(dir).ok()?;
+    let pair = model_direction(dir).ok()??;
     let (read_as, n, with_text) = language::of_lines(lines.iter().map(String::as_str))?;
-    let m = Mismatch::find(&listed.entries, &listed.entry.name(), Some(read_as))?;
-    // MODELS as the user wrote it (`www/models/en-de/transformer` → `www/models`), else the full path.
-    let written = std::path::Path::new(dir.trim_end_matches('/')).parent().and_then(std::path::Path::parent);
-    let root = written.filter(|p| !p.as_os_str().is_empty()).unwrap_or(&listed.root);
-    let advice = match (&m.instead, m.instead_label()) {
-        (Some(model), Some(label)) => format!("--model {} translates {label}", root.join(model).display()),
-        _ => format!("{} lists no model that translates {}", listed.index_path.display(), language_name(read_as)),
+    let listed = Listed::find(dir).ok();
+    let (entries, name, arch) = match &listed {
+        Some(l) => (&l.entries[..], l.entry.name(), l.entry.arch.as_str()),
+        None => (&[][..], dir.to_string(), ""),
+    };
+    let m = Mismatch::of(entries, &name, pair.split_once('-')?, arch, Some(read_as))?;
+    let advice = match (&listed, &m.instead, m.instead_label()) {
+        (Some(l), Some(model), Some(label)) => {
+            // MODELS as the user wrote it (`www/models/en-de/transformer` → `www/models`) when that is
+            // the tree's root, else the root's full path.
+            let written = std::path::Path::new(dir.trim_end_matches('/')).parent().and_then(std::path::Path::parent);
+            let same = |p: &&std::path::Path| std::fs::canonicalize(p).is_ok_and(|p| p == l.root);
+            let root = written.filter(|p| !p.as_os_str().is_empty()).filter(same).unwrap_or(&l.root);
+            format!(": --model {} translates {label}", root.join(model).display())
+        }
+        (Some(l), ..) => {
+            format!(": {} lists no model that translates {}", l.index_path.display(), language_name(read_as))
+        }
+        (None, ..) => String::new(),
     };
     let subject = match with_text {
         1 => "the line reads".to_string(),
         _ => format!("{n} of {with_text} lines read"),
     };
-    Some(format!("{}: {advice}", m.message(&subject)))
+    Some(format!("{}{advice}", m.message(&subject)))
 }
 
 /// Refuses a reranker that translates another direction than the reverse of the model's.
@@ -451,7 +456,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         for text in segments.rejoined(translations) {
             write!(output, "{text}{line_end}").unwrap_or_else(|e| crate::output_failed(e));
         }
-        output.flush().unwrap_or_else(|e| crate::output_failed(e));
+        output.finish().unwrap_or_else(|e| crate::output_failed(e));
         let notes = wgslate_model::translate::Notices::of(&models[0], &sentences, &out).messages();
         let language = language_note(&c.models[0], &lines);
         for note in language.into_iter().chain(notes).chain(lone_carriage_returns(&lines)) {
@@ -476,7 +481,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
                 .unwrap_or_else(|e| crate::output_failed(e));
         }
     }
-    output.flush().unwrap_or_else(|e| crate::output_failed(e));
+    output.finish().unwrap_or_else(|e| crate::output_failed(e));
     let whole_lines = lines_that(
         &lines,
         |l| split_sentences(l).first().is_some_and(|s| s.len() > 1),
@@ -524,7 +529,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     if sources.is_empty() {
         return Err(format!("{src} contains no sentence: nothing to translate and score"));
     }
-    let mut hypotheses = match c.output {
+    let hypotheses = match c.output {
         Some(_) => Some(output_to(&c, &[&c.src, &c.reference])?),
         None => None,
     };
@@ -533,10 +538,10 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let model = &models[0];
     let seconds = t0.elapsed().as_secs_f64();
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
-    if let Some(file) = &mut hypotheses {
+    if let Some(mut file) = hypotheses {
         hyps.iter()
             .try_for_each(|h| writeln!(file, "{h}"))
-            .and_then(|_| file.flush())
+            .and_then(|_| file.finish())
             .unwrap_or_else(|e| crate::output_failed(e));
     }
     let refs_view = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];

@@ -28,6 +28,17 @@ fn german_into_an_english_model_is_named_and_the_german_model_suggested() {
     // French: no French → German model, so the French → English one.
     let (_, _, err) = common::translate(&["--model", &model, "--backend", "cpu"], &first_lines("val.fr", 5));
     assert!(err.contains("5 of 5 lines read as French") && err.contains("fr-en/transformer"), "{err}");
+    // A model copied out of the models' tree: its config.json still tells its source language.
+    let copy = std::env::temp_dir().join(format!("wgslate-language-copy-{}", std::process::id()));
+    std::fs::create_dir_all(&copy).unwrap();
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        std::fs::copy(format!("{ROOT}/www/models/de-en/transformer/{f}"), copy.join(f)).unwrap();
+    }
+    let (ok, _, err) =
+        common::translate(&["--model", copy.to_str().unwrap(), "--backend", "cpu"], &first_lines("val.en", 3));
+    let note = format!("3 of 3 lines read as English, but {} translates German → English\n", copy.display());
+    assert!(ok && err.contains(&note), "{err}");
+    std::fs::remove_dir_all(&copy).unwrap();
 }
 
 #[test]

@@ -194,6 +194,7 @@ fn requests_that_are_not_http_get_400_and_a_file_is_not_a_folder() {
         &b"GET http://localhost/index.html HTTP/1.1\r\n\r\n"[..],
         b"GET HTTP://localhost:8080 HTTP/1.1\r\n\r\n",
         b"GET http://localhost?x=1 HTTP/1.1\r\n\r\n",
+        b"GET /?next=http://example.com/ HTTP/1.1\r\n\r\n",
     ] {
         let r = send(port, request);
         assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(request));

@@ -168,7 +168,7 @@ fn bench_without_a_gpu_times_the_cpu_and_says_why_the_gpu_is_missing() {
     let model = format!("{MODELS}/en-de/transformer");
     let src = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/val.en");
     let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .args(["bench", "--model", &model, "--src", src, "--sentences", "2", "--batched", "3"])
+        .args(["bench", "--model", &model, "--src", src, "--sentences", "3", "--batched", "2"])
         // No Vulkan driver to be found: no adapter at all.
         .env("VK_ICD_FILENAMES", "/nonexistent.json")
         .env("VK_DRIVER_FILES", "/nonexistent.json")
@@ -177,8 +177,9 @@ fn bench_without_a_gpu_times_the_cpu_and_says_why_the_gpu_is_missing() {
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert_eq!(json["sentences_one_at_a_time"], 2);
-    assert_eq!(json["sentences_in_batches_of_64"], 3);
+    // Each count is its own flag's (--batched does not cap --sentences).
+    assert_eq!(json["sentences_one_at_a_time"], 3);
+    assert_eq!(json["sentences_in_batches_of_64"], 2);
     assert!(json["gpu"]["unavailable"].as_str().unwrap().starts_with("no GPU adapter"), "{stdout}");
     assert!(json["cpu"]["greedy_ms_per_sentence_batch1"].as_f64().unwrap() > 0.0, "{stdout}");
 }
@@ -332,6 +333,29 @@ fn eval_prints_what_bleu_prints_for_translates_output() {
     assert_eq!(std::fs::read_to_string(dir.join("s.en")).unwrap(), before);
     let (ok, _, err) = common::translate(&["--model", &model, "-i", &path("s.en"), "-o", &path("no/such/dir")], "");
     assert!(!ok && err.contains("cannot write") && err.contains("no/such/dir"), "{err}");
+    let (ok, _, err) = common::translate(&["--model", &model, "-i", &path("s.en"), "-o", dir.to_str().unwrap()], "");
+    assert!(!ok && err.contains("is a folder"), "{err}");
+    // A run that fails after -o was opened (no GPU to be found) leaves the file as it was, and no
+    // temporary file.
+    std::fs::write(dir.join("kept.de"), "kept\n").unwrap();
+    let failed = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["translate", "--model", &model, "--backend", "gpu", "-i", &path("s.en"), "-o", &path("kept.de")])
+        .env("VK_ICD_FILENAMES", "/nonexistent.json")
+        .env("VK_DRIVER_FILES", "/nonexistent.json")
+        .output()
+        .unwrap();
+    assert!(!failed.status.success(), "{}", String::from_utf8_lossy(&failed.stderr));
+    assert_eq!(std::fs::read_to_string(dir.join("kept.de")).unwrap(), "kept\n");
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!names.iter().any(|n| n.ends_with(".part")), "{names:?}");
+    // A hard link to the input is replaced by the translation; the input keeps its text.
+    std::fs::hard_link(dir.join("s.en"), dir.join("linked.en")).unwrap();
+    let (ok, _, err) =
+        common::translate(&["--model", &model, "--backend", "cpu", "-i", &path("s.en"), "-o", &path("linked.en")], "");
+    assert!(ok, "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("s.en")).unwrap(), before);
+    assert_eq!(std::fs::read_to_string(dir.join("linked.en")).unwrap(), hyp);
     let (ok, bleu, err) =
         wgslate(&["bleu", &path("r.de"), "-i", &path("h.de"), "-m", "bleu", "chrf", "-f", "text", "-w", "2"]);
     assert!(ok, "{err}");

@@ -71,6 +71,10 @@ pub fn language_name(code: &str) -> String {
         "de" => "German",
         "fr" => "French",
         "cs" => "Czech",
+        "es" => "Spanish",
+        "it" => "Italian",
+        "nl" => "Dutch",
+        "pt" => "Portuguese",
         other => other,
     }
     .to_string()

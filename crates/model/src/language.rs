@@ -1,12 +1,13 @@
-//! Which of the models' languages a text is written in, to tell a user who typed German into an
-//! English → German model (which then "translates" it into nonsense) what happened. Common
-//! function words and each language's own letters; no answer unless the text says it clearly.
+//! Which language a text is written in, to tell a user who typed German into an English → German
+//! model (which then "translates" it into nonsense) what happened. Common function words and each
+//! language's own letters of the models' languages, and of neighbours no model translates (so that
+//! Spanish is not taken for French); no answer unless the text says it clearly.
 
 use crate::catalog::{self, language_name, CatalogEntry};
 
 /// Frequent words of one language that the others seldom write as words (so not "in" or "an").
 #[rustfmt::skip]
-const WORDS: [(&str, &[&str]); 4] = [
+const WORDS: [(&str, &[&str]); 8] = [
     ("en", &[
         "a", "on", "as", "into", "near", "over", "around", "outside", "other", "its", "old", "small", "large",
         "blue", "red", "green", "shirt", "hat", "water", "children", "the", "is", "and", "of", "with", "are", "to",
@@ -37,51 +38,100 @@ const WORDS: [(&str, &[&str]); 4] = [
         "je", "se", "na", "v", "ve", "s", "z", "ze", "do", "k", "o", "u", "po", "za", "od", "si", "muž", "muži",
         "žena", "ženy", "dva", "dvě", "tři", "jsou", "který", "která", "které", "pes", "lidé", "malý", "malé",
         "malá", "mladý", "mladá", "při", "před", "děti", "dítě", "chlapec", "dívka", "skupina", "zatímco", "bílé",
-        "černé", "červené", "modré", "tričku", "ulici", "nějaký", "jeho", "její",
+        "černé", "červené", "modré", "tričku", "ulici", "nějaký", "jeho", "její", "lidí", "několik", "hraje", "přes",
+        "drží", "během", "kolem", "stojí", "vedle", "pro", "jde", "pod", "venku", "nad", "běží", "aby", "sedí", "ulice",
+        "člověk", "okolo", "jede", "mezi", "jdou", "skrz", "osoba", "dětí", "blízko", "mnoho", "nebo", "dělá",
+    ]),
+    // Neighbours that no model here translates, named so that they are not taken for French, German
+    // or Czech (a hint would then offer the wrong model).
+    ("es", &[
+        "el", "los", "las", "una", "y", "con", "por", "para", "es", "está", "están", "del", "al", "hombre",
+        "mujer", "niño", "niña", "perro", "calle", "dos", "tres", "mientras", "pero", "muy", "su", "sus", "hay",
+        "lo", "también", "gente", "personas", "camisa", "sobre", "cuando", "donde", "yo", "tiene",
+    ]),
+    ("it", &[
+        "il", "lo", "gli", "della", "delle", "di", "che", "è", "sono", "con", "uomo", "donna", "ragazzo",
+        "ragazza", "cane", "strada", "due", "tre", "mentre", "una", "uno", "nel", "nella", "sul", "sulla",
+        "per", "del", "non", "questo", "questa", "anche", "molto", "gruppo", "persone",
+    ]),
+    ("nl", &[
+        "de", "het", "een", "en", "van", "op", "met", "vrouw", "jongen", "meisje", "hond", "straat", "twee",
+        "drie", "terwijl", "zijn", "niet", "dat", "voor", "bij", "naar", "ook", "wordt", "staat", "loopt",
+        "zit", "mensen", "kinderen", "ik", "je", "wij", "heeft",
+    ]),
+    ("pt", &[
+        "os", "um", "uma", "com", "em", "no", "na", "do", "da", "dos", "das", "homem", "mulher", "menino",
+        "menina", "cachorro", "cão", "rua", "dois", "duas", "três", "enquanto", "está", "estão", "que", "para",
+        "por", "não", "seu", "sua", "pessoas", "grupo", "camisa",
     ]),
 ];
 
-/// Letters that only one of them writes, and "é", which French and Czech both do.
-const LETTERS: [(&str, &str); 3] = [("de", "äöüß"), ("fr", "éèêëàâçîïôûùœ"), ("cs", "éáíúýčďěňřšťžů")];
+/// Letters that only one of the models' languages writes, and "é", which French and Czech both do;
+/// "ñ" and "ã"/"õ".
+const LETTERS: [(&str, &str); 5] =
+    [("de", "äöüß"), ("fr", "éèêëàâçîïôûùœ"), ("cs", "éáíúýčďěňřšťžů"), ("es", "ñ¿¡"), ("pt", "ãõ")];
 
 /// French elisions: "d'un", "l'homme", "qu'il".
 const ELIDED: [&str; 7] = ["d'", "l'", "qu'", "j'", "n'", "s'", "c'"];
 
-/// How strongly the text reads as each language: one point per word of its list, per word with
-/// one of its letters, per French elision.
-pub fn scores(text: &str) -> Vec<(&'static str, usize)> {
+/// The words of `text`, lower-cased, apostrophes kept ("l'homme"), without one-letter words that
+/// a period follows (the initials of "U.S." or "J. K. Rowling" are not Czech "u" and "k").
+fn words(text: &str) -> Vec<String> {
     let lower = text.to_lowercase().replace('’', "'");
-    let words: Vec<&str> = lower
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .map(|w| w.trim_matches('\''))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let mut words = Vec::new();
+    let mut chars = lower.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        if !(c.is_alphanumeric() || c == '\'') {
+            continue;
+        }
+        let mut end = start + c.len_utf8();
+        while let Some(&(i, c)) = chars.peek().filter(|(_, c)| c.is_alphanumeric() || *c == '\'') {
+            end = i + c.len_utf8();
+            chars.next();
+        }
+        let word = lower[start..end].trim_matches('\'');
+        let initial = word.chars().count() == 1 && chars.peek().is_some_and(|&(_, c)| c == '.');
+        if !word.is_empty() && !initial {
+            words.push(word.to_string());
+        }
+    }
+    words
+}
+
+/// How strongly the text reads as each language: (language, words of its list, points), a point
+/// per word of its list, per word with one of its letters, per French elision.
+pub fn scores(text: &str) -> Vec<(&'static str, usize, usize)> {
+    let words = words(text);
     WORDS
         .iter()
         .map(|(code, list)| {
-            let mut score = 0;
+            let (mut listed, mut points) = (0, 0);
             for w in &words {
                 let elided = ELIDED.iter().find_map(|e| w.strip_prefix(e));
                 if *code == "fr" && elided.is_some() {
-                    score += 1;
+                    points += 1;
                 }
                 let w = elided.unwrap_or(w);
-                score += list.contains(&w) as usize;
-                score +=
+                if list.contains(&w) {
+                    listed += 1;
+                    points += 1;
+                }
+                points +=
                     LETTERS.iter().any(|(c, letters)| c == code && w.chars().any(|ch| letters.contains(ch))) as usize;
             }
-            (*code, score)
+            (*code, listed, points)
         })
         .collect()
 }
 
-/// The language `text` is written in, when it says so clearly: at least two points, and at least
-/// twice the runner-up's. None for a word or two, names, numbers, or a mixture.
+/// The language `text` is written in, when it says so clearly: at least two points, one of them a
+/// word of its list (letters alone are names: "Müller, Schäfer"), and at least twice the
+/// runner-up's points. None for a word or two, names, numbers, or a mixture.
 pub fn guess(text: &str) -> Option<&'static str> {
     let mut s = scores(text);
-    s.sort_by_key(|(_, score)| std::cmp::Reverse(*score));
-    let (best, runner_up) = (s[0], s[1].1);
-    (best.1 >= 2 && best.1 >= 2 * runner_up).then_some(best.0)
+    s.sort_by_key(|(_, _, points)| std::cmp::Reverse(*points));
+    let ((code, listed, points), runner_up) = (s[0], s[1].2);
+    (points >= 2 && listed >= 1 && points >= 2 * runner_up).then_some(code)
 }
 
 /// The language most of `lines` with text are written in, with how many read as it and how many
@@ -104,17 +154,33 @@ pub fn of_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<(&'stati
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mismatch {
     pub read_as: &'static str,
-    pub model: CatalogEntry,
+    /// The model's name ("en-de/transformer") or folder.
+    pub model: String,
+    pub source: String,
+    pub target: String,
     pub instead: Option<String>,
 }
 
 impl Mismatch {
-    /// None when `model` is not in the index or the text reads as its source language (or as nothing clearly).
+    /// For a model of the index; None when `model` is not in it or the text reads as its source
+    /// language (or as nothing clearly).
     pub fn find(entries: &[CatalogEntry], model: &str, read_as: Option<&'static str>) -> Option<Mismatch> {
-        let entry = catalog::find(entries, model)?;
-        let read_as = read_as.filter(|l| *l != entry.source())?;
-        let instead = catalog::pick(entries, read_as, entry.target(), &entry.arch);
-        Some(Mismatch { read_as, model: entry.clone(), instead })
+        let e = catalog::find(entries, model)?;
+        Self::of(entries, &e.name(), (e.source(), e.target()), &e.arch, read_as)
+    }
+
+    /// For any model whose languages are known; `entries` (which may be empty) names the model to
+    /// use instead, of the architecture `arch` where that language has one.
+    pub fn of(
+        entries: &[CatalogEntry],
+        model: &str,
+        (source, target): (&str, &str),
+        arch: &str,
+        read_as: Option<&'static str>,
+    ) -> Option<Mismatch> {
+        let read_as = read_as.filter(|l| *l != source)?;
+        let instead = catalog::pick(entries, read_as, target, arch);
+        Some(Mismatch { read_as, model: model.into(), source: source.into(), target: target.into(), instead })
     }
 
     /// "The text reads as German, but en-de/transformer translates English → German", from "The text reads".
@@ -122,9 +188,9 @@ impl Mismatch {
         format!(
             "{subject_reads} as {}, but {} translates {} → {}",
             language_name(self.read_as),
-            self.model.name(),
-            language_name(self.model.source()),
-            language_name(self.model.target())
+            self.model,
+            language_name(&self.source),
+            language_name(&self.target)
         )
     }
 
@@ -152,6 +218,28 @@ mod tests {
     }
 
     #[test]
+    fn initials_names_and_neighbouring_languages_are_not_taken_for_a_models_language() {
+        for english in ["The U.S. Army", "In the U.S.", "The U.K. government", "U.S. President Joe Biden"] {
+            assert!(matches!(guess(english), None | Some("en")), "{english}: {:?}", guess(english));
+        }
+        assert_eq!(guess("A book by J. K. Rowling and the U.S. Army."), Some("en"));
+        assert_eq!(guess("Müller, Schäfer, Jäger"), None);
+        // Each guessed as itself or not at all, never as a language a model translates.
+        for (text, lang) in [
+            ("El hombre está en la calle con su perro.", "es"),
+            ("Una mujer y un niño caminan por la playa.", "es"),
+            ("Il ragazzo e la ragazza giocano con il cane nel parco.", "it"),
+            ("Un uomo con una camicia blu è seduto sulla panchina.", "it"),
+            ("De man en de vrouw lopen op straat met hun hond.", "nl"),
+            ("Een jongen speelt met een bal terwijl zijn vader kijkt.", "nl"),
+            ("O homem está andando na rua com seu cachorro.", "pt"),
+            ("Uma mulher e duas crianças estão na praia.", "pt"),
+        ] {
+            assert!(matches!(guess(text), None) || guess(text) == Some(lang), "{text}: {:?}", guess(text));
+        }
+    }
+
+    #[test]
     fn a_mismatch_names_the_model_for_the_language_read() {
         let index =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/index.json")).unwrap();
@@ -173,5 +261,11 @@ mod tests {
         assert_eq!(Mismatch::find(&entries, "de-en/transformer", german), None);
         assert_eq!(Mismatch::find(&entries, "en-de/transformer", None), None);
         assert_eq!(Mismatch::find(&entries, "xx-yy/unlisted", german), None);
+        // A model outside the index whose config.json records en-de: named, nothing to offer.
+        let m = Mismatch::of(&[], "runs/x/best", ("en", "de"), "", german).unwrap();
+        assert_eq!(
+            (m.message("It reads").as_str(), m.instead),
+            ("It reads as German, but runs/x/best translates English → German", None)
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! The language guess on captions nobody here wrote: every line of Multi30k's val and
 //! test_2016_flickr in English, German and French (the languages the models translate) and Czech.
 //! A wrong name would send a user to the wrong model, so none is allowed; a caption left unnamed
-//! only loses a hint, so a few are.
+//! only loses a hint, so a few are (1 %, Czech 2 %).
 
 use wgslate_model::language::{guess, of_lines};
 
@@ -19,7 +19,14 @@ fn captions_are_named_in_their_own_language() {
             let unnamed: Vec<&str> = lines.iter().copied().filter(|l| guess(l).is_none()).collect();
             eprintln!("{set}.{lang}: {} lines, {} unnamed, {} wrong", lines.len(), unnamed.len(), wrong.len());
             assert!(wrong.is_empty(), "{set}.{lang}: named wrongly: {wrong:?}");
-            assert!(unnamed.len() * 100 <= lines.len(), "{set}.{lang}: {} unnamed: {unnamed:?}", unnamed.len());
+            // Czech, which no model translates, is named so that it is not taken for French: what
+            // counts there is that nothing is named wrongly.
+            let allowed = if lang == "cs" { 2 } else { 1 };
+            assert!(
+                unnamed.len() * 100 <= allowed * lines.len(),
+                "{set}.{lang}: {} unnamed: {unnamed:?}",
+                unnamed.len()
+            );
             assert_eq!(of_lines(lines.iter().copied()).map(|(c, ..)| c), Some(lang));
         }
     }

@@ -103,14 +103,13 @@ fn run() -> anyhow::Result<()> {
         }),
         other => anyhow::bail!("unknown --arch {other} (transformer or gru)"),
     };
-    // Recorded in the exports' config.json when both are given (the defaults only name data files).
-    let direction = match (kv.get("src"), kv.get("tgt")) {
-        (Some(source), Some(target)) => Some(Direction { source: source.clone(), target: target.clone() }),
-        _ => None,
-    };
+    // Recorded in the exports' config.json; without --src/--tgt a fine-tune or a resumed run keeps its own.
+    let direction = Direction { source: src.clone(), target: tgt.clone() };
+    let direction_given = kv.contains_key("src") || kv.contains_key("tgt");
     train(TrainArgs {
         config,
         direction,
+        direction_given,
         train_src: get("train-src", &format!("{data}/train.{src}")),
         train_tgt: get("train-tgt", &format!("{data}/train.{tgt}")),
         val_src: get("val-src", &format!("{data}/val.{src}")),

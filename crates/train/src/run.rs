@@ -16,8 +16,11 @@ use crate::evaluate;
 
 pub struct TrainArgs {
     pub config: ModelConfig,
-    /// The languages, written into the exports' config.json (`--src`/`--tgt`).
-    pub direction: Option<Direction>,
+    /// The languages, written into the exports' config.json: `--src`/`--tgt` (the defaults for the
+    /// one not given) ...
+    pub direction: Direction,
+    /// ... when either was given; else a fine-tune's or a resumed run's recorded direction stands.
+    pub direction_given: bool,
     pub train_src: String,
     pub train_tgt: String,
     pub val_src: String,
@@ -73,7 +76,7 @@ pub fn export(
     dir: &Path,
     adam: &Adam,
     config: &ModelConfig,
-    direction: Option<&Direction>,
+    direction: &Direction,
     vocab: &Vocab,
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
@@ -83,7 +86,7 @@ pub fn export(
         dir.join("model.safetensors"),
         wgslate_model::weights::to_f16_safetensors(&tensors).map_err(|e| anyhow!(e))?,
     )?;
-    std::fs::write(dir.join("config.json"), Direction::config_json(config, direction))?;
+    std::fs::write(dir.join("config.json"), Direction::config_json(config, Some(direction)))?;
     vocab.save(&dir.join("tokenizer.json")).map_err(|e| anyhow!(e))?;
     Ok(())
 }
@@ -110,8 +113,8 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     };
     vocab.save(&tok_path).map_err(|e| anyhow!(e))?;
     let cfg_path = args.run_dir.join("config.json");
-    // A resumed run keeps its config; a fine-tune takes its start's. Either's direction stands in for
-    // --src/--tgt not given.
+    // A resumed run keeps its config; a fine-tune takes its start's, and either's direction unless
+    // --src/--tgt are given (a resumed run's must agree with them).
     let inherited = match &args.init {
         _ if args.resume && cfg_path.exists() => Some(std::fs::read_to_string(&cfg_path)?),
         Some(init) => Some(std::fs::read_to_string(init.join("config.json"))?),
@@ -119,8 +122,14 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     };
     if let Some(json) = inherited {
         args.config = serde_json::from_str(&json)?;
-        if args.direction.is_none() {
-            args.direction = Direction::of_config(json.as_bytes()).map_err(|e| anyhow!(e))?;
+        match Direction::of_config(json.as_bytes()).map_err(|e| anyhow!(e))? {
+            Some(recorded) if args.resume && args.direction_given && recorded != args.direction => anyhow::bail!(
+                "--src/--tgt say {}, but the run being resumed translates {}: drop them or start a new run",
+                args.direction.pair(),
+                recorded.pair()
+            ),
+            Some(recorded) if !args.direction_given => args.direction = recorded,
+            _ => {}
         }
     }
     match &mut args.config {
@@ -131,7 +140,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     if args.rdrop > 0.0 && args.config.dropout() == 0.0 {
         anyhow::bail!("R-Drop compares two passes with different dropout, and this model's dropout is 0");
     }
-    let config_json = Direction::config_json(&args.config, args.direction.as_ref());
+    let config_json = Direction::config_json(&args.config, Some(&args.direction));
     Direction::of_config(config_json.as_bytes()).map_err(|e| anyhow!("--src/--tgt: {e}"))?;
     std::fs::write(&cfg_path, config_json)?;
 
@@ -257,7 +266,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         eprintln!("== {}", serde_json::to_string(&record)?);
         progress.history.push(record);
         let snapshot = crate::average::epoch_dir(&args.run_dir, progress.epoch + 1);
-        export(&snapshot, &adam, &args.config, args.direction.as_ref(), &vocab)?;
+        export(&snapshot, &adam, &args.config, &args.direction, &vocab)?;
         if progress.epoch + 1 > crate::average::KEPT_EPOCH_EXPORTS {
             let old = crate::average::epoch_dir(&args.run_dir, progress.epoch + 1 - crate::average::KEPT_EPOCH_EXPORTS);
             if old.exists() {
@@ -266,7 +275,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
         }
         if val_bleu > progress.best_bleu {
             progress.best_bleu = val_bleu;
-            export(&args.out_dir, &adam, &args.config, args.direction.as_ref(), &vocab)?;
+            export(&args.out_dir, &adam, &args.config, &args.direction, &vocab)?;
             eprintln!("new best validation BLEU {val_bleu:.2}; exported to {}", args.out_dir.display());
         }
         // A NaN loss is never an improvement (nor the best so far).
@@ -308,7 +317,8 @@ mod tests {
         };
         TrainArgs {
             config: ModelConfig::Transformer(config),
-            direction: None,
+            direction: Direction { source: "en".into(), target: "de".into() },
+            direction_given: false,
             train_src: String::new(),
             train_tgt: String::new(),
             val_src: String::new(),

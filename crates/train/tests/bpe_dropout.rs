@@ -22,14 +22,26 @@ fn a_run_with_bpe_dropout_trains_exports_and_resumes() {
     // The export records the direction it was trained for (--src en --tgt de), and loads with it.
     let model = wgslate_model::Model::from_dir(&epoch2).unwrap();
     assert_eq!(model.direction.map(|d| d.pair()).as_deref(), Some("en-de"));
-    // A third epoch on top of the checkpoint, segmented anew again.
-    let mut more = args("bpe-dropout-run-more", 0.1);
-    for file in ["state.safetensors", "progress.json", "config.json"] {
-        std::fs::copy(run_dir.join(file), more.run_dir.join(file)).unwrap();
-    }
-    more.epochs = 3;
-    // A resumed run keeps the direction its config.json records.
-    more.direction = None;
+    // A third epoch on top of the checkpoint (in a fresh run directory), segmented anew again.
+    let resumed = |direction: Option<(&str, &str)>| {
+        let mut more = args("bpe-dropout-run-more", 0.1);
+        for file in ["state.safetensors", "progress.json", "config.json"] {
+            std::fs::copy(run_dir.join(file), more.run_dir.join(file)).unwrap();
+        }
+        more.epochs = 3;
+        more.direction_given = direction.is_some();
+        if let Some((source, target)) = direction {
+            more.direction = wgslate_model::config::Direction { source: source.into(), target: target.into() };
+        }
+        more
+    };
+    // A resumed run refuses --src/--tgt that contradict the direction its config.json records, and
+    // keeps that direction when none are given.
+    let err = format!("{:#}", train(resumed(Some(("de", "en")))).expect_err("refused"));
+    assert!(err.contains("the run being resumed translates en-de"), "{err}");
+    let mut more = resumed(None);
+    // (What main.rs passes when neither flag is given: the defaults, which the recorded direction replaces.)
+    more.direction = wgslate_model::config::Direction { source: "fr".into(), target: "en".into() };
     let more_dir = more.run_dir.clone();
     train(more).unwrap();
     let progress = std::fs::read_to_string(more_dir.join("progress.json")).unwrap();

@@ -60,7 +60,8 @@ pub fn run_args(name: &str, bpe_dropout: f32, rdrop: f32) -> TrainArgs {
         path.display().to_string()
     };
     TrainArgs {
-        direction: Some(wgslate_model::config::Direction { source: "en".into(), target: "de".into() }),
+        direction: wgslate_model::config::Direction { source: "en".into(), target: "de".into() },
+        direction_given: true,
         config: ModelConfig::Transformer(TransformerConfig {
             vocab_size: 0,
             d_model: 16,
