@@ -33,6 +33,7 @@ pub const TARGETS: &[Target] = &[
     plain("ter_corpus", |rng| check(TerCase::generate(rng, CORPUS_LINES), targets::ter_corpus)),
     plain("ter_sentence", |rng| check(TerCase::generate(rng, 1), targets::ter_sentence)),
     plain("split_sentences", |rng| check(TEXT.text(rng), targets::split_sentences)),
+    plain("language", |rng| check(TEXT.text(rng), targets::language)),
     plain("settings", |rng| check(SettingsCase::generate(rng), targets::settings)),
     with_seeds("vocab", |rng| check(VocabCase::generate(rng), targets::vocab)),
     with_seeds("safetensors", |rng| check(WeightsCase::generate(rng), targets::safetensors)),

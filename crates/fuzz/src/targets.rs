@@ -3,8 +3,8 @@
 
 use wgslate_metrics::{Bleu, BleuOptions, BleuScore, Chrf, Ter, Tokenize};
 use wgslate_model::config::{EOS_ID, SPECIAL_TOKENS};
-use wgslate_model::sentences;
 use wgslate_model::weights::{var_builder, CheckedWeights};
+use wgslate_model::{language, sentences};
 use wgslate_model::{GruConfig, Model, ModelConfig, Net, TransformerConfig};
 
 use wgslate_decode::settings::{checked_number, Settings};
@@ -89,6 +89,18 @@ pub fn split_sentences(text: &str) {
     assert_eq!(lines.len(), text.lines().count());
     for sentence in lines.iter().flatten() {
         assert!(!sentence.is_empty() && sentence.trim() == sentence, "sentence {sentence:?}");
+    }
+}
+
+/// The language guess: any text, a language it scores highest or none; a file's guess is a majority.
+pub fn language(text: &str) {
+    let scores = language::scores(text);
+    if let Some(code) = language::guess(text) {
+        let best = scores.iter().map(|s| s.2).max().unwrap();
+        assert!(scores.iter().any(|s| s.0 == code && s.2 == best && s.1 >= 1), "{code}: {scores:?}");
+    }
+    if let Some((code, n, with_text)) = language::of_lines(text.lines()) {
+        assert!(2 * n > with_text && with_text <= text.lines().count(), "{code}: {n} of {with_text}");
     }
 }
 
