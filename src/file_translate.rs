@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use wgslate_model::catalog::language_name;
 use wgslate_model::language;
 use wgslate_model::sentences::{line_end, Segments};
 
@@ -128,7 +129,14 @@ pub fn FileTranslate() -> impl IntoView {
                 };
                 // The run keeps the settings it started with; the status names them, so a change made
                 // meanwhile is not mistaken for one that applied.
-                let with = format!("with {}, {}", shared.model_title(&s.model), s.search_label());
+                let (source, target_language) = direction(&s.model);
+                let with = format!(
+                    "with {}, {} → {}, {}",
+                    shared.model_title(&s.model),
+                    language_name(&source),
+                    language_name(&target_language),
+                    s.search_label()
+                );
                 let out_name = output_name(&file.name(), &target);
                 let line_end = line_end(text);
                 let mut assembly = Assembly::new(&segments, line_end);

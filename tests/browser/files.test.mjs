@@ -46,11 +46,11 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   const whole = wgslate(['translate', '--model', model, '--backend', 'cpu'], lines.join('\n') + '\n').split('\n');
   assert.deepEqual(out, whole.slice(0, lines.length));
   // The status names the model and search the run used (it keeps them if the form changes meanwhile).
-  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /4 lines \(3 translated\) with Transformer \(distilled\), greedy in [\d.]+ s/);
+  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /4 lines \(3 translated\) with Transformer \(distilled\), English → German, greedy in [\d.]+ s/);
   // The same file picked again with another model is translated again (the input is emptied after each pick).
   await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
   await page.setInputFiles('[data-testid=tr-file]', file);
-  await page.waitForFunction(() => /4 lines \(3 translated\) with GRU \+ attention, greedy in/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await page.waitForFunction(() => /4 lines \(3 translated\) with GRU \+ attention, English → German, greedy in/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
   assert.deepEqual(errors, []);
 });
 
@@ -65,7 +65,7 @@ test('a file in another language gets a hint, and its button translates the file
   assert.equal(await page.locator('[data-testid=tr-file-language]').textContent(),
     'This file reads as German, but the model translates from English. Translate German → English');
   await page.click('[data-testid=tr-file-language-switch]');
-  await page.waitForFunction(() => /3 lines \(3 translated\) with Transformer, greedy in/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await page.waitForFunction(() => /3 lines \(3 translated\) with Transformer, German → English, greedy in/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
   const { name, text } = await download(page, 'tr-file-download');
   assert.equal(name, 'deutsch.en.txt');
   const model = join(root, 'www', 'models', 'de-en', 'transformer');

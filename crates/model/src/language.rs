@@ -45,7 +45,7 @@ const WORDS: [(&str, &[&str]); 8] = [
     // Neighbours that no model here translates, named so that they are not taken for French, German
     // or Czech (a hint would then offer the wrong model).
     ("es", &[
-        "el", "los", "las", "una", "y", "con", "por", "para", "es", "está", "están", "del", "al", "hombre",
+        "el", "los", "las", "la", "en", "una", "y", "con", "por", "para", "es", "está", "están", "del", "al", "hombre",
         "mujer", "niño", "niña", "perro", "calle", "dos", "tres", "mientras", "pero", "muy", "su", "sus", "hay",
         "lo", "también", "gente", "personas", "camisa", "sobre", "cuando", "donde", "yo", "tiene",
     ]),
@@ -179,7 +179,10 @@ impl Mismatch {
         read_as: Option<&'static str>,
     ) -> Option<Mismatch> {
         let read_as = read_as.filter(|l| *l != source)?;
-        let instead = catalog::pick(entries, read_as, target, arch);
+        // Text in the target language most likely wants the way back (English typed into French →
+        // English: English → French); else the same target where that language has it.
+        let wanted = if read_as == target { source } else { target };
+        let instead = catalog::pick(entries, read_as, wanted, arch);
         Some(Mismatch { read_as, model: model.into(), source: source.into(), target: target.into(), instead })
     }
 
@@ -227,6 +230,7 @@ mod tests {
         // Each guessed as itself or not at all, never as a language a model translates.
         for (text, lang) in [
             ("El hombre está en la calle con su perro.", "es"),
+            ("El perro corre en la calle.", "es"),
             ("Una mujer y un niño caminan por la playa.", "es"),
             ("Il ragazzo e la ragazza giocano con il cane nel parco.", "it"),
             ("Un uomo con una camicia blu è seduto sulla panchina.", "it"),
@@ -255,6 +259,9 @@ mod tests {
         // French into en→de: French → German does not exist, French → English does.
         let m = Mismatch::find(&entries, "en-de/gru", guess("Deux chiens jouent dans la neige.")).unwrap();
         assert_eq!(m.instead.as_deref(), Some("fr-en/transformer"));
+        // English typed into French → English: the way back, English → French.
+        let m = Mismatch::find(&entries, "fr-en/transformer", guess("A dog runs in the snow.")).unwrap();
+        assert_eq!(m.instead.as_deref(), Some("en-fr/transformer"));
         // Czech: no model translates it.
         let m = Mismatch::find(&entries, "en-de/transformer", guess("Dva psi si hrají ve sněhu.")).unwrap();
         assert_eq!((m.read_as, m.instead), ("cs", None));

@@ -1,6 +1,9 @@
 //! Text to sentences, the unit the models translate: the Translate box, file translation and the
 //! CLI's `translate` split each line here and join the translations back on it.
 
+/// Opening marks that may come before a word.
+const OPENERS: [char; 7] = ['(', '"', '\'', '«', '“', '‘', '['];
+
 /// Closing marks that may follow a sentence's last `.`, `!` or `?`.
 const CLOSERS: [char; 6] = ['"', '\'', ')', '»', '”', '’'];
 
@@ -13,16 +16,41 @@ const ABBREVIATIONS: [&str; 21] = [
 
 /// Whether a `.` ending `word` (the text since the last space, without the `.`) is surely not a
 /// sentence's end: a title ("Mr.") or one capital, an initial ("John F. Kennedy"). Anything less
-/// sure ends the sentence: these models translate one sentence at a time and drop the second of
-/// two given as one ("at 5 p.m. A dog" lost "A dog …"), so a wrong cut ("J.P." | "Morgan") costs
-/// less than a missed one. Numbers are not judged: "am 3. Mai" (a German ordinal) and "in 1990. He"
+/// sure ends the sentence unless it is an initialism that a word not starting sentences follows
+/// ("U.S. Army"): these models translate one sentence at a time and drop the second of two given
+/// as one ("at 5 p.m. A dog" lost "A dog …"), so a wrong cut costs less than a missed one. Numbers are not judged: "am 3. Mai" (a German ordinal) and "in 1990. He"
 /// (an end) look alike without knowing the language.
 fn abbreviation(word: &str) -> bool {
-    let word = word.trim_start_matches(['(', '"', '\'', '«', '“', '‘', '[']);
+    let word = word.trim_start_matches(OPENERS);
     let mut chars = word.chars();
     // "I" and "A" are words before they are initials ("taller than I. A dog runs").
     let initial = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase() && c != 'I' && c != 'A');
     initial || ABBREVIATIONS.contains(&word)
+}
+
+/// Words that begin sentences (articles, pronouns, small numbers, a few conjunctions and
+/// prepositions) in English, German and French: after an initialism ("U.S.", "p.m.") one of these
+/// (or a number) ends the sentence, any other capitalised word continues it ("U.S. Army", "J.P.
+/// Morgan").
+const STARTERS: [&str; 62] = [
+    "A", "An", "The", "He", "She", "It", "They", "We", "I", "You", "This", "That", "These", "There", "Two", "Three",
+    "In", "On", "At", "Then", "But", "And", "My", "His", "Her", "Their", "Our", "One", "Ein", "Eine", "Der", "Die",
+    "Das", "Er", "Sie", "Es", "Wir", "Ich", "Zwei", "Drei", "Dann", "Aber", "Und", "Im", "Auf", "Mein", "Un", "Une",
+    "Le", "La", "Les", "Il", "Elle", "Ils", "Nous", "Je", "On", "Deux", "Trois", "Puis", "Mais", "Dans",
+];
+
+/// "U.S", "J.P", "p.m" (the word before its last period): single letters joined by periods.
+fn initialism(word: &str) -> bool {
+    let word = word.trim_start_matches(OPENERS);
+    let pieces: Vec<&str> = word.split('.').collect();
+    pieces.len() >= 2 && pieces.iter().all(|p| p.chars().count() == 1 && p.chars().all(char::is_alphabetic))
+}
+
+/// Whether `word` (with its closing punctuation) begins a sentence after an initialism.
+fn starts_a_sentence(word: &str) -> bool {
+    let word = word.trim_start_matches(OPENERS);
+    let bare = word.trim_end_matches(|c: char| !c.is_alphanumeric());
+    word.starts_with(|c: char| c.is_ascii_digit()) || STARTERS.contains(&bare)
 }
 
 /// A line's translation from its sentences' translations: one space between those with text.
@@ -105,7 +133,12 @@ pub fn split_sentences(text: &str) -> Vec<Vec<String>> {
                 if c == '.' && chars.get(i + 1) != Some(&'.') {
                     let word_start = chars[..i].iter().rposition(|ch| ch.is_whitespace()).map_or(0, |k| k + 1);
                     let word: String = chars[word_start.max(start)..i].iter().collect();
-                    if abbreviation(&word) {
+                    let next_word: String = chars[j..]
+                        .iter()
+                        .skip_while(|ch| ch.is_whitespace())
+                        .take_while(|ch| !ch.is_whitespace())
+                        .collect();
+                    if abbreviation(&word) || (initialism(&word) && !starts_a_sentence(&next_word)) {
                         continue;
                     }
                 }
@@ -150,6 +183,9 @@ mod tests {
             "A sign reads \"Open 9 a.m. to 5 p.m. daily\".",
             "She said \"Help!\" and ran.",
             "A man. and a dog",
+            "The U.S. Army band played in Berlin.",
+            "People attending a J.P. Morgan Corporate Challenge.",
+            "(U.S. Navy) ships in port.",
         ] {
             assert_eq!(one_line(text), [text], "{text}");
         }
@@ -163,6 +199,8 @@ mod tests {
             ["A man arrived at 5 p.m.", "A dog was tired."]
         );
         assert_eq!(one_line("A man is in the U.S. A dog runs."), ["A man is in the U.S.", "A dog runs."]);
+        assert_eq!(one_line("Er lebt in den U.S.A. Der Hund bellt."), ["Er lebt in den U.S.A.", "Der Hund bellt."]);
+        assert_eq!(one_line("It ends at 5 p.m. 3 dogs wait."), ["It ends at 5 p.m.", "3 dogs wait."]);
         assert_eq!(one_line("He lives at number 3. He is happy."), ["He lives at number 3.", "He is happy."]);
         assert_eq!(one_line("She is taller than I. A dog runs."), ["She is taller than I.", "A dog runs."]);
         assert_eq!(one_line("It is plan A. Then we go."), ["It is plan A.", "Then we go."]);
