@@ -467,7 +467,7 @@ fn Results(report: Report) -> impl IntoView {
         .into_iter()
         .flatten()
         .flatten()
-        .map(|h| view! { <p class="signature"><code>{h.signature}</code></p> })
+        .map(|h| view! { <p class="signature"><span class="metric-name">{h.name}</span><code>{h.signature}</code></p> })
         .collect_view();
     let details = bleu.clone().ok().map(|b| {
         let ngram_rows = (0..b.precisions.len())
@@ -492,7 +492,7 @@ fn Results(report: Report) -> impl IntoView {
             }
         });
         view! {
-            <p class="signature"><code data-testid="bleu-signature">{b.signature.clone()}</code></p>
+            <p class="signature"><span class="metric-name">"BLEU"</span><code data-testid="bleu-signature">{b.signature.clone()}</code></p>
             {signatures}
             <table class="ngrams">
                 <thead><tr><th>"Order"</th><th>"Precision %"</th><th>"Matched / total"</th></tr></thead>
