@@ -564,6 +564,13 @@ fn eval_count_checked(value: &str) -> Result<f64, String> {
     }
 }
 
+/// The validator's messages start with the setting's name in lower case ("beam width must be …"),
+/// as the CLI prints them; under the form they start a sentence.
+fn capitalised(message: &str) -> String {
+    let mut chars = message.chars();
+    chars.next().map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
+}
+
 /// Sets `key` from a number box. A box holding something that is not a number reads as empty.
 fn checked_box(label: &str, key: &str, value: &str, settings: &mut Settings) -> Result<(), String> {
     if value.trim().is_empty() {
@@ -665,7 +672,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 {num_input("Top-p", "tr-top-p", "0.05", "p", |s| s.top_p.to_string())}
                 {num_input("Seed", "tr-seed", "1", "seed", |s| s.seed.to_string())}
             </div>
-            {move || problem.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-settings-error">{e}</p> })}
+            {move || problem.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-settings-error">{capitalised(&e)}</p> })}
         </details>
     }
 }

@@ -21,7 +21,7 @@ test('out-of-range URL settings are refused with a message and do not reach the 
   await page.press('[data-testid=tr-beam]', 'Enter');
   await page.locator('[data-testid=tr-beam]').blur();
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-beam]').value === '4');
-  assert.match(await page.locator('[data-testid=tr-settings-error]').textContent(), /beam width must be between 1 and 16, not 99/);
+  assert.match(await page.locator('[data-testid=tr-settings-error]').textContent(), /^Beam width must be between 1 and 16, not 99/);
   await page.fill('[data-testid=tr-beam]', '2');
   await page.locator('[data-testid=tr-beam]').blur();
   await page.locator('[data-testid=tr-settings-error]').waitFor({ state: 'detached' });
@@ -136,7 +136,7 @@ test('a settings message goes once the box holds a good value, and the evaluatio
   const page = await openPage(rig.browser, rig.url + '#translate', errors);
   await page.fill('[data-testid=tr-top-p]', '0');
   await page.locator('[data-testid=tr-top-p]').blur();
-  assert.match(await page.locator('[data-testid=tr-settings-error]').textContent(), /top-p must be between/);
+  assert.match(await page.locator('[data-testid=tr-settings-error]').textContent(), /^Top-p must be between/);
   // The box went back to 1; typing 1 again is no change for the browser, but the message goes.
   await page.fill('[data-testid=tr-top-p]', '1');
   await page.locator('[data-testid=tr-settings-error]').waitFor({ state: 'detached' });
