@@ -137,8 +137,8 @@ fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
     // en-de and de-en share a tokenizer: the directions config.json or the index record must agree.
     let mut known: Vec<(&String, String)> = Vec::new();
     for d in dirs {
-        if let Some(pair) = model_direction(d)? {
-            known.push((d, pair));
+        if let Some(direction) = model_direction(d)? {
+            known.push((d, direction.pair()));
         }
     }
     if let Some((d, pair)) = known.iter().find(|(_, p)| *p != known[0].1) {
@@ -354,21 +354,24 @@ impl Listed {
     }
 }
 
-/// The pair ("en-de") a model translates: its config.json's `source` and `target`, else the pair its
-/// tree's index lists it under; None when neither records one. A config.json and an index that
+/// The languages a model translates: its config.json's `source` and `target`, else the pair its
+/// tree's index lists it under; None when neither records them. A config.json and an index that
 /// disagree are refused.
-fn model_direction(dir: &str) -> Result<Option<String>, String> {
+fn model_direction(dir: &str) -> Result<Option<Direction>, String> {
     let path = std::path::Path::new(dir).join("config.json");
     let config = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let recorded = Direction::of_config(&config).map_err(|e| format!("{dir}/{e}"))?.map(|d| d.pair());
-    match (recorded, Listed::find(dir).ok()) {
-        (Some(r), Some(l)) if r != l.entry.pair => Err(format!(
-            "{} says {dir} translates {r}, but {} lists it under {}",
+    let recorded = Direction::of_config(&config).map_err(|e| format!("{dir}/{e}"))?;
+    let listed = Listed::find(dir).ok().map(|l| (Direction::new(l.entry.source(), l.entry.target()), l));
+    match (recorded, listed) {
+        (Some(r), Some((Ok(d), l))) if r != d => Err(format!(
+            "{} says {dir} translates {}, but {} lists it under {}",
             path.display(),
+            r.pair(),
             l.index_path.display(),
             l.entry.pair
         )),
-        (r, l) => Ok(r.or(l.map(|l| l.entry.pair))),
+        (Some(r), _) => Ok(Some(r)),
+        (None, listed) => Ok(listed.and_then(|(d, _)| d.ok())),
     }
 }
 
@@ -384,14 +387,14 @@ fn output_to(c: &Common, inputs: &[&Option<String>]) -> Result<Output, String> {
 /// from (config.json's direction, else the index's), naming the index's model for that language:
 /// such "translations" are nonsense.
 fn language_note(dir: &str, lines: &[String]) -> Option<String> {
-    let pair = model_direction(dir).ok()??;
+    let direction = model_direction(dir).ok()??;
     let (read_as, n, with_text) = language::of_lines(lines.iter().map(String::as_str))?;
     let listed = Listed::find(dir).ok();
     let (entries, name, arch) = match &listed {
         Some(l) => (&l.entries[..], l.entry.name(), l.entry.arch.as_str()),
         None => (&[][..], dir.to_string(), ""),
     };
-    let m = Mismatch::of(entries, &name, pair.split_once('-')?, arch, Some(read_as))?;
+    let m = Mismatch::of(entries, &name, (&direction.source, &direction.target), arch, Some(read_as))?;
     let advice = match (&listed, &m.instead, m.instead_label()) {
         (Some(l), Some(model), Some(label)) => {
             // MODELS as the user wrote it (`www/models/en-de/transformer` → `www/models`) when that is
@@ -416,10 +419,13 @@ fn language_note(dir: &str, lines: &[String]) -> Option<String> {
 /// Refuses a reranker that translates another direction than the reverse of the model's.
 fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
     if let (Some(forward), Some(backward)) = (model_direction(model)?, model_direction(reranker)?) {
-        let reverse: String = forward.split('-').rev().collect::<Vec<_>>().join("-");
-        if backward != reverse {
+        if (&backward.source, &backward.target) != (&forward.target, &forward.source) {
             return Err(format!(
-                "--rerank {reranker} translates {backward}, but reranking {model} ({forward}) needs a model of the reverse direction, {reverse}"
+                "--rerank {reranker} translates {}, but reranking {model} ({}) needs a model of the reverse direction, {}-{}",
+                backward.pair(),
+                forward.pair(),
+                forward.target,
+                forward.source
             ));
         }
     }

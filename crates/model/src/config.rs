@@ -154,6 +154,17 @@ impl Direction {
         format!("{}-{}", self.source, self.target)
     }
 
+    /// Two different language codes ("en", "de"), or why not.
+    pub fn new(source: &str, target: &str) -> Result<Direction, String> {
+        let code = |c: &str| (2..=3).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_lowercase());
+        match code(source) && code(target) && source != target {
+            true => Ok(Direction { source: source.into(), target: target.into() }),
+            false => Err(format!(
+                "the source and target languages are two different language codes such as \"en\" and \"de\", not {source:?} and {target:?}"
+            )),
+        }
+    }
+
     /// The direction config.json records, if any.
     pub fn of_config(config_json: &[u8]) -> Result<Option<Direction>, String> {
         #[derive(Deserialize)]
@@ -162,31 +173,24 @@ impl Direction {
             target: Option<String>,
         }
         let f: Fields = serde_json::from_slice(config_json).map_err(|e| format!("config.json: {e}"))?;
-        let code = |c: &str| (2..=3).contains(&c.len()) && c.bytes().all(|b| b.is_ascii_lowercase());
-        match (f.source, f.target) {
-            (None, None) => Ok(None),
-            (Some(source), Some(target)) if code(&source) && code(&target) && source != target => {
-                Ok(Some(Direction { source, target }))
-            }
-            _ => Err(
-                "config.json: \"source\" and \"target\" are two different language codes given together, such as \"en\" and \"de\""
-                    .into(),
-            ),
-        }
+        let direction = match (f.source, f.target) {
+            (None, None) => return Ok(None),
+            (Some(source), Some(target)) => Direction::new(&source, &target),
+            _ => Err("only one of \"source\" and \"target\" is given".into()),
+        };
+        direction.map(Some).map_err(|e| format!("config.json: {e}"))
     }
 
-    /// config.json's text: the direction (when known) first, then the shape.
-    pub fn config_json(config: &ModelConfig, direction: Option<&Direction>) -> String {
+    /// config.json's text: the direction first, then the shape.
+    pub fn config_json(&self, config: &ModelConfig) -> String {
         let shape = serde_json::to_string_pretty(config).expect("a config serialises");
-        match direction {
-            None => shape,
-            Some(d) => format!(
-                "{{\n  \"source\": {:?},\n  \"target\": {:?},\n{}",
-                d.source,
-                d.target,
-                shape.strip_prefix("{\n").expect("a JSON object")
-            ),
-        }
+        let string = |s: &str| serde_json::to_string(s).expect("a string serialises");
+        format!(
+            "{{\n  \"source\": {},\n  \"target\": {},\n{}",
+            string(&self.source),
+            string(&self.target),
+            shape.strip_prefix("{\n").expect("a JSON object")
+        )
     }
 }
 
@@ -206,17 +210,19 @@ mod tests {
             max_len: 32,
             dropout: 0.1,
         });
-        let d = Direction { source: "de".into(), target: "en".into() };
-        let json = Direction::config_json(&config, Some(&d));
+        let d = Direction::new("de", "en").unwrap();
+        let json = d.config_json(&config);
         assert_eq!(Direction::of_config(json.as_bytes()), Ok(Some(d.clone())));
         assert_eq!(serde_json::from_str::<ModelConfig>(&json).unwrap(), config);
-        assert_eq!(Direction::of_config(Direction::config_json(&config, None).as_bytes()), Ok(None));
-        for bad in [r#"{"source": "en"}"#, r#"{"source": "en", "target": "en"}"#, r#"{"source": "EN", "target": "de"}"#]
-        {
-            assert!(
-                Direction::of_config(bad.as_bytes()).unwrap_err().contains("two different language codes"),
-                "{bad}"
-            );
+        assert_eq!(Direction::of_config(serde_json::to_string(&config).unwrap().as_bytes()), Ok(None));
+        let refused = [
+            (r#"{"source": "en"}"#, "only one of"),
+            (r#"{"source": "en", "target": "en"}"#, "two different language codes"),
+            (r#"{"source": "EN", "target": "de"}"#, "two different language codes"),
+        ];
+        for (bad, why) in refused {
+            let e = Direction::of_config(bad.as_bytes()).unwrap_err();
+            assert!(e.starts_with("config.json") && e.contains(why), "{bad}: {e}");
         }
         assert!(Direction::of_config(br#"{"source": 3, "target": "de"}"#).is_err());
     }

@@ -5,7 +5,8 @@
 
 use crate::catalog::{self, language_name, CatalogEntry};
 
-/// Frequent words of one language that the others seldom write as words (so not "in" or "an").
+/// Frequent words of each language; one of two lists ("en" in French, Spanish and Dutch) counts for
+/// both, so only the words that tell two languages apart decide between them.
 #[rustfmt::skip]
 const WORDS: [(&str, &[&str]); 8] = [
     ("en", &[
@@ -66,8 +67,7 @@ const WORDS: [(&str, &[&str]); 8] = [
     ]),
 ];
 
-/// Letters that only one of the models' languages writes, and "é", which French and Czech both do;
-/// "ñ" and "ã"/"õ".
+/// Letters that only one of these languages writes, and "é", which French and Czech both do.
 const LETTERS: [(&str, &str); 5] =
     [("de", "äöüß"), ("fr", "éèêëàâçîïôûùœ"), ("cs", "éáíúýčďěňřšťžů"), ("es", "ñ¿¡"), ("pt", "ãõ")];
 

@@ -32,11 +32,11 @@ fn abbreviation(word: &str) -> bool {
 /// prepositions) in English, German and French: after an initialism ("U.S.", "p.m.") one of these
 /// (or a number) ends the sentence, any other capitalised word continues it ("U.S. Army", "J.P.
 /// Morgan").
-const STARTERS: [&str; 62] = [
+const STARTERS: [&str; 61] = [
     "A", "An", "The", "He", "She", "It", "They", "We", "I", "You", "This", "That", "These", "There", "Two", "Three",
     "In", "On", "At", "Then", "But", "And", "My", "His", "Her", "Their", "Our", "One", "Ein", "Eine", "Der", "Die",
     "Das", "Er", "Sie", "Es", "Wir", "Ich", "Zwei", "Drei", "Dann", "Aber", "Und", "Im", "Auf", "Mein", "Un", "Une",
-    "Le", "La", "Les", "Il", "Elle", "Ils", "Nous", "Je", "On", "Deux", "Trois", "Puis", "Mais", "Dans",
+    "Le", "La", "Les", "Il", "Elle", "Ils", "Nous", "Je", "Deux", "Trois", "Puis", "Mais", "Dans",
 ];
 
 /// "U.S", "J.P", "p.m" (the word before its last period): single letters joined by periods.

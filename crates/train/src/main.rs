@@ -104,7 +104,7 @@ fn run() -> anyhow::Result<()> {
         other => anyhow::bail!("unknown --arch {other} (transformer or gru)"),
     };
     // Recorded in the exports' config.json; without --src/--tgt a fine-tune or a resumed run keeps its own.
-    let direction = Direction { source: src.clone(), target: tgt.clone() };
+    let direction = Direction::new(&src, &tgt).map_err(|e| anyhow::anyhow!("--src/--tgt: {e}"))?;
     let direction_given = kv.contains_key("src") || kv.contains_key("tgt");
     train(TrainArgs {
         config,

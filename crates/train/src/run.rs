@@ -86,7 +86,7 @@ pub fn export(
         dir.join("model.safetensors"),
         wgslate_model::weights::to_f16_safetensors(&tensors).map_err(|e| anyhow!(e))?,
     )?;
-    std::fs::write(dir.join("config.json"), Direction::config_json(config, Some(direction)))?;
+    std::fs::write(dir.join("config.json"), direction.config_json(config))?;
     vocab.save(&dir.join("tokenizer.json")).map_err(|e| anyhow!(e))?;
     Ok(())
 }
@@ -140,9 +140,7 @@ pub fn train(mut args: TrainArgs) -> anyhow::Result<()> {
     if args.rdrop > 0.0 && args.config.dropout() == 0.0 {
         anyhow::bail!("R-Drop compares two passes with different dropout, and this model's dropout is 0");
     }
-    let config_json = Direction::config_json(&args.config, Some(&args.direction));
-    Direction::of_config(config_json.as_bytes()).map_err(|e| anyhow!("--src/--tgt: {e}"))?;
-    std::fs::write(&cfg_path, config_json)?;
+    std::fs::write(&cfg_path, args.direction.config_json(&args.config))?;
 
     let varmap = VarMap::new();
     let net = Net::new(&args.config, VarBuilder::from_varmap(&varmap, DType::F32, &Device::Cpu))?;
