@@ -3,7 +3,6 @@ set -euo pipefail
 export PATH="$HOME/.cargo/bin:$PATH"
 WASM_BINDGEN_VERSION=$(grep -A1 '^name = "wasm-bindgen"$' Cargo.lock | sed -n 's/^version = "\(.*\)"/\1/p')
 rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
-command -v trunk >/dev/null && trunk --version | grep -q ' 0.21.14' || cargo install --locked trunk --version 0.21.14
 command -v wasm-bindgen >/dev/null && wasm-bindgen --version | grep -q " $WASM_BINDGEN_VERSION" || cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 
 # Debian packages, as root or through sudo.
@@ -20,11 +19,18 @@ optimize_wasm() {
   local opt=target/binaryen/node_modules/.bin/wasm-opt
   command -v npm >/dev/null || apt_install nodejs npm
   [ -x "$opt" ] && "$opt" --version | grep -q 'version 132' || npm install --prefix target/binaryen binaryen@132 --no-audit --no-fund --silent
-  "$opt" -Oz dist/wgslate-web_bg.wasm -o dist/wgslate-web_bg.wasm
+  "$opt" -Oz "$1" -o "$1"
 }
 
+# The app in dist/: the wasm with wasm-bindgen's JavaScript glue, index.html, and www/ as it is.
+# Built beside dist/ and moved in at the end, so a failed build leaves the last good one served.
 build_app() {
-  trunk build --release
-  optimize_wasm
+  local wasm=target/wasm32-unknown-unknown/release/wgslate-web.wasm next=target/dist-next
+  cargo build --release --target wasm32-unknown-unknown -p wgslate-web
+  rm -rf "$next" && mkdir -p "$next"
+  wasm-bindgen --target web --no-typescript --out-dir "$next" --out-name wgslate-web "$wasm"
+  optimize_wasm "$next/wgslate-web_bg.wasm"
+  cp index.html "$next/" && cp -R www/. "$next/"
+  rm -rf dist && mv "$next" dist
   cargo build --release -p wgslate-cli
 }

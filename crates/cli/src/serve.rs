@@ -205,7 +205,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let dir = dir.unwrap_or("dist");
     let root = PathBuf::from(dir);
     if !root.join("index.html").exists() {
-        return Err(format!("{dir}/index.html not found: build the app first (trunk build --release)"));
+        return Err(format!("{dir}/index.html not found: build the app first (./scripts/serve builds it into dist/)"));
     }
     let copies = crate::precompress::run(&root).map_err(|e| format!("compressing {dir}: {e}"))?;
     if copies.written > 0 {
