@@ -10,7 +10,7 @@ use crate::attention_heatmap::Heatmap;
 use crate::browser;
 use crate::engine_client;
 use crate::engine_jobs::{Event, Job};
-use crate::translate_page::{first_sentence, settings_pairs, Shared};
+use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
 
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
 fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
@@ -34,6 +34,8 @@ struct Loaded {
     maps: AttentionMaps,
     source: Vec<String>,
     target: Vec<String>,
+    /// `Notices::messages` of the translation drawn: the source cut, the output stopped at the maximum length.
+    notes: Vec<String>,
     /// The sentence and settings the map was drawn for, to tell when the Translate view has moved on.
     drawn_for: (String, Vec<(String, String)>),
 }
@@ -94,6 +96,11 @@ pub fn AttentionPage() -> impl IntoView {
     let head = RwSignal::new(None::<usize>);
     let hover = RwSignal::new(None::<(usize, usize)>);
     let error = RwSignal::new(None::<String>);
+    // An error about the sentence (or the run for it) is old news once the Translate view's text changes.
+    Effect::new(move |_| {
+        shared.text.track();
+        error.set(None);
+    });
     let busy = RwSignal::new(false);
     let run = {
         move |_| {
@@ -112,7 +119,9 @@ pub fn AttentionPage() -> impl IntoView {
                 let drawn_for = (sentence.clone(), settings_pairs(&s));
                 let job = Job::Attention { settings: drawn_for.1.clone(), text: sentence };
                 let result = match engine_client::run("attention", job, |_, _| {}).await {
-                    Ok(Event::Attention { maps, source, target }) => Ok(Loaded { maps, source, target, drawn_for }),
+                    Ok(Event::Attention { maps, source, target, notices }) => {
+                        Ok(Loaded { maps, source, target, notes: notices.messages(), drawn_for })
+                    }
                     Ok(_) => Err(None),
                     Err(e) => Err(e.message()),
                 };
@@ -237,6 +246,15 @@ pub fn AttentionPage() -> impl IntoView {
             <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
             <button class="primary" data-testid="att-run" on:click=run disabled=move || busy.get()>"Show attention"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="att-error">{e}</p> })}
+            // Announced to screen readers: the region is always there, its text changes.
+            <p class="status" role="status" data-testid="att-status">{move || match busy.get() {
+                true => "Translating and drawing the attention maps…",
+                false => "",
+            }}</p>
+            {move || loaded.with(|l| l.as_ref().map(|l| l.notes.iter().map(|n| {
+                let n = format!("{}.", capitalised(n));
+                view! { <p class="hint" data-testid="att-note">{n}</p> }
+            }).collect_view()))}
             {move || current().map(|(_, _, _, n_layers, n_heads)| {
                 let has_self = loaded.get().is_some_and(|l| !l.maps.encoder_self.is_empty());
                 view! {

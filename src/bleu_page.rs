@@ -37,6 +37,20 @@ struct Paired {
     baseline: (f64, f64),
     system: (f64, f64),
     p_value: f64,
+    /// The second system's lines are the baseline's.
+    identical: bool,
+}
+
+impl Paired {
+    /// sacreBLEU stars p ≤ 0.05; for two identical outputs its p is 1 / (resamples + 1), which would
+    /// read as a significant difference between a system and itself.
+    fn verdict(&self) -> &'static str {
+        match (self.identical, self.p_value <= 0.05) {
+            (true, _) => " — the same output as the baseline: there is no difference to test",
+            (false, true) => " — significant",
+            (false, false) => " — not significant",
+        }
+    }
 }
 
 /// The BLEU job's result (see `metrics_job::bleu`).
@@ -81,6 +95,7 @@ impl BleuResult {
                     paired["system_ci"].as_f64().unwrap_or(f64::NAN),
                 ),
                 p_value: paired["p_value"].as_f64().unwrap_or(f64::NAN),
+                identical: paired["identical"].as_bool().unwrap_or(false),
             }),
         })
     }
@@ -202,6 +217,10 @@ fn TextInput(
         if let Some(file) = file {
             spawn_local(async move {
                 match browser::read_file(&file).await {
+                    // Loading nothing would silently erase what was typed (and Undo cannot bring it back).
+                    Ok(t) if t.is_empty() => {
+                        error.set(Some(format!("{} is empty: the box keeps its text.", file.name())))
+                    }
                     Ok(t) => {
                         error.set(None);
                         text.set(t);
@@ -216,8 +235,11 @@ fn TextInput(
             class="drop"
             on:dragover=|ev: web_sys::DragEvent| ev.prevent_default()
             on:drop=move |ev: web_sys::DragEvent| {
-                ev.prevent_default();
-                load(browser::dropped_file(&ev));
+                match browser::dropped_file(&ev) {
+                    Some(Ok(file)) => load(Some(file)),
+                    Some(Err(e)) => error.set(Some(e)),
+                    None => {}
+                }
             }
         >
             <textarea
@@ -482,7 +504,7 @@ fn Results(report: Report) -> impl IntoView {
             })
             .collect_view();
         let paired = b.paired.clone().map(|p| {
-            let verdict = if p.p_value <= 0.05 { " — significant" } else { " — not significant" };
+            let verdict = p.verdict();
             view! {
                 <div class="paired" data-testid="bleu-paired">
                     <h3>{format!("Paired bootstrap ({} resamples, seed {})", metrics_job::BOOTSTRAP_SAMPLES, metrics_job::BOOTSTRAP_SEED)}</h3>

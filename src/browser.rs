@@ -35,9 +35,16 @@ pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
     wgslate_metrics::utf8_text(&file.name(), bytes)
 }
 
-/// The first file of a drop event, if any.
-pub fn dropped_file(ev: &web_sys::DragEvent) -> Option<web_sys::File> {
-    ev.data_transfer()?.files()?.get(0)
+/// The file of a drop event: None when no file was dropped (then the event is left alone, so dragged
+/// text still lands in a textarea as the browser puts it there), an error when several were.
+pub fn dropped_file(ev: &web_sys::DragEvent) -> Option<Result<web_sys::File, String>> {
+    let files = ev.data_transfer()?.files()?;
+    let first = files.get(0)?;
+    ev.prevent_default();
+    Some(match files.length() {
+        1 => Ok(first),
+        n => Err(format!("{n} files were dropped; drop one at a time (nothing was loaded).")),
+    })
 }
 
 /// The first file picked in an `<input type=file>`.

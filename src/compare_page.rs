@@ -5,9 +5,9 @@ use leptos::task::spawn_local;
 
 use crate::browser;
 use crate::engine_client;
-use crate::engine_jobs::{Job, SearchChoice};
+use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::settings::Settings;
-use crate::translate_page::{first_sentence, settings_pairs, Shared};
+use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -86,6 +86,28 @@ struct Results {
     used: Vec<(String, String)>,
     /// The title of the model that made them.
     model: String,
+    /// What the user should know about them: the source cut to the model's limit, an output stopped
+    /// at the maximum length (`notes_by_search`).
+    notes: Vec<String>,
+}
+
+/// The three searches in the order they run, with the names the page gives them.
+const SEARCHES: [(SearchChoice, &str); 3] =
+    [(SearchChoice::Greedy, "greedy"), (SearchChoice::Beam, "beam"), (SearchChoice::Sample, "sample")];
+
+/// Each search's notices (`Notices::messages`) as one list, each message once after the searches it
+/// is about (the source cut is every search's).
+fn notes_by_search(per_search: &[(&str, Vec<String>)]) -> Vec<String> {
+    let mut notes: Vec<(String, Vec<&str>)> = Vec::new();
+    for (search, messages) in per_search {
+        for m in messages {
+            match notes.iter_mut().find(|(n, _)| n == m) {
+                Some((_, searches)) => searches.push(search),
+                None => notes.push((m.clone(), vec![search])),
+            }
+        }
+    }
+    notes.into_iter().map(|(m, searches)| format!("{}: {m}.", capitalised(&searches.join(", ")))).collect()
 }
 
 /// The settings as Compare's searches use them: the beam column runs a beam of at least 4 (the engine
@@ -110,11 +132,20 @@ pub fn ComparePage() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let columns = RwSignal::new(None::<Results>);
     let busy = RwSignal::new(false);
+    // Which of the three searches runs (an index into SEARCHES), and whether the last run was stopped.
+    let stage = RwSignal::new(0usize);
+    let stopped = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
+    // An error about the sentence (or the run for it) is old news once the Translate view's text changes.
+    Effect::new(move |_| {
+        shared.text.track();
+        error.set(None);
+    });
     let run = {
         move |_| {
             let s = shared.settings.get_untracked();
             error.set(None);
+            stopped.set(false);
             let sentence = match first_sentence(&shared) {
                 Ok(s) => s,
                 Err(e) => return error.set(Some(e)),
@@ -122,7 +153,9 @@ pub fn ComparePage() -> impl IntoView {
             busy.set(true);
             spawn_local(async move {
                 let mut cols = Vec::new();
-                for search in [SearchChoice::Greedy, SearchChoice::Beam, SearchChoice::Sample] {
+                let mut notes = Vec::new();
+                for (k, (search, name)) in SEARCHES.into_iter().enumerate() {
+                    stage.set(k);
                     let t0 = browser::now_ms();
                     let job = Job::Translate {
                         settings: settings_pairs(&s),
@@ -148,9 +181,17 @@ pub fn ComparePage() -> impl IntoView {
                             busy.set(false);
                             return;
                         }
-                        Ok(_) => cols.push(Column { outputs, ms: browser::now_ms() - t0 }),
+                        Ok(event) => {
+                            if let Event::Finished { notices } = event {
+                                notes.push((name, notices.messages()));
+                            }
+                            cols.push(Column { outputs, ms: browser::now_ms() - t0 });
+                        }
                         Err(e) => {
-                            error.set(e.message());
+                            // None: stopped, or a newer job took the lane.
+                            let message = e.message();
+                            stopped.set(message.is_none());
+                            error.set(message);
                             busy.set(false);
                             return;
                         }
@@ -159,7 +200,8 @@ pub fn ComparePage() -> impl IntoView {
                 // The loop pushed one column per search or returned.
                 if let Ok([greedy, beam, sample]) = <[Column; 3]>::try_from(cols) {
                     let (used, model) = (used_settings(&s), shared.model_title(&s.model));
-                    columns.set(Some(Results { greedy, beam, sample, source: sentence, used, model }));
+                    let notes = notes_by_search(&notes);
+                    columns.set(Some(Results { greedy, beam, sample, source: sentence, used, model, notes }));
                 }
                 busy.set(false);
             });
@@ -182,17 +224,22 @@ pub fn ComparePage() -> impl IntoView {
             <h2>"Greedy vs beam search vs sampling"</h2>
             <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4; the beam's n-best shown as the search ranks it, not reranked). Words that differ between greedy and the best beam are highlighted."</p>
             <button class="primary" data-testid="cmp-run" on:click=run disabled=move || busy.get()>"Compare"</button>
-            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || busy.get().then(|| view! {
+                <button data-testid="cmp-stop" on:click=move |_| engine_client::cancel("compare")>"Stop"</button>
+            })}
+            {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="cmp-error">{e}</p> })}
             // Announced to screen readers: the region is always there, its text changes.
-            <p class="status" role="status" data-testid="cmp-status">{move || match (busy.get(), columns.with(Option::is_some)) {
-                (true, _) => "Comparing…",
-                (false, true) => "Greedy, beam and sampling results are shown below.",
-                (false, false) => "",
+            <p class="status" role="status" data-testid="cmp-status">{move || match (busy.get(), stopped.get(), columns.with(Option::is_some)) {
+                (true, ..) => format!("Comparing: {} ({} of 3)…", ["greedy search", "beam search", "sampling"][stage.get()], stage.get() + 1),
+                (false, true, true) => "Stopped; the results below are from the last finished comparison.".into(),
+                (false, true, false) => "Stopped.".into(),
+                (false, false, true) => "Greedy, beam and sampling results are shown below.".into(),
+                (false, false, false) => String::new(),
             }}</p>
             {move || stale.get().then(|| view! {
                 <p class="hint" data-testid="cmp-stale">"The Translate view's first sentence or settings changed since these results; Compare again to update them."</p>
             })}
-            {move || columns.get().map(|Results { greedy: g, beam: b, sample: s, source: src, used, model }| {
+            {move || columns.get().map(|Results { greedy: g, beam: b, sample: s, source: src, used, model, notes }| {
                 let greedy_text = g.outputs[0].0.clone();
                 let best_beam = b.outputs[0].0.clone();
                 let (g2, b2, s2, src2) = (g.clone(), b.clone(), s.clone(), src.clone());
@@ -204,6 +251,7 @@ pub fn ComparePage() -> impl IntoView {
                 let save2 = save.clone();
                 view! {
                     <p class="source" class:stale=stale>"Source: "{src}<span class="meta" data-testid="cmp-model">{format!(" · {model}")}</span></p>
+                    {notes.into_iter().map(|n| view! { <p class="hint" data-testid="cmp-note">{n}</p> }).collect_view()}
                     <div class="export">
                         <button data-testid="cmp-export-tsv" on:click=move |_| save(false)>"Export TSV"</button>
                         <button data-testid="cmp-export-json" on:click=move |_| save2(true)>"Export JSON"</button>
@@ -253,6 +301,25 @@ mod tests {
             (Some((_, ra)), Some((_, rb))) => lcs(ra, b).max(lcs(a, rb)),
             _ => 0,
         }
+    }
+
+    #[test]
+    fn a_notice_shared_by_searches_is_shown_once_naming_them() {
+        let cut = "1 sentence was cut to the model's limit of 256 subwords".to_string();
+        let stopped = "1 translation stopped at the maximum output length".to_string();
+        let notes = notes_by_search(&[
+            ("greedy", vec![cut.clone()]),
+            ("beam", vec![cut.clone(), stopped.clone()]),
+            ("sample", vec![cut]),
+        ]);
+        assert_eq!(
+            notes,
+            [
+                "Greedy, beam, sample: 1 sentence was cut to the model's limit of 256 subwords.",
+                "Beam: 1 translation stopped at the maximum output length."
+            ]
+        );
+        assert!(notes_by_search(&[("greedy", vec![]), ("beam", vec![])]).is_empty());
     }
 
     #[test]

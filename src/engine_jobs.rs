@@ -150,6 +150,8 @@ pub enum Event {
         maps: AttentionMaps,
         source: Vec<String>,
         target: Vec<String>,
+        /// The source cut to the model's limit, the output stopped at the maximum length.
+        notices: Notices,
     },
     Failed(String),
     Cancelled,
@@ -297,7 +299,12 @@ mod tests {
     fn attention_maps_survive_the_trip_to_the_page_bit_for_bit() -> Result<(), serde_json::Error> {
         let map = |k: f32| vec![vec![vec![vec![0.1 * k, 1.0 / 3.0, f32::MIN_POSITIVE], vec![0.0, 1e-30, 0.9]]; 3]; 2];
         let maps = AttentionMaps { cross: map(1.0), encoder_self: map(2.0), decoder_self: vec![] };
-        let event = Event::Attention { maps: maps.clone(), source: vec!["a".into()], target: vec!["b".into()] };
+        let event = Event::Attention {
+            maps: maps.clone(),
+            source: vec!["a".into()],
+            target: vec!["b".into()],
+            notices: Notices::default(),
+        };
         let back: Event = serde_json::from_str(&serde_json::to_string(&event)?)?;
         let Event::Attention { maps: got, .. } = back else { panic!("{back:?}") };
         assert_eq!((got.cross, got.encoder_self, got.decoder_self), (maps.cross, maps.encoder_self, maps.decoder_self));
@@ -307,7 +314,7 @@ mod tests {
     #[test]
     fn ragged_or_truncated_maps_are_an_error_not_a_panic() {
         let ragged = AttentionMaps { cross: vec![vec![vec![vec![1.0], vec![0.5, 0.5]]]], ..Default::default() };
-        let event = Event::Attention { maps: ragged, source: vec![], target: vec![] };
+        let event = Event::Attention { maps: ragged, source: vec![], target: vec![], notices: Notices::default() };
         assert!(serde_json::to_string(&event).is_err());
         let bad = r#"{"Attention":{"maps":[{"dims":[1,1,2,2],"f32le":"AACAPw=="},{"dims":[0,0,0,0],"f32le":""},{"dims":[0,0,0,0],"f32le":""}],"source":[],"target":[]}}"#;
         assert!(serde_json::from_str::<Event>(bad).is_err());

@@ -121,13 +121,14 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
                 let (reverse_name, reverse_model) = load_reverse(id, &s.model).await?;
                 rerank_chunk(id, &reverse_name, &reverse_model, texts, &mut out, 1).await?;
             }
+            let notices = Notices::of(model, texts, &out);
             let h = &out.first().and_then(|t| t.outputs.first()).ok_or("the search found no translation")?.1;
             let source_ids = encode_sources(model, texts)?.remove(0).0;
             // Pooled here: the full maps of a long input are tens of MB to send and parse.
             let maps = attention_maps(model, &source_ids, &h.tokens)?.pooled(MAX_SIDE);
             let mut target = model.vocab.token_strings(&h.tokens);
             target.push("</s>".into());
-            Ok(Event::Attention { maps, source: model.vocab.token_strings(&source_ids), target })
+            Ok(Event::Attention { maps, source: model.vocab.token_strings(&source_ids), target, notices })
         }
     }
 }

@@ -206,9 +206,10 @@ pub fn FileTranslate() -> impl IntoView {
             <div
                 class="drop"
                 on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
-                on:drop=move |ev: web_sys::DragEvent| {
-                    ev.prevent_default();
-                    start_drop(browser::dropped_file(&ev));
+                on:drop=move |ev: web_sys::DragEvent| match browser::dropped_file(&ev) {
+                    Some(Ok(file)) => start_drop(Some(file)),
+                    Some(Err(e)) => error.set(Some(e)),
+                    None => ev.prevent_default(),
                 }
             >
                 <label class="file">"Choose or drop a .txt file "

@@ -136,14 +136,19 @@ fn bleu(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
                 BOOTSTRAP_SAMPLES,
                 &[BOOTSTRAP_SEED],
             );
-            json!({ "sys_score": sys_score, "baseline_mean": p.baseline.mean, "baseline_ci": p.baseline.ci,
+            json!({ "sys_score": sys_score, "identical": sys == &c.hyps, "baseline_mean": p.baseline.mean, "baseline_ci": p.baseline.ci,
                     "system_mean": p.system.mean, "system_ci": p.system.ci, "p_value": p.p_value })
         }
+    };
+    // As sacreBLEU's paired test signs its BLEU: resamples and seed first.
+    let resampling = match c.second {
+        Some(_) => Resampling { bootstrap: Some(BOOTSTRAP_SAMPLES), seed: Some(BOOTSTRAP_SEED.to_string()) },
+        None => Resampling::default(),
     };
     Ok(json!({
         "score": b.score, "precisions": b.precisions, "counts": b.counts, "totals": b.totals, "bp": b.bp,
         "ratio": b.ratio(), "sys_len": b.sys_len, "ref_len": b.ref_len,
-        "signature": signature::bleu(&corpus.options, Some(c.refs.len()), &Resampling::default()).to_string(),
+        "signature": signature::bleu(&corpus.options, Some(c.refs.len()), &resampling).to_string(),
         "lines": lines, "paired": paired,
     }))
 }

@@ -564,9 +564,9 @@ fn eval_count_checked(value: &str) -> Result<f64, String> {
     }
 }
 
-/// The validator's messages start with the setting's name in lower case ("beam width must be …"),
-/// as the CLI prints them; under the form they start a sentence.
-fn capitalised(message: &str) -> String {
+/// The validator's and the notices' messages start in lower case ("beam width must be …"), as the
+/// CLI prints them; shown on their own in a view they start a sentence.
+pub fn capitalised(message: &str) -> String {
     let mut chars = message.chars();
     chars.next().map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
 }

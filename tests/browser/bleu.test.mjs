@@ -177,6 +177,50 @@ test('files can be picked, and a second system gets a paired bootstrap test', as
   const text = await page.locator('[data-testid=bleu-paired]').textContent();
   assert.ok(text.includes(`p = ${sys.BLEU.p_value.toFixed(4)}`), text);
   assert.ok(text.includes(`(${sys.BLEU.mean.toFixed(1)} ± ${sys.BLEU.ci.toFixed(1)})`), text);
+  assert.ok(text.includes('significant') && !text.includes('same output'), text);
+  // sacreBLEU signs a paired test's BLEU with its resamples and seed.
+  const signed = JSON.parse(readFileSync(join(data, 'sacrebleu_cli.json'), 'utf8')).cases
+    .find((c) => c.args === 'ref.de -i hyp1.de hyp2.de hyp3.de --paired-bs -f text -m bleu chrf ter').stdout
+    .split('\n').find((l) => l.startsWith(' - BLEU ')).slice(' - BLEU'.length).trim();
+  assert.equal(await page.locator('[data-testid=bleu-signature]').textContent(), signed);
+  assert.ok(signed.includes('|bs:1000|seed:12345|'), signed);
+  // The baseline against itself: sacreBLEU gives p = 0.0010 (1 / 1001, starred), a "difference" the page
+  // does not call significant.
+  await page.setInputFiles('[data-testid=bleu-hyp2] ~ label input[type=file]', join(data, 'hyp1.de'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-hyp2]').value === document.querySelector('[data-testid=bleu-hyp]').value);
+  await page.click('[data-testid=bleu-run]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-paired]')?.textContent.includes('same output'));
+  const same = await page.locator('[data-testid=bleu-paired]').textContent();
+  assert.ok(same.includes('p = 0.0010') && !same.includes('significant'), same);
+  assert.deepEqual(errors, []);
+});
+
+test('an empty file or two dropped files leave the box as it was, with a message; dropped text is the browser\'s to insert', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
+  await page.fill('[data-testid=bleu-hyp]', 'Typed by hand.\nSecond line.');
+  await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', { name: 'zero.txt', mimeType: 'text/plain', buffer: Buffer.alloc(0) });
+  await page.locator('[data-testid=bleu-error]').waitFor();
+  assert.equal(await page.locator('[data-testid=bleu-error]').textContent(), 'zero.txt is empty: the box keeps its text.');
+  assert.equal(await page.inputValue('[data-testid=bleu-hyp]'), 'Typed by hand.\nSecond line.');
+  // A drop of two files, and a drop of text (the default action of a drop on a textarea inserts it).
+  const prevented = await page.evaluate(() => {
+    const box = document.querySelector('[data-testid=bleu-ref-0]');
+    const drop = (fill) => {
+      const dt = new DataTransfer();
+      fill(dt);
+      const ev = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
+      box.dispatchEvent(ev);
+      return ev.defaultPrevented;
+    };
+    return {
+      files: drop((dt) => ['a.txt', 'b.txt'].forEach((n) => dt.items.add(new File(['x\n'], n, { type: 'text/plain' })))),
+      text: drop((dt) => dt.setData('text/plain', 'dragged words')),
+    };
+  });
+  assert.deepEqual(prevented, { files: true, text: false });
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-error]')?.textContent.includes('2 files were dropped'));
+  assert.equal(await page.inputValue('[data-testid=bleu-ref-0]'), '');
   assert.deepEqual(errors, []);
 });
 

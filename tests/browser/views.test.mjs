@@ -218,3 +218,39 @@ test('the examples list waits for the test set (Suspense) and then offers its fi
   assert.equal(await page.locator('[data-testid=tr-input]').inputValue(), all[0]);
   assert.deepEqual(errors, []);
 });
+
+test('Compare and Attention say when the sentence was cut to the model\'s limit', async () => {
+  const errors = [];
+  // 300 words of one letter pair each: more subwords than the model takes (256).
+  const long = Array.from({ length: 300 }, (_, i) => 'ab cd ef gh ij'.split(' ')[i % 5]).join(' ');
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&text=${encodeURIComponent(long)}`, errors);
+  await page.click('[data-testid=nav-compare]');
+  await page.click('[data-testid=cmp-run]');
+  await page.locator('[data-testid=cmp-beam-0]').waitFor({ timeout: 400000 });
+  const notes = await page.locator('[data-testid=cmp-note]').allTextContents();
+  assert.ok(notes.includes("Greedy, beam, sample: 1 sentence was cut to the model's limit of 256 subwords."), JSON.stringify(notes));
+  await page.click('[data-testid=nav-attention]');
+  await page.click('[data-testid=att-run]');
+  assert.equal(await page.locator('[data-testid=att-status]').textContent(), 'Translating and drawing the attention maps…');
+  await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
+  const drawn = await page.locator('[data-testid=att-note]').allTextContents();
+  assert.ok(drawn.includes("1 sentence was cut to the model's limit of 256 subwords."), JSON.stringify(drawn));
+  assert.equal(await page.locator('[data-testid=att-status]').textContent(), '');
+  assert.deepEqual(errors, []);
+});
+
+test('Stop ends a slow comparison (beam 16 on a long word, WebGPU in software) and says so', async () => {
+  const errors = [];
+  const word = 'Supercalifragilisticexpialidocious'.repeat(9).slice(0, 300);
+  const page = await openPage(rig.browser, rig.url + `#translate?backend=gpu&beam=16&a=10&b=200&text=${word}`, errors);
+  await page.click('[data-testid=nav-compare]');
+  await page.click('[data-testid=cmp-run]');
+  // Each search is named as it runs; the beam takes minutes on SwiftShader.
+  await page.waitForFunction(() => document.querySelector('[data-testid=cmp-status]').textContent === 'Comparing: beam search (2 of 3)…', null, { timeout: 300000 });
+  await page.click('[data-testid=cmp-stop]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=cmp-status]').textContent === 'Stopped.', null, { timeout: 60000 });
+  assert.equal(await page.locator('[data-testid=cmp-run]').isEnabled(), true);
+  assert.equal(await page.locator('[data-testid=cmp-stop]').count(), 0);
+  assert.equal(await page.locator('[data-testid=cmp-error]').count(), 0);
+  assert.deepEqual(errors, []);
+});
