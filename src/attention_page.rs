@@ -266,18 +266,23 @@ pub fn AttentionPage() -> impl IntoView {
                                 {has_self.then(|| view! { <option value="dec" prop:selected=move || kind.get() == "dec">"Decoder self-attention (output × decoder input)"</option> })}
                             </select>
                         </label>
-                        <label>"Layer "
-                            <select data-testid="att-layer" on:change=move |ev| layer.set(event_target_value(&ev).parse().ok())>
-                                <option value="mean">"mean"</option>
-                                {(0..n_layers).map(|l| view! { <option value=l.to_string()>{(l + 1).to_string()}</option> }).collect_view()}
-                            </select>
-                        </label>
-                        <label>"Head "
-                            <select data-testid="att-head" on:change=move |ev| head.set(event_target_value(&ev).parse().ok())>
-                                <option value="mean">"mean"</option>
-                                {(0..n_heads).map(|h| view! { <option value=h.to_string()>{(h + 1).to_string()}</option> }).collect_view()}
-                            </select>
-                        </label>
+                        // A single layer or head (the GRU's attention) leaves nothing to choose.
+                        {(n_layers > 1).then(|| view! {
+                            <label>"Layer "
+                                <select data-testid="att-layer" on:change=move |ev| layer.set(event_target_value(&ev).parse().ok())>
+                                    <option value="mean">"mean"</option>
+                                    {(0..n_layers).map(|l| view! { <option value=l.to_string()>{(l + 1).to_string()}</option> }).collect_view()}
+                                </select>
+                            </label>
+                        })}
+                        {(n_heads > 1).then(|| view! {
+                            <label>"Head "
+                                <select data-testid="att-head" on:change=move |ev| head.set(event_target_value(&ev).parse().ok())>
+                                    <option value="mean">"mean"</option>
+                                    {(0..n_heads).map(|h| view! { <option value=h.to_string()>{(h + 1).to_string()}</option> }).collect_view()}
+                                </select>
+                            </label>
+                        })}
                         <button data-testid="att-export-svg" on:click=move |_| if let Some(h) = shown.get_untracked() { export_svg(&h) }>"Export SVG"</button>
                         <button data-testid="att-export-png" on:click=move |_| if let Some(h) = shown.get_untracked() { export_png(&h) }>"Export PNG"</button>
                     </div>

@@ -69,6 +69,10 @@ for (const model of ['en-de/transformer', 'en-de/gru']) {
     assert.ok(h.rows >= 2 && h.cols >= 2, JSON.stringify(h));
     for (const s of h.sums) assert.ok(Math.abs(s - 1) < 1e-3, `row sums ${h.sums}`);
     assert.ok(out.length > 0);
+    // The GRU's one attention has no layer or head to choose.
+    const choices = model.endsWith('gru') ? 0 : 1;
+    assert.equal(await page.locator('[data-testid=att-layer]').count(), choices);
+    assert.equal(await page.locator('[data-testid=att-head]').count(), choices);
     if (model.endsWith('transformer')) {
       await page.selectOption('[data-testid=att-layer]', '1');
       await page.selectOption('[data-testid=att-head]', '2');
