@@ -249,10 +249,14 @@ test('Stop ends a slow comparison (beam 16 on a long word, WebGPU in software) a
   const page = await openPage(rig.browser, rig.url + `#translate?backend=gpu&beam=16&a=10&b=200&text=${word}`, errors);
   await page.click('[data-testid=nav-compare]');
   await page.click('[data-testid=cmp-run]');
-  // Each search is named as it runs; the beam takes minutes on SwiftShader.
-  await page.waitForFunction(() => document.querySelector('[data-testid=cmp-status]').textContent === 'Comparing: beam search (2 of 3)…', null, { timeout: 300000 });
+  // Each search is named as it runs; the three take minutes on SwiftShader.
+  await page.waitForFunction(() => /^Comparing: (greedy|beam) search \([12] of 3\)…$/.test(document.querySelector('[data-testid=cmp-status]').textContent), null, { timeout: 60000 });
+  await page.waitForTimeout(2000);
+  const before = await page.locator('[data-testid=cmp-status]').textContent();
+  assert.match(before, /^Comparing: /);
   await page.click('[data-testid=cmp-stop]');
   await page.waitForFunction(() => document.querySelector('[data-testid=cmp-status]').textContent === 'Stopped.', null, { timeout: 60000 });
+  assert.equal(await page.locator('[data-testid^=cmp-beam-]').count(), 0, 'no results from the stopped run');
   assert.equal(await page.locator('[data-testid=cmp-run]').isEnabled(), true);
   assert.equal(await page.locator('[data-testid=cmp-stop]').count(), 0);
   assert.equal(await page.locator('[data-testid=cmp-error]').count(), 0);
