@@ -31,9 +31,29 @@ pub fn js_error(e: JsValue) -> String {
 pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
     let buf = JsFuture::from(file.array_buffer()).await.map_err(js_error)?;
     let bytes = js_sys::Uint8Array::new(&buf).to_vec();
+    let name = file.name();
+    // UTF-16 English is valid UTF-8 (every other byte NUL): without a byte order mark it would be read.
+    if wgslate_metrics::utf16_without_bom(&bytes) {
+        return Err(format!(
+            "{name} looks like UTF-16 text without a byte order mark (every other byte is zero); save it as UTF-8 and open it again"
+        ));
+    }
     // A byte order mark stays: sacreBLEU (and so the BLEU view) counts it as part of the first line.
-    wgslate_metrics::utf8_text(&file.name(), bytes)
+    wgslate_metrics::utf8_text(&name, bytes).map_err(|e| match e.contains("UTF-16") {
+        true => e,
+        false => format!("{e}; save it as UTF-8 and open it again"),
+    })
 }
+
+/// Whether the page (or worker) runs in a secure context: https, or http from this machine. Elsewhere
+/// browsers hide the Cache API, the clipboard and WebGPU.
+pub fn secure_context() -> bool {
+    global_property("isSecureContext").as_bool().unwrap_or(true)
+}
+
+/// Why offline copies, Copy and WebGPU are missing on a page served over plain http from another machine.
+pub const INSECURE: &str =
+    "this page is served over plain http from another machine; browsers allow that only on https or localhost";
 
 /// The file of a drop event: None when no file was dropped (then the event is left alone, so dragged
 /// text still lands in a textarea as the browser puts it there), an error when several were.
@@ -177,7 +197,10 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
     let navigator = global_property("navigator");
     let gpu = js_sys::Reflect::get(&navigator, &JsValue::from_str("gpu")).map_err(js_error)?;
     if gpu.is_undefined() || gpu.is_null() {
-        return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
+        return Err(match secure_context() {
+            true => "this browser has no WebGPU (navigator.gpu is missing)".into(),
+            false => format!("no WebGPU: {INSECURE}"),
+        });
     }
     let request = js_sys::Reflect::get(&gpu, &JsValue::from_str("requestAdapter"))
         .map_err(js_error)?
@@ -205,6 +228,11 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
     Ok(WebGpuAdapter { fallback, name })
 }
 
+/// Asks the user `question` in the browser's own dialog; false when declined (or no dialog can be shown).
+pub fn confirm(question: &str) -> bool {
+    web_sys::window().and_then(|w| w.confirm_with_message(question).ok()).unwrap_or(false)
+}
+
 /// Reloads the page (after the current task, so pending URL updates land first).
 pub fn reload_soon() {
     wasm_bindgen_futures::spawn_local(async {
@@ -215,10 +243,18 @@ pub fn reload_soon() {
     });
 }
 
-pub fn copy_to_clipboard(text: &str) {
-    if let Some(w) = web_sys::window() {
-        let _ = w.navigator().clipboard().write_text(text);
+/// Puts `text` on the clipboard, or says why it could not.
+pub async fn copy_to_clipboard(text: &str) -> Result<(), String> {
+    let navigator = global_property("navigator");
+    let clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard")).map_err(js_error)?;
+    if clipboard.is_undefined() || clipboard.is_null() {
+        return Err(match secure_context() {
+            true => "this browser offers no clipboard to the page".into(),
+            false => INSECURE.into(),
+        });
     }
+    let clipboard: web_sys::Clipboard = clipboard.unchecked_into();
+    JsFuture::from(clipboard.write_text(text)).await.map(|_| ()).map_err(js_error)
 }
 
 pub async fn sleep_ms(ms: i32) {

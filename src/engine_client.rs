@@ -337,6 +337,14 @@ impl Ticket {
 }
 
 /// Takes `lane` for a job to come, cancelling its older job.
+/// What a reload would stop without a trace: a file translation or the test-set evaluation, if one runs.
+pub fn long_job_running() -> Option<&'static str> {
+    [("file", "a file translation"), ("evaluate", "the test-set evaluation")]
+        .into_iter()
+        .find(|(lane, _)| LANES.with(|l| l.borrow().contains_key(lane)))
+        .map(|(_, what)| what)
+}
+
 pub fn reserve(lane: &'static str) -> Ticket {
     cancel(lane);
     let token = next_id();

@@ -14,6 +14,10 @@ const CACHE: &str = "wgslate";
 const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 
 async fn open_cache() -> Result<web_sys::Cache, String> {
+    // Hidden (undefined, not an error to catch) outside a secure context.
+    if !browser::secure_context() {
+        return Err(browser::INSECURE.into());
+    }
     let caches = web_sys::window().ok_or("no window")?.caches().map_err(js_error)?;
     JsFuture::from(caches.open(CACHE)).await.map_err(js_error)?.dyn_into().map_err(js_error)
 }
@@ -43,7 +47,11 @@ async fn remove(name: &str) -> Result<(), String> {
 pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSignal<String>) -> impl IntoView {
     let list = RwSignal::new(Vec::<CatalogEntry>::new());
     let error = RwSignal::new(None::<String>);
+    let secure = browser::secure_context();
     let refresh = move || {
+        if !secure {
+            return;
+        }
         spawn_local(async move {
             match kept(&entries.get_untracked()).await {
                 Ok(k) => {
@@ -69,10 +77,16 @@ pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSigna
     view! {
         <details class="offline" data-testid="offline-models" on:toggle=move |_| refresh()>
             <summary>"Available offline"</summary>
-            <p class="hint">"Each model you use is kept in this browser, so the page translates without a network after the first visit."</p>
+            {match secure {
+                true => view! { <p class="hint">"Each model you use is kept in this browser, so the page translates without a network after the first visit."</p> }.into_any(),
+                false => view! { <p class="hint" data-testid="offline-insecure">{format!("Nothing can be kept for offline use: {}.", browser::INSECURE)}</p> }.into_any(),
+            }}
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || {
                 let kept = list.get();
+                if !secure {
+                    return ().into_any();
+                }
                 if kept.is_empty() {
                     return view! { <p data-testid="offline-none">"No model is kept yet."</p> }.into_any();
                 }

@@ -215,6 +215,8 @@ pub fn TranslatePage() -> impl IntoView {
     } = shared;
     let output = RwSignal::new(Vec::<Vec<OutSentence>>::new());
     let status = RwSignal::new(String::new());
+    // What the last Copy did ("Copied.", or why not), for a few seconds.
+    let copy_note = RwSignal::new(None::<String>);
     let input_error = RwSignal::new(None::<String>);
     let colour = RwSignal::new(false);
     let example_ref = RwSignal::new(None::<String>);
@@ -472,7 +474,19 @@ pub fn TranslatePage() -> impl IntoView {
                         }}
                     </div>
                     <div class="out-tools">
-                        <button on:click=move |_| browser::copy_to_clipboard(&output_text())>"Copy"</button>
+                        <button data-testid="tr-copy" on:click=move |_| {
+                            let text = output_text();
+                            spawn_local(async move {
+                                let note = match browser::copy_to_clipboard(&text).await {
+                                    Ok(()) => "Copied.".to_string(),
+                                    Err(e) => format!("Not copied: {e}."),
+                                };
+                                copy_note.set(Some(note));
+                                browser::sleep_ms(4000).await;
+                                copy_note.set(None);
+                            });
+                        }>"Copy"</button>
+                        <span class="status" role="status" data-testid="tr-copy-note">{move || copy_note.get()}</span>
                         <label><input type="checkbox" prop:checked=move || colour.get() on:change=move |ev| colour.set(event_target_checked(&ev)) />" Colour by confidence"</label>
                         {move || colour.get().then(|| view! {
                             <span class="legend">"p ≥ 0.9 "<span class="conf p5">"■"</span>" ≥ 0.7 "<span class="conf p4">"■"</span>" ≥ 0.5 "<span class="conf p3">"■"</span>" ≥ 0.3 "<span class="conf p2">"■"</span>" < 0.3 "<span class="conf p1">"■"</span></span>
@@ -637,7 +651,21 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                     "Backend "
                     // The device is chosen once per page: a new choice reloads it (text and settings are in the URL).
                     <select data-testid="tr-backend-choice" prop:value=move || settings.get().backend
-                        on:change=move |ev| { let v = event_target_value(&ev); settings.update(|s| s.backend = v); browser::reload_soon(); }>
+                        on:change=move |ev| {
+                            // A reload would end a long job silently: ask first, and keep the old choice if told no.
+                            if let Some(job) = engine_client::long_job_running() {
+                                let ask = format!("Changing the backend reloads the page, which stops {job}. Change it anyway?");
+                                if !browser::confirm(&ask) {
+                                    if let Some(select) = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlSelectElement>(t).ok()) {
+                                        select.set_value(&settings.get_untracked().backend);
+                                    }
+                                    return;
+                                }
+                            }
+                            let v = event_target_value(&ev);
+                            settings.update(|s| s.backend = v);
+                            browser::reload_soon();
+                        }>
                         <option value="auto">"auto (GPU unless it is a software one)"</option>
                         <option value="gpu">"GPU (WebGPU)"</option>
                         <option value="cpu">"CPU (WebAssembly)"</option>

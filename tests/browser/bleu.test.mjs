@@ -203,6 +203,12 @@ test('an empty file or two dropped files leave the box as it was, with a message
   await page.locator('[data-testid=bleu-error]').waitFor();
   assert.equal(await page.locator('[data-testid=bleu-error]').textContent(), 'zero.txt is empty: the box keeps its text.');
   assert.equal(await page.inputValue('[data-testid=bleu-hyp]'), 'Typed by hand.\nSecond line.');
+  // UTF-16 without a byte order mark is valid UTF-8 (every other byte zero), but not the text.
+  const utf16 = Buffer.from('A dog runs.\nTwo men fish.\n', 'utf16le');
+  await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', { name: 'notepad.txt', mimeType: 'text/plain', buffer: utf16 });
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-error]')?.textContent.includes('notepad.txt'));
+  assert.equal(await page.locator('[data-testid=bleu-error]').textContent(), 'notepad.txt looks like UTF-16 text without a byte order mark (every other byte is zero); save it as UTF-8 and open it again');
+  assert.equal(await page.inputValue('[data-testid=bleu-hyp]'), 'Typed by hand.\nSecond line.');
   // A drop of two files, and a drop of text (the default action of a drop on a textarea inserts it).
   const prevented = await page.evaluate(() => {
     const box = document.querySelector('[data-testid=bleu-ref-0]');

@@ -142,6 +142,46 @@ test('odd input keeps the page alive', async () => {
   assert.deepEqual(errors, []);
 });
 
+test('changing the backend during an evaluation asks first, and No keeps the evaluation and the old choice', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.click('[data-testid=eval-run]');
+  await page.locator('[data-testid=eval-stop]').waitFor({ timeout: 120000 });
+  const asked = [];
+  page.once('dialog', (d) => { asked.push(d.message()); d.dismiss(); });
+  let reloaded = false;
+  page.once('load', () => { reloaded = true; });
+  await page.selectOption('[data-testid=tr-backend-choice]', 'auto');
+  await page.waitForTimeout(1000);
+  assert.deepEqual(asked, ['Changing the backend reloads the page, which stops the test-set evaluation. Change it anyway?']);
+  assert.equal(reloaded, false);
+  assert.equal(await page.locator('[data-testid=tr-backend-choice]').inputValue(), 'cpu');
+  assert.equal(await page.locator('[data-testid=eval-stop]').count(), 1, 'the evaluation still runs');
+  await page.click('[data-testid=eval-stop]');
+  assert.deepEqual(errors, []);
+});
+
+test('Copy says whether the translation reached the clipboard', async () => {
+  const errors = [];
+  const context = await rig.browser.newContext({ serviceWorkers: 'block' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: rig.url });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(rig.url + '#translate?backend=cpu');
+  await translated(page, 'Two dogs play in the snow.');
+  await page.click('[data-testid=tr-copy]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-copy-note]').textContent !== '');
+  assert.equal(await page.locator('[data-testid=tr-copy-note]').textContent(), 'Copied.');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), native('en-de/transformer', 'Two dogs play in the snow.'));
+  // Without a clipboard the note says so, and nothing is thrown.
+  await page.evaluate(() => Object.defineProperty(navigator, 'clipboard', { value: undefined }));
+  await page.click('[data-testid=tr-copy]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-copy-note]').textContent.startsWith('Not copied'));
+  assert.equal(await page.locator('[data-testid=tr-copy-note]').textContent(), 'Not copied: this browser offers no clipboard to the page.');
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
 test('the output selected with the mouse copies as the CLI writes it: no trailing spaces, no blank lines', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);

@@ -28,6 +28,19 @@ pub fn plural(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
+/// Whether `bytes` look like UTF-16 without a byte order mark: one of the two byte positions mostly
+/// zero and the other not (Latin text in UTF-16, which is also valid UTF-8). Judged on the first 4 KB.
+pub fn utf16_without_bom(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    if head.len() < 8 {
+        return false;
+    }
+    let zeros = |parity: usize| head.iter().skip(parity).step_by(2).filter(|&&b| b == 0).count() as f64;
+    let half = (head.len() / 2) as f64;
+    let (even, odd) = (zeros(0) / half, zeros(1) / half);
+    (even >= 0.4 && odd <= 0.05) || (odd >= 0.4 && even <= 0.05)
+}
+
 /// The text of file `name`, or why its bytes are not text we read, for the CLI and the page alike:
 /// UTF-16 (what Windows Notepad saves as "Unicode") is named, since re-saving as UTF-8 is the fix.
 pub fn utf8_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
