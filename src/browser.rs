@@ -199,7 +199,7 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
     if gpu.is_undefined() || gpu.is_null() {
         return Err(match secure_context() {
             true => "this browser has no WebGPU (navigator.gpu is missing)".into(),
-            false => format!("no WebGPU: {INSECURE}"),
+            false => INSECURE.into(),
         });
     }
     let request = js_sys::Reflect::get(&gpu, &JsValue::from_str("requestAdapter"))

@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { networkInterfaces } from 'node:os';
+import { createServer, connect } from 'node:net';
 import { useBrowser, launch, openPage, root, screenshots, wgslate } from './harness.mjs';
 
 const rig = useBrowser(8132);
@@ -180,6 +182,37 @@ test('Copy says whether the translation reached the clipboard', async () => {
   assert.equal(await page.locator('[data-testid=tr-copy-note]').textContent(), 'Not copied: this browser offers no clipboard to the page.');
   await context.close();
   assert.deepEqual(errors, []);
+});
+
+test('served over plain http to another machine, the page says what it cannot do there and throws nothing', async (t) => {
+  // Browsers hide the Cache API, the clipboard and WebGPU outside a secure context: reach the server
+  // through this machine's own network address (not loopback) with a plain TCP relay.
+  const address = Object.values(networkInterfaces()).flat().find((a) => a.family === 'IPv4' && !a.internal)?.address;
+  if (!address) return t.skip('this machine has no network address other than loopback');
+  const port = Number(new URL(rig.url).port);
+  const relay = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise((resolve) => relay.listen(0, address, resolve));
+  try {
+    const errors = [];
+    const page = await openPage(rig.browser, `http://${address}:${relay.address().port}/#translate?text=A%20dog.`, errors);
+    await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+    assert.equal(await page.evaluate(() => isSecureContext), false);
+    const why = 'this page is served over plain http from another machine; browsers allow that only on https or localhost';
+    assert.ok((await page.locator('[data-testid=tr-backend]').textContent()).endsWith(`WebGPU unavailable: ${why})`), await page.locator('[data-testid=tr-backend]').textContent());
+    await page.click('[data-testid=offline-models] summary');
+    assert.equal(await page.locator('[data-testid=offline-insecure]').textContent(), `Nothing can be kept for offline use: ${why}.`);
+    await page.click('[data-testid=tr-copy]');
+    await page.waitForFunction(() => document.querySelector('[data-testid=tr-copy-note]').textContent !== '');
+    assert.equal(await page.locator('[data-testid=tr-copy-note]').textContent(), `Not copied: ${why}.`);
+    assert.deepEqual(errors, []);
+  } finally {
+    relay.close();
+  }
 });
 
 test('the output selected with the mouse copies as the CLI writes it: no trailing spaces, no blank lines', async () => {
