@@ -96,7 +96,7 @@ test('Stop ends a long file’s translation and offers the lines finished', asyn
   writeFileSync(file, Array.from({ length: 400 }, (_, i) => `A man with ${i % 9} dogs walks down the street number ${i}. He is happy.`).join('\n'));
   const page = await fileTranslatePage(errors);
   await page.setInputFiles('[data-testid=tr-file]', file);
-  await page.waitForFunction(() => /Translating [1-9]\d* of 400/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await page.waitForFunction(() => /Translating [1-9]\d* of 400 lines \([1-9]\d* of 800 sentences\)/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
   await page.click('[data-testid=tr-file-stop]');
   await page.waitForFunction(() => /Stopped after \d+ of 400 lines/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''));
   assert.equal(await page.locator('[data-testid=tr-file-stop]').count(), 0);
@@ -134,6 +134,14 @@ test('a new file clears the last one’s status; an empty or non-text file gets 
   // Notepad's "Unicode" (UTF-16 with its byte order mark) gets told how to fix it.
   await page.setInputFiles('[data-testid=tr-file]', { name: 'notepad.txt', mimeType: 'text/plain', buffer: Buffer.from('\ufeffA dog runs.\n', 'utf16le') });
   await page.waitForFunction(() => /notepad\.txt is UTF-16 text .*save it as UTF-8/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''));
+  // A paragraph of 52 000 sentences on one line (what the Translate box's 5 000-character limit
+  // suggests putting in a file), and a file too large to read at all.
+  const sentence = 'A young boy in a red shirt sits on a bench. ';
+  await page.setInputFiles('[data-testid=tr-file]', { name: 'paragraph.txt', mimeType: 'text/plain', buffer: Buffer.from(sentence.repeat(52000)) });
+  await page.waitForFunction(() => /paragraph\.txt has 52000 sentences; wgslate translates files of up to 20000 sentences/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''), null, { timeout: 60000 });
+  assert.equal(await page.locator('[data-testid=tr-file-status]').textContent(), '');
+  await page.setInputFiles('[data-testid=tr-file]', { name: 'huge.txt', mimeType: 'text/plain', buffer: Buffer.alloc(20e6, 'a') });
+  await page.waitForFunction(() => /huge\.txt is 20\.0 MB; wgslate translates files of up to 4 MB/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''), null, { timeout: 60000 });
   assert.deepEqual(errors, []);
 });
 

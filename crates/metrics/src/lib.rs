@@ -32,7 +32,8 @@ pub fn plural(n: usize, noun: &str) -> String {
 /// zero and the other not (Latin text in UTF-16, which is also valid UTF-8). Judged on the first 4 KB.
 pub fn utf16_without_bom(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(4096)];
-    if head.len() < 8 {
+    // With its byte order mark it is UTF-16 that `utf8_text` names.
+    if head.len() < 8 || head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
         return false;
     }
     let zeros = |parity: usize| head.iter().skip(parity).step_by(2).filter(|&&b| b == 0).count() as f64;

@@ -17,6 +17,13 @@ fn latin_text_in_utf16_is_recognised_in_either_byte_order() {
 }
 
 #[test]
+fn with_a_byte_order_mark_it_is_left_to_utf8_text_which_names_it() {
+    let bytes = utf16("\u{feff}A dog runs.\n", true);
+    assert!(!utf16_without_bom(&bytes));
+    assert!(wgslate_metrics::utf8_text("notepad.txt", bytes).unwrap_err().contains("is UTF-16 text"));
+}
+
+#[test]
 fn utf8_text_is_not_taken_for_utf16() {
     let texts = [
         "A dog runs.\nTwo men fish.\n",
