@@ -622,10 +622,12 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 problem.set(None);
             }
         };
+        // The arrows of the box stop at the validator's limits instead of stepping past them.
+        let (min, max) = wgslate_decode::settings::bounds(key).map_or((None, None), |(lo, hi)| (Some(lo), Some(hi)));
         view! {
             <label>
                 {label}" "
-                <input type="number" step=step data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input />
+                <input type="number" step=step min=min max=max data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input />
             </label>
         }
     };

@@ -215,6 +215,23 @@ test('served over plain http to another machine, the page says what it cannot do
   }
 });
 
+test('the settings\' number boxes stop at the limits the link and the CLI accept', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu&beam=16&p=1', errors);
+  const limits = await page.evaluate(() => Object.fromEntries(['tr-beam', 'tr-top-p', 'tr-max-b', 'tr-temperature'].map((id) => {
+    const box = document.querySelector(`[data-testid=${id}]`);
+    return [id, [box.min, box.max]];
+  })));
+  // The ranges of the validator the link and `wgslate translate` share (crates/decode/src/settings.rs).
+  assert.deepEqual(limits, { 'tr-beam': ['1', '16'], 'tr-top-p': ['0.01', '1'], 'tr-max-b': ['0', '200'], 'tr-temperature': ['0.01', '10'] });
+  await page.focus('[data-testid=tr-beam]');
+  await page.keyboard.press('ArrowUp');
+  await page.locator('[data-testid=tr-beam]').dispatchEvent('change');
+  assert.equal(await page.inputValue('[data-testid=tr-beam]'), '16');
+  assert.equal(await page.locator('[data-testid=tr-settings-error]').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
 test('the output selected with the mouse copies as the CLI writes it: no trailing spaces, no blank lines', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);

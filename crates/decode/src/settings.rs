@@ -119,6 +119,11 @@ pub fn percent_decoded(text: &str) -> Vec<u8> {
     out
 }
 
+/// The smallest and largest value `key` takes (for the page's number boxes' `min` and `max`).
+pub fn bounds(key: &str) -> Option<(f64, f64)> {
+    RANGES.iter().find(|r| r.key == key).map(|r| (r.min, r.max))
+}
+
 /// `value` as a number for `key`, or why not.
 pub fn checked_number(key: &str, value: &str) -> Result<f64, String> {
     let r = RANGES.iter().find(|r| r.key == key).ok_or_else(|| format!("unknown setting '{key}'"))?;
