@@ -702,6 +702,11 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 {num_input("Top-p", "tr-top-p", "0.05", "p", |s| s.top_p.to_string())}
                 {num_input("Seed", "tr-seed", "1", "seed", |s| s.seed.to_string())}
             </div>
+            // Which boxes the Translate view's search leaves unused (Compare's columns use both kinds).
+            <p class="hint" data-testid="tr-idle-settings">{move || match settings.get().sample {
+                true => "Sample is ticked: the beam width, length penalty, coverage and end penalty boxes do not apply here.",
+                false => "Temperature, top-k, top-p and seed apply only when Sample is ticked (and to Compare's sample).",
+            }}</p>
             {move || problem.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-settings-error">{capitalised(&e)}</p> })}
         </details>
     }

@@ -229,6 +229,11 @@ test('the settings\' number boxes stop at the limits the link and the CLI accept
   await page.locator('[data-testid=tr-beam]').dispatchEvent('change');
   assert.equal(await page.inputValue('[data-testid=tr-beam]'), '16');
   assert.equal(await page.locator('[data-testid=tr-settings-error]').count(), 0);
+  // The boxes the search leaves unused are named.
+  const idle = () => page.locator('[data-testid=tr-idle-settings]').textContent();
+  assert.match(await idle(), /^Temperature, top-k, top-p and seed apply only when Sample is ticked/);
+  await page.click('[data-testid=tr-sample]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-idle-settings]').textContent.startsWith('Sample is ticked'));
   assert.deepEqual(errors, []);
 });
 
