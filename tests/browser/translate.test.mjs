@@ -218,6 +218,7 @@ test('served over plain http to another machine, the page says what it cannot do
 test('the settings\' number boxes stop at the limits the link and the CLI accept', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu&beam=16&p=1', errors);
+  await page.locator('[data-testid=tr-beam]').waitFor();
   const limits = await page.evaluate(() => Object.fromEntries(['tr-beam', 'tr-top-p', 'tr-max-b', 'tr-temperature'].map((id) => {
     const box = document.querySelector(`[data-testid=${id}]`);
     return [id, [box.min, box.max]];
