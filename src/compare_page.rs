@@ -91,9 +91,12 @@ struct Results {
     notes: Vec<String>,
 }
 
-/// The three searches in the order they run, with the names the page gives them.
-const SEARCHES: [(SearchChoice, &str); 3] =
-    [(SearchChoice::Greedy, "greedy"), (SearchChoice::Beam, "beam"), (SearchChoice::Sample, "sample")];
+/// The three searches in the order they run: the name a notice gives each, and the status's while it runs.
+const SEARCHES: [(SearchChoice, &str, &str); 3] = [
+    (SearchChoice::Greedy, "greedy", "greedy search"),
+    (SearchChoice::Beam, "beam", "beam search"),
+    (SearchChoice::Sample, "sample", "sampling"),
+];
 
 /// Each search's notices (`Notices::messages`) as one list, each message once after the searches it
 /// is about (the source cut is every search's).
@@ -154,7 +157,7 @@ pub fn ComparePage() -> impl IntoView {
             spawn_local(async move {
                 let mut cols = Vec::new();
                 let mut notes = Vec::new();
-                for (k, (search, name)) in SEARCHES.into_iter().enumerate() {
+                for (k, (search, name, _)) in SEARCHES.into_iter().enumerate() {
                     stage.set(k);
                     let t0 = browser::now_ms();
                     let job = Job::Translate {
@@ -230,7 +233,7 @@ pub fn ComparePage() -> impl IntoView {
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="cmp-error">{e}</p> })}
             // Announced to screen readers: the region is always there, its text changes.
             <p class="status" role="status" data-testid="cmp-status">{move || match (busy.get(), stopped.get(), columns.with(Option::is_some)) {
-                (true, ..) => format!("Comparing: {} ({} of 3)…", ["greedy search", "beam search", "sampling"][stage.get()], stage.get() + 1),
+                (true, ..) => format!("Comparing: {} ({} of 3)…", SEARCHES[stage.get()].2, stage.get() + 1),
                 (false, true, true) => "Stopped; the results below are from the last finished comparison.".into(),
                 (false, true, false) => "Stopped.".into(),
                 (false, false, true) => "Greedy, beam and sampling results are shown below.".into(),

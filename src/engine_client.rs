@@ -336,7 +336,6 @@ impl Ticket {
     }
 }
 
-/// Takes `lane` for a job to come, cancelling its older job.
 /// What a reload would stop without a trace: a file translation or the test-set evaluation, if one runs.
 pub fn long_job_running() -> Option<&'static str> {
     [("file", "a file translation"), ("evaluate", "the test-set evaluation")]
@@ -345,6 +344,7 @@ pub fn long_job_running() -> Option<&'static str> {
         .map(|(_, what)| what)
 }
 
+/// Takes `lane` for a job to come, cancelling its older job.
 pub fn reserve(lane: &'static str) -> Ticket {
     cancel(lane);
     let token = next_id();

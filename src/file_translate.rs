@@ -225,7 +225,7 @@ pub fn FileTranslate() -> impl IntoView {
     view! {
         <details class="file-translate">
             <summary>"Translate a file"</summary>
-            <p class="hint">"A .txt file (up to 10 000 lines, 20 000 sentences and 4 MB), each line's sentences translated with the model and settings above; the result has the same lines."</p>
+            <p class="hint">{format!("A .txt file (up to {MAX_LINES} lines, {MAX_SENTENCES} sentences and {MAX_MB:.0} MB), each line's sentences translated with the model and settings above; the result has the same lines.")}</p>
             <div
                 class="drop"
                 on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()

@@ -83,10 +83,10 @@ pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSigna
             }}
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || {
-                let kept = list.get();
                 if !secure {
                     return ().into_any();
                 }
+                let kept = list.get();
                 if kept.is_empty() {
                     return view! { <p data-testid="offline-none">"No model is kept yet."</p> }.into_any();
                 }
