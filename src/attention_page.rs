@@ -8,7 +8,7 @@ use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
 
 use crate::attention_heatmap::Heatmap;
 use crate::browser;
-use crate::engine_client;
+use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job};
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
 
@@ -119,7 +119,7 @@ pub fn AttentionPage() -> impl IntoView {
                 let drawn_for = (sentence.clone(), settings_pairs(&s));
                 let job = Job::Attention { settings: drawn_for.1.clone(), text: sentence };
                 let result = match engine_client::run("attention", job, |_, _| {}).await {
-                    Ok(Event::Attention { maps, source, target, notices }) => {
+                    Ok(Ended { last: Event::Attention { maps, source, target, notices }, .. }) => {
                         Ok(Loaded { maps, source, target, notes: notices.messages(), drawn_for })
                     }
                     Ok(_) => Err(None),

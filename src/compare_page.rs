@@ -4,7 +4,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use crate::browser;
-use crate::engine_client;
+use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::settings::Settings;
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
@@ -159,7 +159,6 @@ pub fn ComparePage() -> impl IntoView {
                 let mut notes = Vec::new();
                 for (k, (search, name, _)) in SEARCHES.into_iter().enumerate() {
                     stage.set(k);
-                    let t0 = browser::now_ms();
                     let job = Job::Translate {
                         settings: settings_pairs(&s),
                         texts: vec![sentence.clone()],
@@ -184,11 +183,11 @@ pub fn ComparePage() -> impl IntoView {
                             busy.set(false);
                             return;
                         }
-                        Ok(event) => {
-                            if let Event::Finished { notices } = event {
+                        Ok(Ended { last, search_ms }) => {
+                            if let Event::Finished { notices } = last {
                                 notes.push((name, notices.messages()));
                             }
-                            cols.push(Column { outputs, ms: browser::now_ms() - t0 });
+                            cols.push(Column { outputs, ms: search_ms });
                         }
                         Err(e) => {
                             // None: stopped, or a newer job took the lane.

@@ -71,10 +71,20 @@ enum State {
     Ready(Rc<EngineWorker>),
 }
 
-/// The job running in a lane: its token, and each part's worker slot and job id.
+/// The job running in a lane: its token, each part's worker slot and job id, and when its search
+/// began (the main worker's last model news before the first sentences), if it said.
 struct Lane {
     token: u64,
     parts: Vec<(usize, u64)>,
+    search_from: Option<f64>,
+    any_done: bool,
+}
+
+/// How a job ended: its last event, and the milliseconds its search took, the model's download
+/// and loading left out (a first translation otherwise reported the download as its own time).
+pub struct Ended {
+    pub last: Event,
+    pub search_ms: f64,
 }
 
 thread_local! {
@@ -115,6 +125,19 @@ fn add_part(lane: &str, token: u64, slot: usize, id: u64) -> bool {
             true
         }
         _ => false,
+    })
+}
+
+/// Notes sentences arriving (`done`) or, before the first did, the search beginning now.
+fn search_news(lane: &str, token: u64, done: bool) {
+    LANES.with(|l| {
+        if let Some(j) = l.borrow_mut().get_mut(lane).filter(|j| j.token == token) {
+            if done {
+                j.any_done = true;
+            } else if !j.any_done {
+                j.search_from = Some(browser::now_ms());
+            }
+        }
     })
 }
 
@@ -348,18 +371,18 @@ pub fn long_job_running() -> Option<&'static str> {
 pub fn reserve(lane: &'static str) -> Ticket {
     cancel(lane);
     let token = next_id();
-    LANES.with(|l| l.borrow_mut().insert(lane, Lane { token, parts: vec![] }));
+    LANES.with(|l| l.borrow_mut().insert(lane, Lane { token, parts: vec![], search_from: None, any_done: false }));
     NEWEST.with(|n| n.borrow_mut().insert(lane, token));
     Ticket { lane, token }
 }
 
 /// Runs `job`, cancelling the older job of `lane`; `on_done` gets each batch of finished sentences
-/// (index of the first, n-best of each), in order. Returns the job's last event.
+/// (index of the first, n-best of each), in order. Returns the job's last event and its search time.
 pub async fn run(
     lane: &'static str,
     job: Job,
     on_done: impl FnMut(usize, Vec<Vec<Output>>),
-) -> Result<Event, JobError> {
+) -> Result<Ended, JobError> {
     run_reserved(reserve(lane), job, on_done).await
 }
 
@@ -369,11 +392,12 @@ pub async fn run_reserved(
     ticket: Ticket,
     job: Job,
     mut on_done: impl FnMut(usize, Vec<Vec<Output>>),
-) -> Result<Event, JobError> {
+) -> Result<Ended, JobError> {
     let Ticket { lane, token } = ticket;
     if !ticket.is_current() {
         return Err(JobError::Cancelled);
     }
+    let t0 = browser::now_ms();
     let outcome = match job {
         Job::Translate { settings, texts, search, batch } if cpu_workers() > 1 && texts.len() > batch.max(1) => {
             run_shared(lane, token, settings, texts, search, batch.max(1), &mut on_done).await
@@ -384,8 +408,8 @@ pub async fn run_reserved(
     if !ticket.is_current() {
         return Err(JobError::Cancelled);
     }
-    LANES.with(|l| l.borrow_mut().remove(lane));
-    outcome
+    let search_from = LANES.with(|l| l.borrow_mut().remove(lane)).and_then(|j| j.search_from).unwrap_or(t0);
+    outcome.map(|last| Ended { last, search_ms: browser::now_ms() - search_from })
 }
 
 /// Runs one part of the lane's job on the worker in `slot`. Sentences that arrive after a newer
@@ -409,7 +433,12 @@ async fn run_part(
     let outcome = loop {
         match rx.next().await {
             Some(Event::Done { .. }) if !lane_is(lane, token) => break Err(JobError::Cancelled),
-            Some(Event::Done { first, sentences }) => on_done(first, sentences),
+            Some(Event::Done { first, sentences }) => {
+                search_news(lane, token, true);
+                on_done(first, sentences)
+            }
+            // The main worker's news that the model is loaded comes just before its search.
+            Some(Event::Loaded(_) | Event::Backend { .. }) if slot == 0 => search_news(lane, token, false),
             Some(Event::LoadFailed(_)) => model_failed = true,
             Some(Event::Failed(_)) if model_failed => break Err(JobError::Model),
             Some(Event::Failed(e)) => break Err(JobError::Failed(e)),

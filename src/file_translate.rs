@@ -9,7 +9,7 @@ use wgslate_model::language;
 use wgslate_model::sentences::{line_end, Segments};
 
 use crate::browser;
-use crate::engine_client::{self, JobError};
+use crate::engine_client::{self, Ended, JobError};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::language_hint::LanguageHint;
 use crate::language_picker::direction;
@@ -158,7 +158,6 @@ pub fn FileTranslate() -> impl IntoView {
                 let out_name = output_name(&file.name(), &target);
                 let line_end = line_end(text);
                 let mut assembly = Assembly::new(&segments, line_end);
-                let t0 = browser::now_ms();
                 status.set(format!("Translating 0 of {with_text} lines (0 of {n_sentences} sentences) {with}…"));
                 let mut sentences_done = 0;
                 let job = Job::Translate {
@@ -179,9 +178,9 @@ pub fn FileTranslate() -> impl IntoView {
                     ));
                 })
                 .await;
-                let notices = match outcome {
-                    Ok(Event::Finished { notices }) => notices.messages(),
-                    Ok(_) => vec![],
+                let (notices, ms) = match outcome {
+                    Ok(Ended { last: Event::Finished { notices }, search_ms }) => (notices.messages(), search_ms),
+                    Ok(Ended { search_ms, .. }) => (vec![], search_ms),
                     // A newer file took over.
                     Err(JobError::Cancelled) if ticket.is_superseded() => return,
                     Err(JobError::Cancelled) => {
@@ -211,7 +210,7 @@ pub fn FileTranslate() -> impl IntoView {
                 status.set(format!(
                     "{} ({with_text} translated) {with} in {:.1} s{}",
                     wgslate_metrics::plural(lines.len(), "line"),
-                    (browser::now_ms() - t0) / 1000.0,
+                    ms / 1000.0,
                     notices.iter().map(|n| format!("; {n}")).collect::<String>()
                 ));
                 let label = format!("Download {out_name}");

@@ -10,7 +10,7 @@ use wgslate_model::language;
 use wgslate_model::sentences::{joined, split_sentences};
 
 use crate::browser;
-use crate::engine_client::{self, JobError, Ticket};
+use crate::engine_client::{self, Ended, JobError, Ticket};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
 use crate::language_hint::LanguageHint;
@@ -150,7 +150,6 @@ async fn translate_text(
     let flat: Vec<String> = lines.iter().flatten().cloned().collect();
     let mut done: Vec<OutSentence> = Vec::with_capacity(total);
     pane.status.set(format!("Translating 0/{total} sentences…"));
-    let t0 = browser::now_ms();
     let job =
         Job::Translate { settings: settings_pairs(&s), texts: flat, search: SearchChoice::Settings, batch: BATCH };
     let result = engine_client::run_reserved(ticket, job, |_, sentences| {
@@ -168,16 +167,15 @@ async fn translate_text(
         }
     })
     .await;
-    let notices = match result {
-        Ok(Event::Finished { notices }) => notices.messages(),
-        Ok(_) => vec![],
+    let (notices, ms) = match result {
+        Ok(Ended { last: Event::Finished { notices }, search_ms }) => (notices.messages(), search_ms),
+        Ok(Ended { search_ms, .. }) => (vec![], search_ms),
         Err(JobError::Cancelled) => return Outcome::Superseded,
         // The model's error is shown at the top; the old model's output is not kept.
         Err(JobError::Model) => return Outcome::Cleared,
         Err(JobError::Failed(e)) => return Outcome::Failed(format!("Translation failed: {e}")),
     };
     pane.output.set(arrange(&lines, &done));
-    let ms = browser::now_ms() - t0;
     Outcome::Finished(format!(
         "{} in {:.0} ms{}",
         wgslate_metrics::plural(total, "sentence"),
