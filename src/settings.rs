@@ -30,16 +30,36 @@ pub fn from_query(query: &str) -> (Settings, String, Vec<String>) {
 }
 
 /// The text without the characters its broken %-escapes became (`%E2%82` is a cut-short "€";
-/// URLSearchParams turns it into U+FFFD without a word), or None when nothing was dropped: its escapes
-/// are whole, or the link also holds a real U+FFFD (then the text is kept as it is). Only the last
-/// `text` counts, as it is the one used.
+/// URLSearchParams turns it into U+FFFD without a word) and without an escape cut at the link's end
+/// (`%` or `%E`, which it keeps as written; the page writes a `%` as `%25`), or None when nothing was
+/// dropped: its escapes are whole, or the link also holds a real U+FFFD (then those are kept). Only
+/// the last `text` counts, as it is the one used.
 fn without_damage(query: &str, text: &str) -> Option<String> {
-    let value = query.split('&').filter_map(|pair| pair.split_once('=')).rfind(|(key, _)| *key == "text")?.1;
-    let decoded = percent_decoded(value);
-    if std::str::from_utf8(&decoded).is_ok() || decoded.utf8_chunks().any(|c| c.valid().contains('\u{fffd}')) {
+    let pairs = || query.split('&').filter_map(|pair| pair.split_once('='));
+    let value = pairs().rfind(|(key, _)| *key == "text")?.1;
+    let cut = match pairs().last() {
+        Some(("text", _)) => cut_escape(value),
+        _ => "",
+    };
+    let decoded = percent_decoded(&value[..value.len() - cut.len()]);
+    let broken =
+        std::str::from_utf8(&decoded).is_err() && !decoded.utf8_chunks().any(|c| c.valid().contains('\u{fffd}'));
+    let kept = text.strip_suffix(cut).filter(|_| !cut.is_empty());
+    if !broken && kept.is_none() {
         return None;
     }
-    Some(text.replace('\u{fffd}', ""))
+    let text = kept.unwrap_or(text);
+    Some(if broken { text.replace('\u{fffd}', "") } else { text.to_string() })
+}
+
+/// The `%` or `%X` (one hex digit) that ends `value`, or "".
+fn cut_escape(value: &str) -> &str {
+    let b = value.as_bytes();
+    match b {
+        [.., b'%', h] if h.is_ascii_hexdigit() => &value[b.len() - 2..],
+        [.., b'%'] => &value[b.len() - 1..],
+        _ => "",
+    }
 }
 
 /// `key=value&…` for the URL: the settings that differ from the defaults, then the text.
@@ -73,5 +93,19 @@ mod tests {
         // Only the text used (the last) counts.
         assert_eq!(without_damage("text=a%E2&text=ok", "ok"), None);
         assert_eq!(without_damage("text=ok&text=a%E2", "a\u{fffd}").as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn an_escape_cut_at_the_end_of_the_link_is_dropped() {
+        // Cut inside the third escape of "क" (%E0%A4%95): the whole character goes.
+        assert_eq!(without_damage("text=a%20%E0%A4%9", "a \u{fffd}%9").as_deref(), Some("a "));
+        assert_eq!(without_damage("text=caf%C", "caf%C").as_deref(), Some("caf"));
+        assert_eq!(without_damage("beam=4&text=50%", "50%").as_deref(), Some("50"));
+        // Not at the end of the link, or not an escape's start: kept.
+        assert_eq!(without_damage("text=50%&beam=4", "50%"), None);
+        assert_eq!(without_damage("text=50%25", "50%"), None);
+        assert_eq!(without_damage("text=a%zz", "a%zz"), None);
+        // A real U+FFFD keeps the broken escapes' too; the cut one still goes.
+        assert_eq!(without_damage("text=%EF%BF%BD%E2%A", "\u{fffd}\u{fffd}%A").as_deref(), Some("\u{fffd}\u{fffd}"));
     }
 }

@@ -49,6 +49,11 @@ test('a link whose text was cut inside a character, or with a number too small f
   assert.match(said, /the text's broken %-escapes \(not whole UTF-8 characters/);
   assert.equal(await page.inputValue('[data-testid=tr-input]'), 'Five dogs cost 5');
   assert.equal(await page.inputValue('[data-testid=tr-max-a]'), '2');
+  // Cut inside an escape ("क" is %E0%A4%95): URLSearchParams keeps the "%9" as written.
+  const cut = await openPage(rig.browser, rig.url + '#translate?backend=cpu&text=Two%20dogs%20%E0%A4%9', errors);
+  await cut.locator('[data-testid=url-problems]').waitFor();
+  assert.match(await cut.locator('[data-testid=url-problems]').textContent(), /the text's broken %-escapes/);
+  assert.equal(await cut.inputValue('[data-testid=tr-input]'), 'Two dogs ');
   assert.deepEqual(errors, []);
 });
 
