@@ -169,7 +169,7 @@ fn show(event: &Event) {
             s.model_status.set(format!("Loading {model}…"));
             s.load_progress.set(Some(*share));
         }
-        Event::Loaded(status) => {
+        Event::Loaded { status, .. } => {
             s.load_progress.set(None);
             s.model_status.set(status.clone());
         }
@@ -222,6 +222,9 @@ async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
                     let _ = ready_tx.unbounded_send(Ok(()));
                 }
                 Ok(Reply::Event { id, event }) => {
+                    if let Event::Loaded { models, .. } = &event {
+                        crate::offline_models::keep(models);
+                    }
                     // Model and backend news from a job no lane runs any more is out of date, and
                     // the helpers' is the main worker's again.
                     if slot == 0 && is_current(id) {
@@ -438,7 +441,7 @@ async fn run_part(
                 on_done(first, sentences)
             }
             // The main worker's news that the model is loaded comes just before its search.
-            Some(Event::Loaded(_) | Event::Backend { .. }) if slot == 0 => search_news(lane, token, false),
+            Some(Event::Loaded { .. } | Event::Backend { .. }) if slot == 0 => search_news(lane, token, false),
             Some(Event::LoadFailed(_)) => model_failed = true,
             Some(Event::Failed(_)) if model_failed => break Err(JobError::Model),
             Some(Event::Failed(e)) => break Err(JobError::Failed(e)),

@@ -129,8 +129,11 @@ pub enum Event {
     },
     /// The model could not be loaded (the job then fails).
     LoadFailed(String),
-    /// The model is ready: "en-de/transformer loaded: weights int8 …".
-    Loaded(String),
+    /// The models are ready: `status` says so ("en-de/transformer loaded: weights int8 …").
+    Loaded {
+        status: String,
+        models: Vec<String>,
+    },
     /// The backend in use, for `members` models (an ensemble's), or for none yet.
     Backend {
         backend: Backend,

@@ -144,7 +144,8 @@ async fn load_reverse(id: u64, name: &str) -> Result<(String, Arc<Model>), Strin
         send(id, Event::LoadFailed(e.clone()));
         e
     })?;
-    send(id, Event::Loaded(format!("{name} loaded, {reverse} to rerank with: weights {}", model.weight_format)));
+    let status = format!("{name} loaded, {reverse} to rerank with: weights {}", model.weight_format);
+    send(id, Event::Loaded { status, models: vec![reverse.clone()] });
     Ok((reverse, model))
 }
 
@@ -193,14 +194,16 @@ async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
         let progress = |share| send(id, Event::Loading { model: name.clone(), share });
         // Every job says so (not only the one that loaded it): the page shows news only from current jobs.
         let (model, _) = models::load(name, id, progress).await.map_err(failed)?;
-        send(id, Event::Loaded(format!("{name} loaded: weights {}", model.weight_format)));
+        let status = format!("{name} loaded: weights {}", model.weight_format);
+        send(id, Event::Loaded { status, models: vec![name.clone()] });
         loaded.push(model);
     }
     if names.len() > 1 {
         let formats: Vec<String> = loaded.iter().map(|m| m.weight_format.to_string()).collect();
         let same = formats.windows(2).all(|w| w[0] == w[1]);
         let weights = if same { formats[0].clone() } else { formats.join(" / ") };
-        send(id, Event::Loaded(format!("{} loaded ({}): weights {weights}", s.model, names.join(" + "))));
+        let status = format!("{} loaded ({}): weights {weights}", s.model, names.join(" + "));
+        send(id, Event::Loaded { status, models: names.clone() });
     }
     // An ensemble runs on the GPU only when every member has a GPU engine.
     let shown = names.iter().find(|n| gpu_engine::engine(n).is_none()).unwrap_or(&names[0]);

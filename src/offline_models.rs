@@ -1,6 +1,9 @@
 //! "Available offline": the models the service worker (www/sw.js) keeps in the Cache API, each with
 //! its size and a button that removes its files.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
+
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
@@ -12,6 +15,46 @@ use crate::browser::{self, js_error};
 /// The Cache API cache www/sw.js writes.
 const CACHE: &str = "wgslate";
 const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+
+thread_local! {
+    /// The models this page asked the service worker to keep.
+    static ASKED: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+}
+
+/// Asks the service worker to keep `models`' files, once per model and page: the worker keeps what
+/// passes through it, and the page hands it the downloads it saw itself, but a model the engine
+/// worker downloaded before the service worker took over passed through neither, so it was never
+/// kept (and a reload without a network failed). The service worker skips the files it holds.
+pub fn keep(models: &[String]) {
+    let new: Vec<String> =
+        models.iter().filter(|m| ASKED.with(|a| a.borrow_mut().insert(m.to_string()))).cloned().collect();
+    if new.is_empty() || !browser::secure_context() {
+        return;
+    }
+    spawn_local(async move {
+        if let Err(e) = ask_to_keep(&new).await {
+            web_sys::console::warn_1(&format!("could not ask to keep {} for offline use: {e}", new.join(", ")).into());
+        }
+    });
+}
+
+async fn ask_to_keep(models: &[String]) -> Result<(), String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let base = window.location().href().map_err(js_error)?;
+    let urls = js_sys::Array::new();
+    for f in models.iter().flat_map(|m| FILES.map(|f| format!("models/{m}/{f}"))) {
+        urls.push(&web_sys::Url::new_with_base(&f, &base).map_err(js_error)?.href().into());
+    }
+    // Waits while the service worker installs (on a first visit); never settles where none registers.
+    let ready = window.navigator().service_worker().ready().map_err(js_error)?;
+    let registration: web_sys::ServiceWorkerRegistration =
+        JsFuture::from(ready).await.map_err(js_error)?.unchecked_into();
+    let Some(active) = registration.active() else { return Ok(()) };
+    let message = js_sys::Object::new();
+    js_sys::Reflect::set(&message, &"type".into(), &"keep".into()).map_err(js_error)?;
+    js_sys::Reflect::set(&message, &"urls".into(), &urls).map_err(js_error)?;
+    active.post_message(&message).map_err(js_error)
+}
 
 async fn open_cache() -> Result<web_sys::Cache, String> {
     // Hidden (undefined, not an error to catch) outside a secure context.

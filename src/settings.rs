@@ -37,7 +37,7 @@ pub fn from_query(query: &str) -> (Settings, String, Vec<String>) {
 fn without_damage(query: &str, text: &str) -> Option<String> {
     let pairs = || query.split('&').filter_map(|pair| pair.split_once('='));
     let value = pairs().rfind(|(key, _)| *key == "text")?.1;
-    let cut = match pairs().last() {
+    let cut = match query.rsplit('&').next().and_then(|pair| pair.split_once('=')) {
         Some(("text", _)) => cut_escape(value),
         _ => "",
     };
@@ -103,6 +103,7 @@ mod tests {
         assert_eq!(without_damage("beam=4&text=50%", "50%").as_deref(), Some("50"));
         // Not at the end of the link, or not an escape's start: kept.
         assert_eq!(without_damage("text=50%&beam=4", "50%"), None);
+        assert_eq!(without_damage("text=50%&x", "50%"), None);
         assert_eq!(without_damage("text=50%25", "50%"), None);
         assert_eq!(without_damage("text=a%zz", "a%zz"), None);
         // A real U+FFFD keeps the broken escapes' too; the cut one still goes.

@@ -16,9 +16,15 @@ const WEBGPU_FLAGS = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--u
 export async function startServer(port) {
   const bin = join(root, 'target', 'release', 'wgslate');
   const server = spawn(bin, ['serve', join(root, 'dist'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Listening once it says "serving …": a first line "wrote N compressed copies" comes before it binds.
   await new Promise((resolve, reject) => {
+    let said = '';
     server.on('error', reject);
-    server.stdout.once('data', resolve);
+    server.on('exit', (code) => reject(new Error(`wgslate serve exited (${code}) before serving`)));
+    server.stdout.on('data', (chunk) => {
+      said += chunk;
+      if (/^serving /m.test(said)) resolve();
+    });
   });
   return { url: `http://127.0.0.1:${port}/`, stop: () => server.kill() };
 }

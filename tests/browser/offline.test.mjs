@@ -25,6 +25,26 @@ async function withWorkerPage(port, body) {
   }
 }
 
+const SHELL = ['./', 'wgslate-web_bg.wasm', 'wgslate-web.js', 'start.js', 'worker.js', 'models/index.json'];
+const MODEL = ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => `models/en-de/transformer/${f}`);
+
+// Waits until the service worker's cache holds `paths`. (page.waitForFunction takes the promise an
+// async predicate returns for a truthy answer, so this wait once passed at once and the reload
+// after it raced the service worker.)
+async function untilCached(page, paths, timeout = 60000) {
+  const missing = () => page.evaluate(async (paths) => {
+    const hits = await Promise.all(paths.map((u) => caches.match(new URL(u, location.href).href)));
+    return paths.filter((_, i) => !hits[i]);
+  }, paths);
+  const end = Date.now() + timeout;
+  for (let left = await missing(); left.length; left = await missing()) {
+    if (Date.now() > end) throw new Error(`not kept after ${timeout} ms: ${left.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+const translated = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+
 test('after one visit the page reloads and translates with the server gone', () => withWorkerPage(8137, async ({ server, page, errors }) => {
   const text = 'A man in a blue shirt is standing on a ladder.';
   // What the page said, for the message of a wait that times out (this test once timed out after
@@ -45,11 +65,7 @@ test('after one visit the page reloads and translates with the server gone', () 
   const online = await page.locator('[data-testid=tr-output]').innerText();
   assert.ok(online.trim().length > 0);
   // Wait until the service worker holds the page, the app and the model.
-  await page.waitForFunction(async () => {
-    const want = ['./', 'wgslate-web_bg.wasm', 'wgslate-web.js', 'start.js', 'worker.js', 'models/index.json', 'models/en-de/transformer/model.safetensors', 'models/en-de/transformer/tokenizer.json', 'models/en-de/transformer/config.json'];
-    const hits = await Promise.all(want.map((u) => caches.match(new URL(u, location.href).href)));
-    return hits.every(Boolean);
-  }, null, { timeout: 60000, polling: 500 });
+  await untilCached(page, [...SHELL, ...MODEL]);
   server.stop();
   await new Promise((r) => setTimeout(r, 300));
   await page.reload();
@@ -64,6 +80,33 @@ test('after one visit the page reloads and translates with the server gone', () 
   await page.click('[data-testid="offline-remove-en-de/transformer"]');
   await item.waitFor({ state: 'detached' });
   assert.equal(await page.evaluate(async () => Boolean(await caches.match(new URL('models/en-de/transformer/model.safetensors', location.href).href))), false);
+  assert.deepEqual(errors, []);
+}));
+
+test('a model downloaded before the service worker took over is kept too', () => withWorkerPage(8146, async ({ server, context, page, errors }) => {
+  // The service worker's script is held until the first translation is done, so the engine worker
+  // downloads the model with no service worker in the way (as a slow first visit can).
+  let release;
+  const held = new Promise((r) => { release = r; });
+  let swRequested = false;
+  await context.route('**/sw.js', async (route) => {
+    swRequested = true;
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${server.url}#translate?text=${encodeURIComponent('A dog runs.')}`);
+  await translated(page);
+  assert.ok(swRequested, 'the page asked for sw.js');
+  assert.equal(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)), false, 'no service worker while the model downloaded');
+  release();
+  await untilCached(page, MODEL);
+  const online = await page.locator('[data-testid=tr-output]').innerText();
+  await untilCached(page, SHELL);
+  server.stop();
+  await new Promise((r) => setTimeout(r, 300));
+  await page.reload();
+  await translated(page);
+  assert.equal(await page.locator('[data-testid=tr-output]').innerText(), online);
   assert.deepEqual(errors, []);
 }));
 
