@@ -144,11 +144,15 @@ pub async fn fetch_bytes_until(
     };
     let resp: web_sys::Response = JsFuture::from(promise).await.map_err(failed)?.dyn_into().map_err(js_error)?;
     if !resp.ok() {
-        return Err(format!("{url}: HTTP {}", resp.status()));
+        return Err(format!("{url}: {}", http_problem(resp.status())));
     }
     // With Content-Encoding the length counts compressed bytes while the reader yields decoded
     // ones; `wgslate serve` then names the decoded length.
     let header = |name: &str| resp.headers().get(name).ok().flatten();
+    // None of the files fetched is a page: a network's sign-in page answers in their place.
+    if header("content-type").is_some_and(|t| t.starts_with("text/html")) {
+        return Err(format!("{url}: the server sent a web page instead of this file (a network's sign-in page?)"));
+    }
     let length = if header("content-encoding").is_some() { "x-decoded-length" } else { "content-length" };
     let total = header(length).and_then(|v| v.parse::<u64>().ok());
     let body = resp.body().ok_or_else(|| format!("{url}: empty response"))?;
@@ -171,6 +175,15 @@ pub async fn fetch_bytes_until(
 
 /// A download that failed on the way (no answer, or the connection dropped mid-file), naming the
 /// file; offline, it says so, since only files kept for offline use load then.
+/// What an HTTP error status means for a file the page needs.
+fn http_problem(status: u16) -> String {
+    match status {
+        404 | 410 => format!("the server has no such file (HTTP {status})"),
+        500..=599 => format!("the server had a problem (HTTP {status}); try again later"),
+        _ => format!("the server refused it (HTTP {status})"),
+    }
+}
+
 fn download_error(url: &str, e: JsValue) -> String {
     let navigator = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("navigator")).ok();
     let online = navigator.and_then(|n| js_sys::Reflect::get(&n, &JsValue::from_str("onLine")).ok());
@@ -289,5 +302,15 @@ pub fn download_text(name: &str, text: &str, mime: &str) {
     opts.set_type(mime);
     if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) {
         download(name, &blob);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn http_errors_say_whose_problem_they_are() {
+        assert_eq!(super::http_problem(404), "the server has no such file (HTTP 404)");
+        assert_eq!(super::http_problem(503), "the server had a problem (HTTP 503); try again later");
+        assert_eq!(super::http_problem(403), "the server refused it (HTTP 403)");
     }
 }

@@ -169,7 +169,10 @@ fn show(event: &Event) {
             s.model_status.set(format!("Loading {model}…"));
             s.load_progress.set(Some(*share));
         }
+        // A model ready for the current job makes an earlier model's error (a failed download,
+        // a reverse model missing offline) out of date.
         Event::Loaded { status, .. } => {
+            s.model_error.set(None);
             s.load_progress.set(None);
             s.model_status.set(status.clone());
         }

@@ -307,6 +307,22 @@ pub fn TranslatePage() -> impl IntoView {
         }
     });
 
+    // After a failed download: Try again, or the browser saying it is online again, loads the
+    // model anew (translating the text, if there is one).
+    let retry = move || {
+        if text.get_untracked().trim().is_empty() {
+            prefetch();
+        } else {
+            run(0);
+        }
+    };
+    let on_online = window_event_listener(leptos::ev::online, move |_| {
+        if model_error.with_untracked(Option::is_some) {
+            retry();
+        }
+    });
+    on_cleanup(move || on_online.remove());
+
     // The examples and the evaluation set follow the direction.
     let pair = Memo::new(move |_| direction(&settings.get().model));
     // Only a shipped model's languages have a test set (the app replaces any other model).
@@ -420,7 +436,11 @@ pub fn TranslatePage() -> impl IntoView {
                 <span class="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 {move || load_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress> })}
             </div>
-            {move || model_error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-error">{e}</p> })}
+            {move || model_error.get().map(|e| view! {
+                <p class="error" role="alert" data-testid="tr-error">{e}" "
+                    <button type="button" data-testid="tr-retry" on:click=move |_| retry()>"Try again"</button>
+                </p>
+            })}
             <p class="hint" data-testid="tr-domain">"Every model here learnt from Multi30k's 29 000 image captions (“Two dogs run through the snow.”): descriptions of a picture translate well; greetings, numbers and other kinds of text often do not."</p>
             <div class="panes">
                 <div class="pane">

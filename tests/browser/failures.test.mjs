@@ -135,13 +135,42 @@ test('a model list that failed to load is fetched again by the next translation,
   await page.fill('[data-testid=tr-input]', 'A dog runs.');
   const alert = page.locator('[data-testid=tr-error]');
   await alert.waitFor({ timeout: 120000 });
-  assert.match(await alert.textContent(), /index\.json: HTTP 404/);
+  assert.match(await alert.textContent(), /index\.json: the server has no such file \(HTTP 404\)/);
   assert.equal(await page.locator('[data-testid=tr-model] option[value="en-de/gru"]').count(), 0, 'no list, no other models');
   broken = false;
   await page.fill('[data-testid=tr-input]', 'A dog runs fast.');
   await done(page);
   await page.locator('[data-testid=tr-model] option[value="en-de/gru"]').waitFor({ state: 'attached' });
   assert.equal(await page.locator('[data-testid=tr-error]').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a failed download says whose problem it is, goes with Try again, and a later model\'s success clears it', async () => {
+  const { page, errors } = await blankPage();
+  // The GRU's config answers first with a network's sign-in page, then with a server error, then as it should.
+  let answer = { status: 200, contentType: 'text/html', body: '<html><body>Sign in to the Wi-Fi</body></html>' };
+  await page.route('**/models/en-de/gru/config.json', (route) => (answer ? route.fulfill(answer) : route.continue()));
+  await page.goto(rig.url + '#translate?backend=cpu&text=' + encodeURIComponent('A dog runs.'));
+  await done(page);
+  const alert = page.locator('[data-testid=tr-error]');
+  const output = page.locator('[data-testid=tr-output]');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await alert.waitFor({ timeout: 120000 });
+  assert.match(await alert.textContent(), /config\.json: the server sent a web page instead of this file/);
+  // The default model, still in memory, translates again: the GRU's error is out of date.
+  await page.selectOption('[data-testid=tr-model]', 'en-de/transformer');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-output]')?.dataset.model === 'en-de/transformer' && / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await alert.waitFor({ state: 'detached' });
+  answer = { status: 503, body: 'busy' };
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await page.waitForFunction(() => /HTTP 503/.test(document.querySelector('[data-testid=tr-error]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.match(await alert.textContent(), /config\.json: the server had a problem \(HTTP 503\); try again later/);
+  answer = null;
+  await page.click('[data-testid=tr-retry]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-output]')?.dataset.model === 'en-de/gru' && / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.equal(await alert.count(), 0);
+  assert.equal((await output.innerText()).trim(), wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'gru'), '--backend', 'cpu'], 'A dog runs.\n').trim());
   assert.deepEqual(errors, []);
   await page.close();
 });
