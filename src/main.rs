@@ -26,6 +26,12 @@ fn main() {
         // "engine", and its helpers "engine-2", "engine-3", … (src/engine_client.rs).
         Some(name) if name.starts_with("engine") => engine_worker::start(),
         Some(_) => metrics_worker::start(),
-        None => leptos::mount::mount_to_body(app::App),
+        None => {
+            // index.html's "Loading wgslate…".
+            if let Some(boot) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("boot")) {
+                boot.remove();
+            }
+            leptos::mount::mount_to_body(app::App)
+        }
     }
 }

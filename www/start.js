@@ -1,5 +1,18 @@
 import init from './wgslate-web.js';
-init({ module_or_path: './wgslate-web_bg.wasm' });
+// The app replaces index.html's "Loading wgslate…" once it runs; a failed download says so there
+// instead of leaving the page blank for good.
+init({ module_or_path: './wgslate-web_bg.wasm' }).catch((error) => {
+  const boot = document.getElementById('boot');
+  if (!boot) return;
+  boot.className = 'error';
+  boot.setAttribute('role', 'alert');
+  boot.textContent = `wgslate could not start: ${error?.message ?? error}. Check the connection, then `;
+  const reload = document.createElement('button');
+  reload.textContent = 'Reload';
+  reload.dataset.testid = 'boot-reload';
+  reload.addEventListener('click', () => location.reload());
+  boot.append(reload);
+});
 
 // Offline after the first visit (sw.js). Files fetched before the worker took over are handed to
 // it to keep; a storage problem it meets is shown at the top of the page.

@@ -175,6 +175,22 @@ test('a failed download says whose problem it is, goes with Try again, and a lat
   await page.close();
 });
 
+test('the page says it is loading until the app runs, and says so if the app cannot be downloaded', async () => {
+  const { page, errors } = await blankPage();
+  let cut = true;
+  await page.route('**/wgslate-web_bg.wasm', (route) => (cut ? route.abort('connectionreset') : route.continue()));
+  await page.goto(rig.url + '#translate');
+  const boot = page.locator('[data-testid=boot]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=boot]')?.getAttribute('role') === 'alert', null, { timeout: 60000 });
+  assert.match(await boot.textContent(), /^wgslate could not start: .+\. Check the connection, then Reload$/);
+  cut = false;
+  await page.click('[data-testid=boot-reload]');
+  await page.locator('[data-testid=tr-input]').waitFor({ timeout: 120000 });
+  assert.equal(await boot.count(), 0, 'the loading note goes once the app runs');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a model says it is loading from its first file on, not only once its weights arrive', async () => {
   const { page, errors } = await blankPage();
   let release;
