@@ -1,7 +1,8 @@
 // Offline after the first visit. Every same-origin GET goes to the network first, and each good
 // answer replaces the cached copy (so an updated app or model replaces the old files); without a
-// network the cached copy answers. The page also sends, once this worker runs, the files it
-// fetched before (the app shell and the first model), so those are kept as well.
+// network, or while the server stays silent for NETWORK_WAIT_MS, the cached copy answers. The page
+// also sends the files it fetched before this worker ran (the app shell) and each model it loads,
+// so those are kept as well.
 const CACHE = 'wgslate';
 
 self.addEventListener('install', () => self.skipWaiting());
@@ -31,19 +32,29 @@ async function keep(request, response) {
   }
 }
 
+// A server that takes this long to answer (stalled, or a line that lets nothing through) while a
+// kept copy is at hand is not waited for: the copy answers, and the network's answer, if it comes
+// later, is still kept.
+const NETWORK_WAIT_MS = 5000;
+
+// The app's page under any address that opens it (`/index.html`, `/?from=link`): only `./` is kept.
+async function keptCopy(request) {
+  if (request.mode !== 'navigate') return caches.match(request);
+  return (await caches.match(request, { ignoreSearch: true })) ?? caches.match(new URL('./', self.registration.scope).href);
+}
+
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
+  const network = fetch(request);
+  // Registered before the page reads the answer, so the copy to keep is cloned first.
+  event.waitUntil(network.then((response) => (response.ok ? keep(request, response.clone()) : undefined), () => undefined));
   event.respondWith((async () => {
-    try {
-      const response = await fetch(request);
-      if (response.ok) event.waitUntil(keep(request, response.clone()));
-      return response;
-    } catch (error) {
-      const cached = await caches.match(request);
-      if (cached) return cached;
-      throw error;
-    }
+    const slow = new Promise((resolve) => setTimeout(resolve, NETWORK_WAIT_MS, 'slow'));
+    const first = await Promise.race([network.catch(() => 'failed'), slow]);
+    if (first instanceof Response) return first;
+    // No network (or none yet): the kept copy, else the network's own answer or failure.
+    return (await keptCopy(request)) ?? network;
   })());
 });
 

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { launch, startServer, root } from './harness.mjs';
 
 const defaultTitle = JSON.parse(readFileSync(join(root, 'www', 'models', 'index.json'), 'utf8')).find((e) => e.pair === 'en-de' && e.arch === 'transformer').title;
@@ -107,6 +108,29 @@ test('a model downloaded before the service worker took over is kept too', () =>
   await page.reload();
   await translated(page);
   assert.equal(await page.locator('[data-testid=tr-output]').innerText(), online);
+  assert.deepEqual(errors, []);
+}));
+
+test('a server that stops answering does not hang the page: the kept copies answer, under any address of the page', () => withWorkerPage(8147, async ({ server, page, errors }) => {
+  await page.goto(`${server.url}#translate?text=${encodeURIComponent('A dog runs.')}`);
+  await translated(page);
+  const online = await page.locator('[data-testid=tr-output]').innerText();
+  await untilCached(page, [...SHELL, ...MODEL]);
+  // The port accepts connections and never answers.
+  server.stop();
+  await new Promise((r) => setTimeout(r, 300));
+  const sockets = [];
+  const silent = createServer((socket) => sockets.push(socket));
+  await new Promise((r) => silent.listen(8147, '127.0.0.1', r));
+  try {
+    await page.goto(`${server.url}index.html?from=link#translate?text=${encodeURIComponent('A dog runs.')}`, { timeout: 120000 });
+    await translated(page);
+    assert.equal(await page.locator('[data-testid=tr-output]').innerText(), online);
+    assert.ok(sockets.length > 0, 'the page asked the silent server first');
+  } finally {
+    for (const s of sockets) s.destroy();
+    silent.close();
+  }
   assert.deepEqual(errors, []);
 }));
 
