@@ -92,7 +92,14 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
                 SearchChoice::Beam => Search::Beam(s.beam_search(s.beam.max(4))),
                 SearchChoice::Sample => Search::Sample(s.sampling()),
             };
-            let reverse = if rerank { Some(load_reverse(id, &s.model).await?) } else { None };
+            // Without the reverse model (offline, not kept) the beam's own best still translates.
+            let reverse = match rerank {
+                true => load_reverse(id, &s.model)
+                    .await
+                    .map_err(|e| send(id, Event::LoadFailed(format!("{e}; translated without reranking"))))
+                    .ok(),
+                false => None,
+            };
             let mut all = Vec::with_capacity(texts.len());
             for (n, chunk) in texts.chunks(batch.max(1)).enumerate() {
                 let mut done = translate_chunk(id, &s.model, &models, chunk, &search, batch).await?;
@@ -118,7 +125,9 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             let mut out = translate_chunk(id, &s.model, &models, texts, &s.search(), 1).await?;
             // The output the Translate view shows: a Best quality beam is reranked there too.
             if s.reranks() {
-                let (reverse_name, reverse_model) = load_reverse(id, &s.model).await?;
+                let (reverse_name, reverse_model) = load_reverse(id, &s.model).await.inspect_err(|e| {
+                    send(id, Event::LoadFailed(e.clone()));
+                })?;
                 rerank_chunk(id, &reverse_name, &reverse_model, texts, &mut out, 1).await?;
             }
             let notices = Notices::of(model, texts, &out);
@@ -134,16 +143,15 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
 }
 
 /// The model of the opposite direction, for reranking (loaded on first use, with its progress).
+/// The caller says why when there is none.
 async fn load_reverse(id: u64, name: &str) -> Result<(String, Arc<Model>), String> {
     let reverse = models::reverse_model(name)
         .await?
         .ok_or_else(|| format!("{name} has no model of the opposite direction to rerank with"))?;
     let progress = |share| send(id, Event::Loading { model: reverse.clone(), share });
-    let (model, _) = models::load(&reverse, id, progress).await.map_err(|e| {
-        let e = format!("Could not load {reverse} to rerank with: {e}");
-        send(id, Event::LoadFailed(e.clone()));
-        e
-    })?;
+    let (model, _) = models::load(&reverse, id, progress)
+        .await
+        .map_err(|e| format!("Could not load {reverse} to rerank with: {e}"))?;
     let status = format!("{name} loaded, {reverse} to rerank with: weights {}", model.weight_format);
     send(id, Event::Loaded { status, models: vec![reverse.clone()] });
     Ok((reverse, model))

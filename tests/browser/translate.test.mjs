@@ -142,6 +142,26 @@ test('"Best quality" sets the reranked beam search of the CLI\'s --best, and "Fa
   assert.deepEqual(errors, []);
 });
 
+test('"Best quality" without the reverse model (offline, not kept) gives the beam\'s own best and says it was not reranked', async () => {
+  const errors = [];
+  const candidates = short.slice(0, 60).map((k) => testSources[k]);
+  const [bests, beams] = [['--best'], ['--beam', '4']].map((f) => native('en-de/transformer', candidates.join('\n'), f).split('\n'));
+  const j = bests.findIndex((b, k) => b !== beams[k]);
+  assert.ok(j >= 0, 'one of 60 short sentences translates differently with reranking');
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.route('**/models/de-en/transformer/config.json', (route) => route.abort('internetdisconnected'));
+  await page.goto(rig.url + `#translate?backend=cpu&text=${encodeURIComponent(candidates[j])}`);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await page.click('[data-testid=tr-best]');
+  await page.waitForFunction(() => /translated without reranking/.test(document.querySelector('[data-testid=tr-error]')?.textContent ?? '')
+    && / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  assert.match(await page.locator('[data-testid=tr-error]').textContent(), /^Could not load de-en\/transformer to rerank with: models\/de-en\/transformer\/config\.json: .+; translated without reranking/);
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), beams[j].trim());
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('odd input keeps the page alive', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate', errors);
