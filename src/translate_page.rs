@@ -434,7 +434,10 @@ pub fn TranslatePage() -> impl IntoView {
                 <LanguagePicker settings entries=model_entries output_text=Signal::derive(output_text) stale=stale.into() text />
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" data-testid="tr-model-status">{move || model_status.get()}</span>
-                {move || load_progress.get().map(|p| view! { <progress max="1" prop:value=p></progress> })}
+                {move || load_progress.get().map(|p| view! {
+                    <progress max="1" prop:value=p aria-label="Model download" data-testid="tr-progress"></progress>
+                    <span class="status" data-testid="tr-progress-share">{format!("{:.0} %", p * 100.0)}</span>
+                })}
             </div>
             {move || model_error.get().map(|e| view! {
                 <p class="error" role="alert" data-testid="tr-error">{e}" "

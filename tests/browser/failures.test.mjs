@@ -199,6 +199,9 @@ test('a model says it is loading from its first file on, not only once its weigh
   await page.goto(rig.url + '#translate?model=en-de%2Fgru');
   await page.fill('[data-testid=tr-input]', 'A dog runs.');
   await page.waitForFunction(() => /Loading en-de\/gru/.test(document.querySelector('[data-testid=tr-model-status]')?.textContent ?? ''), null, { timeout: 60000 });
+  // The bar is named for screen readers and its share written out.
+  assert.equal(await page.locator('[data-testid=tr-progress]').getAttribute('aria-label'), 'Model download');
+  assert.equal(await page.locator('[data-testid=tr-progress-share]').textContent(), '0 %');
   release();
   await done(page);
   assert.deepEqual(errors, []);
