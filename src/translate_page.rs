@@ -340,6 +340,10 @@ pub fn TranslatePage() -> impl IntoView {
             (pair, pairs)
         }
     });
+    // The direction's test set came back empty: its files could not be fetched.
+    let test_set_missing = Memo::new(move |_| {
+        shipped.get() && test_set.get().is_some_and(|(p, pairs)| p == pair.get() && pairs.is_empty())
+    });
     // Empty until the direction's own test set is in (never the last direction's).
     let examples = Memo::new(move |_| {
         test_set.get().filter(|(p, _)| *p == pair.get()).map(|(_, pairs)| pairs).unwrap_or_default()
@@ -525,16 +529,21 @@ pub fn TranslatePage() -> impl IntoView {
                 <summary>"Examples from test_2016_flickr"</summary>
                 <Suspense fallback=|| view! { <p class="hint" data-testid="examples-loading">"Loading the test set…"</p> }>
                     {move || Suspend::new(async move {
-                        let (_, pairs) = test_set.await;
+                        let ((source, target), pairs) = test_set.await;
+                        if pairs.is_empty() && test_set_missing.get_untracked() {
+                            let missing = format!("The test set (data/test_2016_flickr.{source} and .{target}) could not be loaded: the examples and Evaluate need it. Reload the page to try again.");
+                            return view! { <p class="error" role="alert" data-testid="examples-missing">{missing}</p> }.into_any();
+                        }
                         let items = pairs.into_iter().take(40).map(|(src, rf)| {
                             let (s2, r2) = (src.clone(), rf.clone());
                             view! { <li><button class="link" on:click=move |_| { text.set(s2.clone()); example_ref.set(Some(r2.clone())); }>{src}</button></li> }
                         }).collect_view();
-                        view! { <ul data-testid="examples">{items}</ul> }
+                        view! { <ul data-testid="examples">{items}</ul> }.into_any()
                     })}
                 </Suspense>
             </details>
             <div class="evaluate">
+                {move || test_set_missing.get().then(|| view! { <p class="hint" data-testid="eval-unavailable">"The test set could not be loaded (see the examples above), so there is nothing to evaluate on."</p> })}
                 <button data-testid="eval-run" on:click=evaluate disabled=move || eval_running.get() || examples.with(Vec::is_empty)>"Evaluate on test_2016_flickr"</button>
                 <label>
                     " first "

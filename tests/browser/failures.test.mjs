@@ -191,6 +191,20 @@ test('the page says it is loading until the app runs, and says so if the app can
   await page.close();
 });
 
+test('a test set that cannot be fetched is named where the examples and Evaluate would be', async () => {
+  const { page, errors } = await blankPage();
+  await page.route('**/data/test_2016_flickr.de', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await page.goto(rig.url + '#translate');
+  await page.locator('[data-testid=eval-unavailable]').waitFor({ timeout: 60000 });
+  assert.equal(await page.locator('[data-testid=eval-run]').isDisabled(), true);
+  await page.click('.examples summary');
+  const missing = page.locator('[data-testid=examples-missing]');
+  await missing.waitFor();
+  assert.match(await missing.textContent(), /^The test set \(data\/test_2016_flickr\.en and \.de\) could not be loaded/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a model says it is loading from its first file on, not only once its weights arrive', async () => {
   const { page, errors } = await blankPage();
   let release;
