@@ -48,15 +48,22 @@ pub fn LanguagePicker(
         choose(catalog::pick(&entries.get_untracked(), &s, &event_target_value(&ev), &arch(&model())));
     };
     let swap_to = move || catalog::swapped(&entries.get(), &model());
+    // The last swap's (text it replaced, text it put in): swapping back when there is no translation
+    // to move (the other direction failed, say offline) returns the replaced text, instead of
+    // translating the text it put in as the other language.
+    let last_swap = StoredValue::new(None::<(String, String)>);
     let swap = move |_| {
         let Some(name) = swap_to() else { return };
-        let out = output_text.get_untracked();
+        let (before, out) = (text.get_untracked(), output_text.get_untracked());
         if let Some(shared) = use_context::<crate::translate_page::Shared>() {
             shared.history_entry.set_value(true);
         }
         choose(Some(name));
-        if !out.trim().is_empty() {
-            text.set(out);
+        let undone = last_swap.get_value().filter(|(_, put)| *put == before).map(|(replaced, _)| replaced);
+        let new_text = if out.trim().is_empty() { undone } else { Some(out) };
+        last_swap.set_value(new_text.clone().map(|t| (before, t)));
+        if let Some(t) = new_text {
+            text.set(t);
         }
     };
     // A model from a link that the index does not list is shown as it is, not as the first entry.

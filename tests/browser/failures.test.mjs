@@ -205,6 +205,25 @@ test('a test set that cannot be fetched is named where the examples and Evaluate
   await page.close();
 });
 
+test('swapping back after the other direction failed returns the text the swap replaced', async () => {
+  const { page, errors } = await blankPage();
+  await page.route('**/models/de-en/transformer/config.json', (route) => route.abort('internetdisconnected'));
+  await page.goto(rig.url + '#translate?backend=cpu&text=' + encodeURIComponent('A dog runs.'));
+  await done(page);
+  const german = (await page.locator('[data-testid=tr-output]').innerText()).trim();
+  await page.click('[data-testid=tr-swap]');
+  await page.locator('[data-testid=tr-error]').waitFor({ timeout: 120000 });
+  assert.equal(await page.inputValue('[data-testid=tr-input]'), german);
+  // No translation to move back: the English the swap replaced comes back, not the German as English.
+  await page.click('[data-testid=tr-swap]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-model]')?.value?.startsWith('en-de/'));
+  assert.equal(await page.inputValue('[data-testid=tr-input]'), 'A dog runs.');
+  await done(page);
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), german);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a model says it is loading from its first file on, not only once its weights arrive', async () => {
   const { page, errors } = await blankPage();
   let release;
