@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::prelude::Closure;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wgslate_model::catalog::CatalogEntry;
@@ -15,6 +16,8 @@ use crate::browser::{self, js_error};
 /// The Cache API cache www/sw.js writes.
 const CACHE: &str = "wgslate";
 const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
+/// Where a tab's Remove tells the page's other tabs to look at the cache again.
+const CHANGED_CHANNEL: &str = "wgslate-offline";
 
 thread_local! {
     /// The models this page asked the service worker to keep.
@@ -105,6 +108,19 @@ pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSigna
             }
         })
     };
+    // Another tab's Remove (or keep) changes the same cache: it says so on this channel.
+    let channel = web_sys::BroadcastChannel::new(CHANGED_CHANNEL).ok();
+    if let Some(c) = &channel {
+        let on_message = Closure::<dyn FnMut()>::new(refresh);
+        c.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+    }
+    let channel = StoredValue::new_local(channel);
+    on_cleanup(move || {
+        if let Some(c) = channel.get_value() {
+            c.close();
+        }
+    });
     // After a model loads the service worker stores it a moment later: look now and again then.
     // A Memo, so the download's progress events (which set the same status again) rescan nothing.
     let status = Memo::new(move |_| model_status.get());
@@ -148,6 +164,9 @@ pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSigna
                                         spawn_local(async move {
                                             if let Err(e) = remove(&name).await {
                                                 error.set(Some(format!("Could not remove {name}: {e}")));
+                                            }
+                                            if let Some(c) = channel.get_value() {
+                                                let _ = c.post_message(&"removed".into());
                                             }
                                             refresh();
                                         });

@@ -46,7 +46,7 @@ async function untilCached(page, paths, timeout = 60000) {
 
 const translated = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
 
-test('after one visit the page reloads and translates with the server gone', () => withWorkerPage(8137, async ({ server, page, errors }) => {
+test('after one visit the page reloads and translates with the server gone', () => withWorkerPage(8137, async ({ server, context, page, errors }) => {
   const text = 'A man in a blue shirt is standing on a ladder.';
   // What the page said, for the message of a wait that times out (this test once timed out after
   // the offline reload, in a full run beside a training job, and never alone).
@@ -78,8 +78,19 @@ test('after one visit the page reloads and translates with the server gone', () 
   await item.waitFor();
   assert.ok((await item.textContent()).startsWith(`en → de · ${defaultTitle} · `), await item.textContent());
   assert.match(await item.textContent(), / · \d+\.\d MB/);
+  // A second tab lists it too, and drops it when the first tab removes it.
+  const other = await context.newPage();
+  await other.goto(page.url());
+  await other.click('[data-testid=offline-models] summary');
+  const otherItem = other.locator('[data-testid=offline-model][data-model="en-de/transformer"]');
+  await otherItem.waitFor();
+  // Its own rescans (after its translation, and 1.5 s later) are over before the Remove.
+  await other.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await other.waitForTimeout(2500);
+  await page.bringToFront();
   await page.click('[data-testid="offline-remove-en-de/transformer"]');
   await item.waitFor({ state: 'detached' });
+  await otherItem.waitFor({ state: 'detached', timeout: 10000 });
   assert.equal(await page.evaluate(async () => Boolean(await caches.match(new URL('models/en-de/transformer/model.safetensors', location.href).href))), false);
   assert.deepEqual(errors, []);
 }));
