@@ -205,16 +205,20 @@ pub struct WebGpuAdapter {
     pub name: String,
 }
 
+/// `navigator[name]`, or why the page lacks it: `missing` in a secure context, else the insecure origin
+/// (browsers hide these APIs there).
+fn navigator_api(name: &str, missing: &str) -> Result<JsValue, String> {
+    let api = js_sys::Reflect::get(&global_property("navigator"), &JsValue::from_str(name)).map_err(js_error)?;
+    match (api.is_undefined() || api.is_null(), secure_context()) {
+        (false, _) => Ok(api),
+        (true, true) => Err(missing.into()),
+        (true, false) => Err(INSECURE.into()),
+    }
+}
+
 /// The default WebGPU adapter's kind, or why WebGPU cannot be used here.
 pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
-    let navigator = global_property("navigator");
-    let gpu = js_sys::Reflect::get(&navigator, &JsValue::from_str("gpu")).map_err(js_error)?;
-    if gpu.is_undefined() || gpu.is_null() {
-        return Err(match secure_context() {
-            true => "this browser has no WebGPU (navigator.gpu is missing)".into(),
-            false => INSECURE.into(),
-        });
-    }
+    let gpu = navigator_api("gpu", "this browser has no WebGPU (navigator.gpu is missing)")?;
     let request = js_sys::Reflect::get(&gpu, &JsValue::from_str("requestAdapter"))
         .map_err(js_error)?
         .dyn_into::<js_sys::Function>()
@@ -258,14 +262,7 @@ pub fn reload_soon() {
 
 /// Puts `text` on the clipboard, or says why it could not.
 pub async fn copy_to_clipboard(text: &str) -> Result<(), String> {
-    let navigator = global_property("navigator");
-    let clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard")).map_err(js_error)?;
-    if clipboard.is_undefined() || clipboard.is_null() {
-        return Err(match secure_context() {
-            true => "this browser offers no clipboard to the page".into(),
-            false => INSECURE.into(),
-        });
-    }
+    let clipboard = navigator_api("clipboard", "this browser offers no clipboard to the page")?;
     let clipboard: web_sys::Clipboard = clipboard.unchecked_into();
     JsFuture::from(clipboard.write_text(text)).await.map(|_| ()).map_err(js_error)
 }
