@@ -18,15 +18,19 @@ fn arch(model: &str) -> String {
     model.split_once('/').map_or("", |(_, a)| a).to_string()
 }
 
-/// The model's label in the picker: the index's, or its name for a model the index does not list.
-fn model_label(entries: &[CatalogEntry], name: &str) -> String {
-    catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label())
+/// The model's label in the picker: the index's, or its name for a model the index does not list;
+/// "· kept offline" when this browser holds its files (its size is then no download).
+fn model_label(entries: &[CatalogEntry], offline: &[String], name: &str) -> String {
+    let kept = if offline.iter().any(|k| k == name) { " · kept offline" } else { "" };
+    catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label()) + kept
 }
 
 #[component]
 pub fn LanguagePicker(
     settings: RwSignal<Settings>,
     entries: RwSignal<Vec<CatalogEntry>>,
+    /// The models this browser keeps for offline use.
+    offline: Signal<Vec<String>>,
     /// The output as text, which the swap button moves into the input.
     output_text: Signal<String>,
     /// True while the output is for an older input (swap waits for the new one).
@@ -101,12 +105,13 @@ pub fn LanguagePicker(
                     let (s, t) = direction(&model());
                     let current = model();
                     let entries = entries.get();
+                    let offline = offline.get();
                     let listed = catalog::models_for(&entries, &s, &t);
                     let unknown = (!catalog::lists(&entries, &current))
-                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &current)}</option> });
+                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &offline, &current)}</option> });
                     let known = listed
                         .into_iter()
-                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{e.label()}</option> })
+                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{model_label(&entries, &offline, &e.name())}</option> })
                         .collect_view();
                     (unknown, known)
                 }}
@@ -114,7 +119,7 @@ pub fn LanguagePicker(
         </label>
         // A phone cuts the chosen option's label to the select's width; this line shows it whole there.
         <span class="model-label" data-testid="tr-model-label">
-            {move || model_label(&entries.get(), &model())}
+            {move || model_label(&entries.get(), &offline.get(), &model())}
         </span>
     }
 }

@@ -68,30 +68,55 @@ async fn open_cache() -> Result<web_sys::Cache, String> {
     JsFuture::from(caches.open(CACHE)).await.map_err(js_error)?.dyn_into().map_err(js_error)
 }
 
-/// The models whose weights are in the cache.
+/// The models whose files are in the cache (a model with its weights there), and the ensembles
+/// all of whose members are.
 async fn kept(entries: &[CatalogEntry]) -> Result<Vec<CatalogEntry>, String> {
     let cache = open_cache().await?;
-    let mut out = Vec::new();
-    for e in entries {
+    let mut stored = HashSet::new();
+    for e in entries.iter().filter(|e| e.members.is_empty()) {
         let url = format!("models/{}/model.safetensors", e.name());
         if !JsFuture::from(cache.match_with_str(&url)).await.map_err(js_error)?.is_undefined() {
-            out.push(e.clone());
+            stored.insert(e.name());
         }
     }
-    Ok(out)
+    Ok(entries.iter().filter(|e| e.model_names().iter().all(|m| stored.contains(m))).cloned().collect())
 }
 
-async fn remove(name: &str) -> Result<(), String> {
+/// Deletes a model's files; an ensemble's are its members'.
+async fn remove(entry: &CatalogEntry) -> Result<(), String> {
     let cache = open_cache().await?;
-    for f in FILES {
-        JsFuture::from(cache.delete_with_str(&format!("models/{name}/{f}"))).await.map_err(js_error)?;
+    for name in entry.model_names() {
+        for f in FILES {
+            JsFuture::from(cache.delete_with_str(&format!("models/{name}/{f}"))).await.map_err(js_error)?;
+        }
     }
     Ok(())
 }
 
+/// What a kept model's row says besides its label: an ensemble names its members, a member the
+/// kept ensembles it is part of (removing it takes them off the list too).
+fn row_note(entry: &CatalogEntry, kept: &[CatalogEntry]) -> String {
+    if !entry.members.is_empty() {
+        return format!(" (the {} models: {})", entry.members.len(), entry.model_names().join(", "));
+    }
+    let part_of: Vec<String> = kept
+        .iter()
+        .filter(|k| !k.members.is_empty() && k.model_names().contains(&entry.name()))
+        .map(|k| k.name())
+        .collect();
+    match part_of.is_empty() {
+        true => String::new(),
+        false => format!(" (part of {})", part_of.join(", ")),
+    }
+}
+
 #[component]
-pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSignal<String>) -> impl IntoView {
-    let list = RwSignal::new(Vec::<CatalogEntry>::new());
+pub fn OfflineModels(
+    entries: RwSignal<Vec<CatalogEntry>>,
+    model_status: RwSignal<String>,
+    /// The kept models, which this view finds (the model picker marks them).
+    list: RwSignal<Vec<CatalogEntry>>,
+) -> impl IntoView {
     let error = RwSignal::new(None::<String>);
     let secure = browser::secure_context();
     let refresh = move || {
@@ -102,7 +127,10 @@ pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSigna
             match kept(&entries.get_untracked()).await {
                 Ok(k) => {
                     error.set(None);
-                    list.set(k);
+                    // The model picker redraws on a change only.
+                    if list.with_untracked(|l| *l != k) {
+                        list.set(k);
+                    }
                 }
                 Err(e) => error.set(Some(format!("The offline copies cannot be read: {e}"))),
             }
@@ -151,19 +179,23 @@ pub fn OfflineModels(entries: RwSignal<Vec<CatalogEntry>>, model_status: RwSigna
                 }
                 view! {
                     <ul>
-                        {kept.into_iter().map(|e| {
+                        {kept.iter().map(|e| {
                             let name = e.name();
                             let testid = format!("offline-remove-{name}");
-                            let label = format!("{} → {} · {}", e.source(), e.target(), e.label());
-                            let aria = format!("Remove {name} from this browser");
+                            let label = format!("{} → {} · {}{}", e.source(), e.target(), e.label(), row_note(e, &kept));
+                            let aria = match e.members.is_empty() {
+                                true => format!("Remove {name} from this browser"),
+                                false => format!("Remove {name} and its {} models from this browser", e.members.len()),
+                            };
+                            let entry = e.clone();
                             view! {
                                 <li data-testid="offline-model" data-model=e.name()>
                                     {label}" "
                                     <button data-testid=testid aria-label=aria on:click=move |_| {
-                                        let name = name.clone();
+                                        let entry = entry.clone();
                                         spawn_local(async move {
-                                            if let Err(e) = remove(&name).await {
-                                                error.set(Some(format!("Could not remove {name}: {e}")));
+                                            if let Err(e) = remove(&entry).await {
+                                                error.set(Some(format!("Could not remove {}: {e}", entry.name())));
                                             }
                                             if let Some(c) = channel.get_value() {
                                                 let _ = c.post_message(&"removed".into());

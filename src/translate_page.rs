@@ -224,6 +224,8 @@ pub fn TranslatePage() -> impl IntoView {
     let eval_count_problem = RwSignal::new(None::<String>);
     let eval_note = RwSignal::new(None::<String>);
     let eval_running = Memo::new(move |_| eval_progress.get().is_some());
+    let offline = RwSignal::new(Vec::<CatalogEntry>::new());
+    let offline_names = move || offline.with(|o| o.iter().map(CatalogEntry::name).collect::<Vec<_>>());
 
     // A run waits `delay_ms` (typing), then translates the text with the settings it was given.
     // Each dispatch takes the translate lane at once: the older run stops, and its sentences and
@@ -435,7 +437,7 @@ pub fn TranslatePage() -> impl IntoView {
     view! {
         <section class="translate">
             <div class="toolbar">
-                <LanguagePicker settings entries=model_entries output_text=Signal::derive(output_text) stale=stale.into() text />
+                <LanguagePicker settings entries=model_entries offline=Signal::derive(offline_names) output_text=Signal::derive(output_text) stale=stale.into() text />
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 {move || load_progress.get().map(|p| view! {
@@ -516,7 +518,11 @@ pub fn TranslatePage() -> impl IntoView {
                         {move || colour.get().then(|| view! {
                             <span class="legend">"p ≥ 0.9 "<span class="conf p5">"■"</span>" ≥ 0.7 "<span class="conf p4">"■"</span>" ≥ 0.5 "<span class="conf p3">"■"</span>" ≥ 0.3 "<span class="conf p2">"■"</span>" < 0.3 "<span class="conf p1">"■"</span></span>
                         })}
-                        <span class="status" data-testid="tr-status">{move || status.get()}</span>
+                        // A run under way while the model downloads has translated nothing yet: it waits.
+                        <span class="status" data-testid="tr-status">{move || match load_progress.get() {
+                            Some(_) if stale.get() => "Waiting for the model to download…".to_string(),
+                            _ => status.get(),
+                        }}</span>
                     </div>
                     {move || input_error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-input-error">{e}</p> })}
                     {move || sentence_bleu().map(|b| view! { <p class="hint" data-testid="tr-example-bleu">"Sentence BLEU against the reference: "{b}</p> })}
@@ -524,7 +530,7 @@ pub fn TranslatePage() -> impl IntoView {
             </div>
             <SettingsPanel settings />
             <FileTranslate />
-            <OfflineModels entries=model_entries model_status />
+            <OfflineModels entries=model_entries model_status list=offline />
             <details class="examples">
                 <summary>"Examples from test_2016_flickr"</summary>
                 <Suspense fallback=|| view! { <p class="hint" data-testid="examples-loading">"Loading the test set…"</p> }>

@@ -235,6 +235,8 @@ test('a model says it is loading from its first file on, not only once its weigh
   // The bar is named for screen readers and its share written out.
   assert.equal(await page.locator('[data-testid=tr-progress]').getAttribute('aria-label'), 'Model download');
   assert.equal(await page.locator('[data-testid=tr-progress-share]').textContent(), '0 %');
+  // The output side waits for the model; it has not begun translating.
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-status]')?.textContent === 'Waiting for the model to download…');
   release();
   await done(page);
   assert.deepEqual(errors, []);

@@ -165,3 +165,37 @@ test('a full storage shows one note, which goes once a file is kept again', () =
   await note.waitFor({ state: 'detached', timeout: 60000 });
   assert.deepEqual(errors, []);
 }));
+
+test('an ensemble is listed as kept with its members, the picker marks kept models, and a member\'s Remove takes the ensemble off', () => withWorkerPage(8148, async ({ server, page, errors }) => {
+  const members = ['en-de/transformer-d224-distilled', 'en-de/transformer-d224-bt'];
+  const files = (m) => ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => `models/${m}/${f}`);
+  await page.goto(`${server.url}#translate?backend=cpu&model=en-de%2Fensemble&text=${encodeURIComponent('A dog runs.')}`);
+  await translated(page);
+  await untilCached(page, members.flatMap(files));
+  await page.click('[data-testid=offline-models] summary');
+  const row = (m) => page.locator(`[data-testid=offline-model][data-model="${m}"]`);
+  await row('en-de/ensemble').waitFor({ timeout: 10000 });
+  assert.match(await row('en-de/ensemble').textContent(), /\(the 2 models: en-de\/transformer-d224-distilled, en-de\/transformer-d224-bt\)/);
+  for (const m of members) assert.match(await row(m).textContent(), /\(part of en-de\/ensemble\)/);
+  // The picker says which models need no download.
+  const option = (m) => page.locator(`[data-testid=tr-model] option[value="${m}"]`).textContent();
+  assert.match(await option('en-de/ensemble'), / · kept offline$/);
+  assert.doesNotMatch(await option('en-de/gru'), /kept offline/);
+  assert.match(await page.locator('[data-testid=tr-model-label]').textContent(), / · kept offline$/);
+  // Without one member the ensemble cannot run offline: it leaves the list and loses its mark.
+  await page.click('[data-testid="offline-remove-en-de/transformer-d224-bt"]');
+  await row('en-de/ensemble').waitFor({ state: 'detached', timeout: 10000 });
+  await page.waitForFunction(() => !/kept offline/.test(document.querySelector('[data-testid=tr-model] option[value="en-de/ensemble"]')?.textContent));
+  assert.doesNotMatch(await row(members[0]).textContent(), /part of/);
+  // The member's files back (as a later visit would keep them): the ensemble's own Remove deletes both members' files.
+  await page.evaluate(async (urls) => (await caches.open('wgslate')).addAll(urls), files(members[1]));
+  await page.click('[data-testid=offline-models] summary');
+  await page.click('[data-testid=offline-models] summary');
+  await row('en-de/ensemble').waitFor({ timeout: 10000 });
+  assert.equal(await page.locator('[data-testid="offline-remove-en-de/ensemble"]').getAttribute('aria-label'), 'Remove en-de/ensemble and its 2 models from this browser');
+  await page.click('[data-testid="offline-remove-en-de/ensemble"]');
+  for (const m of ['en-de/ensemble', ...members]) await row(m).waitFor({ state: 'detached', timeout: 10000 });
+  const left = await page.evaluate(async (urls) => (await Promise.all(urls.map((u) => caches.match(new URL(u, location.href).href)))).filter(Boolean).length, members.flatMap(files));
+  assert.equal(left, 0);
+  assert.deepEqual(errors, []);
+}));
