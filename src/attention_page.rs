@@ -10,6 +10,7 @@ use crate::attention_heatmap::Heatmap;
 use crate::browser;
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job};
+use crate::model_download::{ModelDownload, WAITING};
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
 
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
@@ -123,7 +124,7 @@ pub fn AttentionPage() -> impl IntoView {
                         Ok(Loaded { maps, source, target, notes: notices.messages(), drawn_for })
                     }
                     Ok(_) => Err(None),
-                    Err(e) => Err(e.message()),
+                    Err(e) => Err(shared.job_error_message(e)),
                 };
                 // Drawing is left to a task of its own: with the maps' arrival it made one task
                 // of ~50 ms on a long sentence.
@@ -248,9 +249,11 @@ pub fn AttentionPage() -> impl IntoView {
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="att-error">{e}</p> })}
             // Announced to screen readers: the region is always there, its text changes.
             <p class="status" role="status" data-testid="att-status">{move || match busy.get() {
+                true if shared.load_progress.get().is_some() => WAITING,
                 true => "Translating and drawing the attention maps…",
                 false => "",
             }}</p>
+            <ModelDownload prefix="att" />
             {move || loaded.with(|l| l.as_ref().map(|l| l.notes.iter().map(|n| {
                 let n = format!("{}.", capitalised(n));
                 view! { <p class="hint" data-testid="att-note">{n}</p> }

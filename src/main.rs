@@ -16,6 +16,7 @@ mod language_picker;
 mod metrics_client;
 mod metrics_job;
 mod metrics_worker;
+mod model_download;
 mod models;
 mod offline_models;
 mod settings;

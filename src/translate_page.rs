@@ -15,6 +15,7 @@ use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
 use crate::language_hint::LanguageHint;
 use crate::language_picker::{direction, LanguagePicker};
+use crate::model_download::{ModelDownload, WAITING};
 use crate::offline_models::OfflineModels;
 use crate::settings::Settings;
 
@@ -52,6 +53,17 @@ impl Shared {
         self.model_entries
             .with_untracked(|e| catalog::find(e, model).map(|m| m.title.clone()))
             .unwrap_or_else(|| model.to_string())
+    }
+
+    /// What Compare or Attention shows for a failed job: the model's own error, in place (the
+    /// Translate view's alert is out of sight there); None for a cancelled job.
+    pub fn job_error_message(&self, e: JobError) -> Option<String> {
+        match e {
+            JobError::Model => {
+                Some(self.model_error.get_untracked().unwrap_or_else(|| "The model could not be loaded.".into()))
+            }
+            e => e.message(),
+        }
     }
 
     /// Whether the Translate view's first sentence is still `sentence` (tracked: a Memo over it runs
@@ -440,10 +452,7 @@ pub fn TranslatePage() -> impl IntoView {
                 <LanguagePicker settings entries=model_entries offline=Signal::derive(offline_names) output_text=Signal::derive(output_text) stale=stale.into() text />
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" data-testid="tr-model-status">{move || model_status.get()}</span>
-                {move || load_progress.get().map(|p| view! {
-                    <progress max="1" prop:value=p aria-label="Model download" data-testid="tr-progress"></progress>
-                    <span class="status" data-testid="tr-progress-share">{format!("{:.0} %", p * 100.0)}</span>
-                })}
+                <ModelDownload prefix="tr" />
             </div>
             {move || model_error.get().map(|e| view! {
                 <p class="error" role="alert" data-testid="tr-error">{e}" "
@@ -520,7 +529,7 @@ pub fn TranslatePage() -> impl IntoView {
                         })}
                         // A run under way while the model downloads has translated nothing yet: it waits.
                         <span class="status" data-testid="tr-status">{move || match load_progress.get() {
-                            Some(_) if stale.get() => "Waiting for the model to download…".to_string(),
+                            Some(_) if stale.get() => WAITING.to_string(),
                             _ => status.get(),
                         }}</span>
                     </div>

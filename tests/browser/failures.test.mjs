@@ -243,6 +243,36 @@ test('a model says it is loading from its first file on, not only once its weigh
   await page.close();
 });
 
+test('Compare and Attention show the model\'s download, and a failed one\'s reason in place', async () => {
+  const { page, errors } = await blankPage();
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/models/en-de/gru/config.json', async (route) => { await held; await route.continue(); });
+  await page.route('**/models/en-de/transformer-small/model.safetensors', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await page.goto(rig.url + '#compare?backend=cpu&model=en-de%2Fgru&text=' + encodeURIComponent('A dog runs.'));
+  await page.click('[data-testid=cmp-run]');
+  await page.locator('[data-testid=cmp-progress]').waitFor({ timeout: 60000 });
+  assert.equal(await page.locator('[data-testid=cmp-progress]').getAttribute('aria-label'), 'Model download');
+  await page.waitForFunction(() => document.querySelector('[data-testid=cmp-status]')?.textContent === 'Waiting for the model to download…');
+  release();
+  await page.locator('[data-testid=cmp-greedy]').waitFor({ timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=cmp-progress]').count(), 0, 'the bar goes with the download');
+  // A model that cannot be loaded: Attention says why where the user looks, not "at the top of the Translate view".
+  await page.click('[data-testid=nav-translate]');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/transformer-small');
+  await page.locator('[data-testid=tr-error]').waitFor({ timeout: 120000 });
+  await page.click('[data-testid=nav-attention]');
+  await page.click('[data-testid=att-run]');
+  const alert = page.locator('[data-testid=att-error]');
+  await alert.waitFor({ timeout: 120000 });
+  assert.match(await alert.textContent(), /^Could not load the model: .*404/);
+  await page.click('[data-testid=nav-compare]');
+  await page.click('[data-testid=cmp-run]');
+  await page.waitForFunction(() => /^Could not load the model: .*404/.test(document.querySelector('[data-testid=cmp-error]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 for (const typed of [false, true]) {
   test(`choosing another model stops the download of the one ${typed ? 'a translation' : 'the idle page'} was fetching`, async () => {
     const { page, errors } = await blankPage();

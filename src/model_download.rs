@@ -1,0 +1,24 @@
+//! The model's download as a bar with its share, in each view that translates: the download is the
+//! engine's, whichever view asked for the model, and a view without it looked stuck on a slow line.
+
+use leptos::prelude::*;
+
+use crate::translate_page::Shared;
+
+/// The status a view shows while its job waits for the model.
+pub const WAITING: &str = "Waiting for the model to download…";
+
+/// The bar and its share while a model downloads (nothing otherwise); test ids `{prefix}-progress`
+/// and `{prefix}-progress-share`.
+#[component]
+pub fn ModelDownload(prefix: &'static str) -> impl IntoView {
+    let progress = expect_context::<Shared>().load_progress;
+    move || {
+        progress.get().map(|p| {
+            view! {
+                <progress max="1" prop:value=p aria-label="Model download" data-testid=format!("{prefix}-progress")></progress>
+                <span class="status" data-testid=format!("{prefix}-progress-share")>{format!("{:.0} %", p * 100.0)}</span>
+            }
+        })
+    }
+}
