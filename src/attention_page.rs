@@ -105,6 +105,9 @@ pub fn AttentionPage() -> impl IntoView {
     let busy = RwSignal::new(false);
     let run = {
         move |_| {
+            if busy.get_untracked() {
+                return;
+            }
             let s = shared.settings.get_untracked();
             error.set(None);
             // A map left under an error would read as the answer to the request that failed.
@@ -212,7 +215,7 @@ pub fn AttentionPage() -> impl IntoView {
                     data-testid="att-heatmap"
                     node_ref=canvas
                     role="img"
-                    aria-label=format!("Attention heatmap, {} rows × {} columns; hover a cell, or focus the map and use the arrow keys, for its weight.", h.weights.len(), h.col_labels.len())
+                    aria-label=format!("Attention heatmap, {} rows × {} columns; hover or tap a cell, or focus the map and use the arrow keys, for its weight.", h.weights.len(), h.col_labels.len())
                     style:width=format!("{w}px")
                     style:height=format!("{ht}px")
                     on:mousemove=move |ev| { let c = at(&ev); if hover.get_untracked() != c { hover.set(c) } }
@@ -244,14 +247,15 @@ pub fn AttentionPage() -> impl IntoView {
     view! {
         <section class="attention">
             <h2>"Attention"</h2>
-            <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
-            <button class="primary" data-testid="att-run" on:click=run disabled=move || busy.get()>"Show attention"</button>
+            <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover or tap a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
+            // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
+            <button class="primary" data-testid="att-run" on:click=run aria-disabled=move || busy.get().to_string()>"Show attention"</button>
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="att-error">{e}</p> })}
             // Announced to screen readers: the region is always there, its text changes.
             <p class="status" role="status" data-testid="att-status">{move || match busy.get() {
-                true if shared.load_progress.get().is_some() => WAITING,
-                true => "Translating and drawing the attention maps…",
-                false => "",
+                true if shared.load_progress.get().is_some() => WAITING.to_string(),
+                true => "Translating and drawing the attention maps…".to_string(),
+                false => loaded.with(|l| l.as_ref().map(|l| format!("Attention maps drawn: {} output × {} source tokens.", l.target.len(), l.source.len()))).unwrap_or_default(),
             }}</p>
             <ModelDownload prefix="att" />
             {move || loaded.with(|l| l.as_ref().map(|l| l.notes.iter().map(|n| {

@@ -382,6 +382,7 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                                         <button
                                             class="remove"
                                             title="Remove this reference"
+                                            aria-label=move || format!("Remove reference {}", index() + 1)
                                             disabled=move || refs.with(|v| v.len() == 1)
                                             on:click=move |_| refs.update(|v| v.retain(|x| x.id != id))
                                         >
@@ -597,7 +598,11 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
     };
     let header = move |by: SortBy, label: &'static str| {
         view! {
-            <th>
+            <th aria-sort=move || match sort.get() {
+                (b, true) if b == by => "ascending",
+                (b, false) if b == by => "descending",
+                _ => "none",
+            }>
                 <button class="sort" on:click=move |_| sort.update(|s| *s = if s.0 == by { (by, !s.1) } else { (by, true) })>
                     {label}
                     {move || if sort.get().0 == by { if sort.get().1 { " ▲" } else { " ▼" } } else { "" }}
@@ -635,7 +640,15 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
                     sorted().into_iter().take(shown.get()).map(|l| {
                         let i = l.index;
                         view! {
-                            <tr class:selected=move || selected.get() == Some(i) on:click=move |_| selected.set(Some(i))>
+                            // Focusable, and opened with Enter or Space as with a click: keyboards reach the detail too.
+                            <tr class:selected=move || selected.get() == Some(i) tabindex="0"
+                                on:click=move |_| selected.set(Some(i))
+                                on:keydown=move |ev: web_sys::KeyboardEvent| {
+                                    if ev.key() == "Enter" || ev.key() == " " {
+                                        ev.prevent_default();
+                                        selected.set(Some(i));
+                                    }
+                                }>
                                 <td>{i + 1}</td>
                                 <td>{format!("{:.1}", l.bleu)}</td>
                                 <td class="text">{r.hyps[i].clone()}</td>

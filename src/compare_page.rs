@@ -147,6 +147,9 @@ pub fn ComparePage() -> impl IntoView {
     });
     let run = {
         move |_| {
+            if busy.get_untracked() {
+                return;
+            }
             let s = shared.settings.get_untracked();
             error.set(None);
             stopped.set(false);
@@ -226,7 +229,8 @@ pub fn ComparePage() -> impl IntoView {
         <section class="compare">
             <h2>"Greedy vs beam search vs sampling"</h2>
             <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4; the beam's n-best shown as the search ranks it, not reranked). Words that differ between greedy and the best beam are highlighted."</p>
-            <button class="primary" data-testid="cmp-run" on:click=run disabled=move || busy.get()>"Compare"</button>
+            // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
+            <button class="primary" data-testid="cmp-run" on:click=run aria-disabled=move || busy.get().to_string()>"Compare"</button>
             {move || busy.get().then(|| view! {
                 <button data-testid="cmp-stop" on:click=move |_| engine_client::cancel("compare")>"Stop"</button>
             })}

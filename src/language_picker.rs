@@ -57,7 +57,7 @@ pub fn LanguagePicker(
     // translating the text it put in as the other language.
     let last_swap = StoredValue::new(None::<(String, String)>);
     let swap = move |_| {
-        let Some(name) = swap_to() else { return };
+        let Some(name) = swap_to().filter(|_| !stale.get_untracked()) else { return };
         let (before, out) = (text.get_untracked(), output_text.get_untracked());
         if let Some(shared) = use_context::<crate::translate_page::Shared>() {
             shared.history_entry.set_value(true);
@@ -90,7 +90,8 @@ pub fn LanguagePicker(
                 {move || options(catalog::sources(&entries.get()), direction(&model()).0)}
             </select>
         </label>
-        <button class="swap" data-testid="tr-swap" on:click=swap disabled=move || swap_to().is_none() || stale.get()
+        // aria-disabled, not disabled: a swap makes the output stale, and a disabled button drops the keyboard focus.
+        <button class="swap" data-testid="tr-swap" on:click=swap aria-disabled=move || (swap_to().is_none() || stale.get()).to_string()
             title="Swap the languages (the translation becomes the input)" aria-label="Swap the languages">"⇄"</button>
         <label>
             "To "
@@ -118,7 +119,7 @@ pub fn LanguagePicker(
             </select>
         </label>
         // A phone cuts the chosen option's label to the select's width; this line shows it whole there.
-        <span class="model-label" data-testid="tr-model-label">
+        <span class="model-label" data-testid="tr-model-label" aria-hidden="true">
             {move || model_label(&entries.get(), &offline.get(), &model())}
         </span>
     }

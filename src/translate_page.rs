@@ -448,10 +448,12 @@ pub fn TranslatePage() -> impl IntoView {
     let read_as = Memo::new(move |_| text.with(|t| language::guess(t)));
     view! {
         <section class="translate">
+            // The other views have a visible title; here the language pickers say it, so it is for screen readers.
+            <h2 class="sr-only">"Translate"</h2>
             <div class="toolbar">
                 <LanguagePicker settings entries=model_entries offline=Signal::derive(offline_names) output_text=Signal::derive(output_text) stale=stale.into() text />
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
-                <span class="status" data-testid="tr-model-status">{move || model_status.get()}</span>
+                <span class="status" role="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 <ModelDownload prefix="tr" />
             </div>
             {move || model_error.get().map(|e| view! {
@@ -459,7 +461,6 @@ pub fn TranslatePage() -> impl IntoView {
                     <button type="button" data-testid="tr-retry" on:click=move |_| retry()>"Try again"</button>
                 </p>
             })}
-            <p class="hint" data-testid="tr-domain">"Every model here learnt from Multi30k's 29 000 image captions (“Two dogs run through the snow.”): descriptions of a picture translate well; greetings, numbers and other kinds of text often do not."</p>
             <div class="panes">
                 <div class="pane">
                     <textarea
@@ -482,7 +483,7 @@ pub fn TranslatePage() -> impl IntoView {
                     <LanguageHint read_as subject="This text" testid="tr-language" />
                 </div>
                 <div class="pane">
-                    <div class="output" class:stale=move || stale.get() aria-live="polite" aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model>
+                    <div class="output" class:stale=move || stale.get() aria-live="polite" role="region" aria-label=move || format!("{} translation", language_name(&pair.get().1)) aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model>
                         {move || {
                             let c = colour.get();
                             // A div per line and one space between sentences, so that text selected
@@ -525,7 +526,7 @@ pub fn TranslatePage() -> impl IntoView {
                         <span class="status" role="status" data-testid="tr-copy-note">{move || copy_note.get()}</span>
                         <label><input type="checkbox" prop:checked=move || colour.get() on:change=move |ev| colour.set(event_target_checked(&ev)) />" Colour by confidence"</label>
                         {move || colour.get().then(|| view! {
-                            <span class="legend">"p ≥ 0.9 "<span class="conf p5">"■"</span>" ≥ 0.7 "<span class="conf p4">"■"</span>" ≥ 0.5 "<span class="conf p3">"■"</span>" ≥ 0.3 "<span class="conf p2">"■"</span>" < 0.3 "<span class="conf p1">"■"</span></span>
+                            <span class="legend">"p ≥ 0.9 "<span class="conf p5" aria-hidden="true">"■"</span>" ≥ 0.7 "<span class="conf p4" aria-hidden="true">"■"</span>" ≥ 0.5 "<span class="conf p3" aria-hidden="true">"■"</span>" ≥ 0.3 "<span class="conf p2" aria-hidden="true">"■"</span>" < 0.3 "<span class="conf p1" aria-hidden="true">"■"</span></span>
                         })}
                         // A run under way while the model downloads has translated nothing yet: it waits.
                         <span class="status" data-testid="tr-status">{move || match load_progress.get() {
@@ -537,6 +538,8 @@ pub fn TranslatePage() -> impl IntoView {
                     {move || sentence_bleu().map(|b| view! { <p class="hint" data-testid="tr-example-bleu">"Sentence BLEU against the reference: "{b}</p> })}
                 </div>
             </div>
+            // Below the boxes, so that on a phone the translation shows above the fold.
+            <p class="hint" data-testid="tr-domain">"Every model here learnt from Multi30k's 29 000 image captions (“Two dogs run through the snow.”): descriptions of a picture translate well; greetings, numbers and other kinds of text often do not."</p>
             <SettingsPanel settings />
             <FileTranslate />
             <OfflineModels entries=model_entries model_status list=offline />
@@ -669,10 +672,17 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
         };
         // The arrows of the box stop at the validator's limits instead of stepping past them.
         let (min, max) = wgslate_decode::settings::bounds(key).map_or((None, None), |(lo, hi)| (Some(lo), Some(hi)));
+        // The boxes shown by a symbol beside their group's label have a name in words.
+        let spoken = match key {
+            "lp" => Some("Length penalty α"),
+            "a" => Some("Max length a (times the input's length)"),
+            "b" => Some("Max length b (tokens added)"),
+            _ => None,
+        };
         view! {
             <label>
                 {label}" "
-                <input type="number" step=step min=min max=max data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input />
+                <input type="number" step=step min=min max=max aria-label=spoken data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input />
             </label>
         }
     };

@@ -12,6 +12,11 @@ async function fits(page, view) {
   const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
   await page.screenshot({ path: join(screenshots, `phone-${view}.png`), fullPage: true });
   assert.ok(scroll <= inner, `${view}: the page is ${scroll} px wide on a ${inner} px screen`);
+  // iOS zooms into a box whose text is under 16 px when it is tapped.
+  const small = await page.evaluate(() => [...document.querySelectorAll('input:not([type=checkbox]):not([type=file]), select, textarea')]
+    .filter((el) => el.offsetParent && parseFloat(getComputedStyle(el).fontSize) < 16)
+    .map((el) => `${el.dataset.testid ?? el.tagName} ${getComputedStyle(el).fontSize}`));
+  if (inner <= 800) assert.deepEqual(small, [], `${view}: boxes under 16 px`);
 }
 
 test('every view fits 360 px', async () => {
@@ -25,6 +30,9 @@ test('every view fits 360 px', async () => {
     await page.goto(`${server.url}#translate?beam=4&text=${encodeURIComponent(text)}`);
     await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
     await fits(page, 'translate');
+    // The translation shows on a phone's first screen (667 px tall), not below the fold under notes.
+    const outputTop = await page.evaluate(() => document.querySelector('[data-testid=tr-output]').getBoundingClientRect().top + window.scrollY);
+    assert.ok(outputTop < 667, `the output starts ${outputTop} px down the page`);
     // The model picker cuts its label to the screen; the line under it shows the label whole, on phones only.
     const modelLabel = () => page.evaluate(() => {
       const label = document.querySelector('[data-testid=tr-model-label]');

@@ -1,0 +1,77 @@
+// Keyboard use (a walk found these): every file picker takes the focus and opens from the keyboard,
+// a button keeps the focus while its work runs, and BLEU's per-line rows open from the keyboard.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, golden } from './harness.mjs';
+
+const rig = useBrowser(8149);
+const focused = (page) => page.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName);
+
+test('every file picker takes the keyboard focus, and Translate a file opens from it', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, `${rig.url}#translate?backend=cpu`, errors);
+  await page.focus('details.file-translate summary');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Tab');
+  // A display:none input is skipped by Tab (focus went on to "Available offline").
+  assert.equal(await focused(page), 'tr-file');
+  const chooser = page.waitForEvent('filechooser', { timeout: 10000 });
+  await page.keyboard.press('Space');
+  await chooser;
+  await page.click('[data-testid=nav-bleu]');
+  await page.click('.bleu details.second summary');
+  const pickers = page.locator('.bleu input[type=file]');
+  assert.equal(await pickers.count(), 3, 'hypothesis, reference, second system');
+  for (let i = 0; i < 3; i++) {
+    assert.equal(await pickers.nth(i).evaluate((el) => { el.focus(); return document.activeElement === el; }), true, `BLEU file picker ${i} takes the focus`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Compare, Show attention and the swap keep the keyboard focus while they work', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, `${rig.url}#translate?backend=cpu&text=${encodeURIComponent('A dog runs in the snow.')}`, errors);
+  const translated = () => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await translated();
+  await page.click('[data-testid=nav-compare]');
+  await page.focus('[data-testid=cmp-run]');
+  await page.keyboard.press('Enter');
+  await page.locator('[data-testid=cmp-beam-0]').waitFor({ timeout: 120000 });
+  assert.equal(await focused(page), 'cmp-run');
+  // A second Enter while it works starts nothing new (the button only looks disabled).
+  await page.click('[data-testid=nav-attention]');
+  await page.focus('[data-testid=att-run]');
+  await page.keyboard.press('Enter');
+  await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
+  assert.equal(await focused(page), 'att-run');
+  assert.match(await page.locator('[data-testid=att-status]').textContent(), /^Attention maps drawn: \d+ output × \d+ source tokens\.$/);
+  await page.click('[data-testid=nav-translate]');
+  await page.focus('[data-testid=tr-swap]');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-model]')?.value?.startsWith('de-en/'));
+  await translated();
+  assert.equal(await focused(page), 'tr-swap');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a per-line row of BLEU opens its detail from the keyboard, and the sorted column says so', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, `${rig.url}#bleu`, errors);
+  const c = golden('de-corpus-smooth-none');
+  await page.fill('[data-testid=bleu-hyp]', c.hyps.join('\n'));
+  await page.fill('[data-testid=bleu-ref-0]', c.refs[0].join('\n'));
+  await page.click('[data-testid=bleu-run]');
+  const rows = page.locator('[data-testid=bleu-lines] tbody tr');
+  await rows.first().waitFor({ timeout: 60000 });
+  assert.equal(await page.locator('[data-testid=bleu-lines] th').first().getAttribute('aria-sort'), 'ascending');
+  await rows.nth(1).focus();
+  await page.keyboard.press('Enter');
+  const detail = page.locator('[data-testid=bleu-line-detail] h4');
+  await detail.waitFor({ timeout: 10000 });
+  assert.equal(await detail.textContent(), 'Line 2');
+  assert.equal(await page.locator('.bleu .ref button.remove').first().getAttribute('aria-label'), 'Remove reference 1');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
