@@ -384,7 +384,17 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                                             title="Remove this reference"
                                             aria-label=move || format!("Remove reference {}", index() + 1)
                                             disabled=move || refs.with(|v| v.len() == 1)
-                                            on:click=move |_| refs.update(|v| v.retain(|x| x.id != id))
+                                            on:click=move |_| {
+                                                let at = index();
+                                                refs.update(|v| v.retain(|x| x.id != id));
+                                                // The button is gone: the focus goes to the reference now in its place
+                                                // (or the one before), not to the page.
+                                                let next = at.min(refs.with_untracked(Vec::len).saturating_sub(1));
+                                                spawn_local(async move {
+                                                    browser::yield_now().await;
+                                                    browser::focus_testid(&format!("bleu-ref-{next}"));
+                                                });
+                                            }
                                         >
                                             "×"
                                         </button>

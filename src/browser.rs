@@ -246,6 +246,16 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
 }
 
 /// Asks the user `question` in the browser's own dialog; false when declined (or no dialog can be shown).
+/// Moves the keyboard focus to the element with this `data-testid`, if there is one.
+pub fn focus_testid(testid: &str) {
+    let element = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(&format!("[data-testid=\"{testid}\"]")).ok().flatten());
+    if let Some(e) = element.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = e.focus();
+    }
+}
+
 pub fn confirm(question: &str) -> bool {
     web_sys::window().and_then(|w| w.confirm_with_message(question).ok()).unwrap_or(false)
 }

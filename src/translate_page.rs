@@ -207,6 +207,13 @@ async fn test_set_pairs((s, t): &(String, String)) -> Vec<(String, String)> {
     }
 }
 
+/// "“Hund”: p = 0.912" for a click on a word coloured by confidence.
+fn tapped_word(ev: &web_sys::MouseEvent) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let word = ev.target()?.dyn_into::<web_sys::Element>().ok()?.closest(".conf").ok()??;
+    Some(format!("“{}”: {}", word.text_content()?.trim(), word.get_attribute("title")?))
+}
+
 fn probability_class(p: f32) -> &'static str {
     match p {
         p if p >= 0.9 => "p5",
@@ -229,6 +236,12 @@ pub fn TranslatePage() -> impl IntoView {
     let copy_note = RwSignal::new(None::<String>);
     let input_error = RwSignal::new(None::<String>);
     let colour = RwSignal::new(false);
+    // The tapped or clicked word's probability: the tooltip alone is out of reach by touch.
+    let tapped = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        output.track();
+        tapped.set(None);
+    });
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
     let eval_result = RwSignal::new(None::<EvalResult>);
@@ -483,7 +496,8 @@ pub fn TranslatePage() -> impl IntoView {
                     <LanguageHint read_as subject="This text" testid="tr-language" />
                 </div>
                 <div class="pane">
-                    <div class="output" class:stale=move || stale.get() aria-live="polite" role="region" aria-label=move || format!("{} translation", language_name(&pair.get().1)) aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model>
+                    <div class="output" class:stale=move || stale.get() aria-live="polite" role="region" aria-label=move || format!("{} translation", language_name(&pair.get().1)) aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model
+                        on:click=move |ev| tapped.set(tapped_word(&ev))>
                         {move || {
                             let c = colour.get();
                             // A div per line and one space between sentences, so that text selected
@@ -526,6 +540,7 @@ pub fn TranslatePage() -> impl IntoView {
                         <span class="status" role="status" data-testid="tr-copy-note">{move || copy_note.get()}</span>
                         <label><input type="checkbox" prop:checked=move || colour.get() on:change=move |ev| colour.set(event_target_checked(&ev)) />" Colour by confidence"</label>
                         {move || colour.get().then(|| view! {
+                            <span class="status" aria-live="polite" data-testid="tr-conf-readout">{move || tapped.get().unwrap_or_else(|| "Tap or click a word for its probability.".into())}</span>
                             <span class="legend">"p ≥ 0.9 "<span class="conf p5" aria-hidden="true">"■"</span>" ≥ 0.7 "<span class="conf p4" aria-hidden="true">"■"</span>" ≥ 0.5 "<span class="conf p3" aria-hidden="true">"■"</span>" ≥ 0.3 "<span class="conf p2" aria-hidden="true">"■"</span>" < 0.3 "<span class="conf p1" aria-hidden="true">"■"</span></span>
                         })}
                         // A run under way while the model downloads has translated nothing yet: it waits.

@@ -22,7 +22,9 @@ test('a beam-16 long word from a shared link leaves the page responsive, and a n
   // Capitalised, so each starts a sentence (a lower-case word after a period continues one).
   const words = Array(3).fill('Abcdefghij' + 'abcdefghij'.repeat(49)).join('. ');
   const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&beam=16&model=en-de%2Ftransformer-d224&text=${words}`, errors);
-  await page.waitForFunction(() => /Translating/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 60000 });
+  // Translating with the model in place (while it downloads, the status says it waits for it).
+  await page.waitForFunction(() => /Translating/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? '')
+    && /transformer-d224 loaded/.test(document.querySelector('[data-testid=tr-model-status]')?.textContent ?? ''), null, { timeout: 60000 });
   // The page answers clicks while the worker translates: another view opens with the run still going.
   await page.click('[data-testid=nav-compare]');
   await page.locator('[data-testid=cmp-run]').waitFor({ state: 'visible' });

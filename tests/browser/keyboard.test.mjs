@@ -1,5 +1,6 @@
-// Keyboard use (a walk found these): every file picker takes the focus and opens from the keyboard,
-// a button keeps the focus while its work runs, and BLEU's per-line rows open from the keyboard.
+// Keyboard and touch use (a walk found these): every file picker takes the focus and opens from the
+// keyboard, a button keeps the focus while its work runs (or hands it on when it goes), BLEU's per-line
+// rows open from the keyboard, and a word's probability is not in a hover tooltip only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, golden } from './harness.mjs';
@@ -15,7 +16,7 @@ test('every file picker takes the keyboard focus, and Translate a file opens fro
   await page.keyboard.press('Tab');
   // A display:none input is skipped by Tab (focus went on to "Available offline").
   assert.equal(await focused(page), 'tr-file');
-  const chooser = page.waitForEvent('filechooser', { timeout: 10000 });
+  const chooser = page.waitForEvent('filechooser', { timeout: 60000 });
   await page.keyboard.press('Space');
   await chooser;
   await page.click('[data-testid=nav-bleu]');
@@ -72,6 +73,29 @@ test('a per-line row of BLEU opens its detail from the keyboard, and the sorted 
   await detail.waitFor({ timeout: 10000 });
   assert.equal(await detail.textContent(), 'Line 2');
   assert.equal(await page.locator('.bleu .ref button.remove').first().getAttribute('aria-label'), 'Remove reference 1');
+  // Removing a reference hands the focus to the one now in its place, not to the page.
+  await page.click('[data-testid=bleu-add-ref]');
+  await page.click('[data-testid=bleu-add-ref]');
+  await page.fill('[data-testid=bleu-ref-2]', 'third');
+  await page.focus('.bleu .ref:nth-of-type(2) button.remove');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.dataset?.testid === 'bleu-ref-1');
+  assert.equal(await page.inputValue('[data-testid=bleu-ref-1]'), 'third');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a word coloured by confidence tells its probability when tapped or clicked', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, `${rig.url}#translate?backend=cpu&text=${encodeURIComponent('A dog runs in the snow.')}`, errors);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await page.click('.out-tools input[type=checkbox]');
+  const word = page.locator('[data-testid=tr-output] .conf').nth(1);
+  const [text, title] = [(await word.textContent()).trim(), await word.getAttribute('title')];
+  await word.click();
+  const readout = page.locator('[data-testid=tr-conf-readout]');
+  assert.equal(await readout.textContent(), `“${text}”: ${title}`);
+  assert.match(title, /^p = (0\.\d{3}|1\.000)$/);
   assert.deepEqual(errors, []);
   await page.close();
 });
