@@ -184,10 +184,15 @@ fn http_problem(status: u16) -> String {
     }
 }
 
-fn download_error(url: &str, e: JsValue) -> String {
+/// False when the browser knows it has no network (`navigator.onLine`; a true is no promise).
+pub fn online() -> bool {
     let navigator = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("navigator")).ok();
     let online = navigator.and_then(|n| js_sys::Reflect::get(&n, &JsValue::from_str("onLine")).ok());
-    if online.and_then(|v| v.as_bool()) == Some(false) {
+    online.and_then(|v| v.as_bool()) != Some(false)
+}
+
+fn download_error(url: &str, e: JsValue) -> String {
+    if !online() {
         return format!("{url}: you are offline and this file is not kept for offline use; reconnect and try again");
     }
     format!("{url}: the download failed ({}); check the connection and try again", js_error(e))

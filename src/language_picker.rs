@@ -19,9 +19,14 @@ fn arch(model: &str) -> String {
 }
 
 /// The model's label in the picker: the index's, or its name for a model the index does not list;
-/// "· kept offline" when this browser holds its files (its size is then no download).
-fn model_label(entries: &[CatalogEntry], offline: &[String], name: &str) -> String {
-    let kept = if offline.iter().any(|k| k == name) { " · kept offline" } else { "" };
+/// "· kept offline" when this browser holds its files (its size is then no download), "· needs a
+/// connection" for the others while the browser is offline.
+fn model_label(entries: &[CatalogEntry], offline: &[String], online: bool, name: &str) -> String {
+    let kept = match (offline.iter().any(|k| k == name), online) {
+        (true, _) => " · kept offline",
+        (false, false) => " · needs a connection",
+        (false, true) => "",
+    };
     catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label()) + kept
 }
 
@@ -31,6 +36,8 @@ pub fn LanguagePicker(
     entries: RwSignal<Vec<CatalogEntry>>,
     /// The models this browser keeps for offline use.
     offline: Signal<Vec<String>>,
+    /// False while the browser says it has no network.
+    online: Signal<bool>,
     /// The output as text, which the swap button moves into the input.
     output_text: Signal<String>,
     /// True while the output is for an older input (swap waits for the new one).
@@ -106,13 +113,13 @@ pub fn LanguagePicker(
                     let (s, t) = direction(&model());
                     let current = model();
                     let entries = entries.get();
-                    let offline = offline.get();
+                    let (offline, online) = (offline.get(), online.get());
                     let listed = catalog::models_for(&entries, &s, &t);
                     let unknown = (!catalog::lists(&entries, &current))
-                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &offline, &current)}</option> });
+                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &offline, online, &current)}</option> });
                     let known = listed
                         .into_iter()
-                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{model_label(&entries, &offline, &e.name())}</option> })
+                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{model_label(&entries, &offline, online, &e.name())}</option> })
                         .collect_view();
                     (unknown, known)
                 }}
@@ -120,7 +127,7 @@ pub fn LanguagePicker(
         </label>
         // A phone cuts the chosen option's label to the select's width; this line shows it whole there.
         <span class="model-label" data-testid="tr-model-label" aria-hidden="true">
-            {move || model_label(&entries.get(), &offline.get(), &model())}
+            {move || model_label(&entries.get(), &offline.get(), online.get(), &model())}
         </span>
     }
 }

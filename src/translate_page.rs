@@ -250,6 +250,7 @@ pub fn TranslatePage() -> impl IntoView {
     let eval_note = RwSignal::new(None::<String>);
     let eval_running = Memo::new(move |_| eval_progress.get().is_some());
     let offline = RwSignal::new(Vec::<CatalogEntry>::new());
+    let online = RwSignal::new(browser::online());
     let offline_names = move || offline.with(|o| o.iter().map(CatalogEntry::name).collect::<Vec<_>>());
 
     // A run waits `delay_ms` (typing), then translates the text with the settings it was given.
@@ -344,11 +345,16 @@ pub fn TranslatePage() -> impl IntoView {
         }
     };
     let on_online = window_event_listener(leptos::ev::online, move |_| {
+        online.set(true);
         if model_error.with_untracked(Option::is_some) {
             retry();
         }
     });
-    on_cleanup(move || on_online.remove());
+    let on_offline = window_event_listener(leptos::ev::offline, move |_| online.set(false));
+    on_cleanup(move || {
+        on_online.remove();
+        on_offline.remove();
+    });
 
     // The examples and the evaluation set follow the direction.
     let pair = Memo::new(move |_| direction(&settings.get().model));
@@ -464,7 +470,7 @@ pub fn TranslatePage() -> impl IntoView {
             // The other views have a visible title; here the language pickers say it, so it is for screen readers.
             <h2 class="sr-only">"Translate"</h2>
             <div class="toolbar">
-                <LanguagePicker settings entries=model_entries offline=Signal::derive(offline_names) output_text=Signal::derive(output_text) stale=stale.into() text />
+                <LanguagePicker settings entries=model_entries offline=Signal::derive(offline_names) online=online.into() output_text=Signal::derive(output_text) stale=stale.into() text />
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" role="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 <ModelDownload prefix="tr" />

@@ -166,7 +166,7 @@ test('a full storage shows one note, which goes once a file is kept again', () =
   assert.deepEqual(errors, []);
 }));
 
-test('an ensemble is listed as kept with its members, the picker marks kept models, and a member\'s Remove takes the ensemble off', () => withWorkerPage(8148, async ({ server, page, errors }) => {
+test('an ensemble is listed as kept with its members, the picker marks kept models, and a member\'s Remove takes the ensemble off', () => withWorkerPage(8148, async ({ server, context, page, errors }) => {
   const members = ['en-de/transformer-d224-distilled', 'en-de/transformer-d224-bt'];
   const files = (m) => ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => `models/${m}/${f}`);
   await page.goto(`${server.url}#translate?backend=cpu&model=en-de%2Fensemble&text=${encodeURIComponent('A dog runs.')}`);
@@ -182,6 +182,12 @@ test('an ensemble is listed as kept with its members, the picker marks kept mode
   assert.match(await option('en-de/ensemble'), / · kept offline$/);
   assert.doesNotMatch(await option('en-de/gru'), /kept offline/);
   assert.match(await page.locator('[data-testid=tr-model-label]').textContent(), / · kept offline$/);
+  // Without a network the others say they need one.
+  await context.setOffline(true);
+  await page.waitForFunction(() => / · needs a connection$/.test(document.querySelector('[data-testid=tr-model] option[value="en-de/gru"]')?.textContent));
+  assert.match(await option('en-de/ensemble'), / · kept offline$/);
+  await context.setOffline(false);
+  await page.waitForFunction(() => !/needs a connection/.test(document.querySelector('[data-testid=tr-model] option[value="en-de/gru"]')?.textContent));
   // Without one member the ensemble cannot run offline: it leaves the list and loses its mark.
   await page.click('[data-testid="offline-remove-en-de/transformer-d224-bt"]');
   await row('en-de/ensemble').waitFor({ state: 'detached', timeout: 10000 });
