@@ -220,6 +220,8 @@ pub fn AttentionPage() -> impl IntoView {
                     style:height=format!("{ht}px")
                     on:mousemove=move |ev| { let c = at(&ev); if hover.get_untracked() != c { hover.set(c) } }
                     on:mouseleave=move |_| hover.set(None)
+                    // A tap: not every touch browser sends the mousemove it would imply.
+                    on:click=move |ev| hover.set(at(&ev))
                     tabindex="0"
                     on:keydown=move |ev: web_sys::KeyboardEvent| {
                         let d = match ev.key().as_str() {

@@ -256,10 +256,20 @@ fn TextInput(
             ></textarea>
             <label class="file">
                 "Open .txt…"
-                <input type="file" accept=".txt,text/plain" on:change=move |ev| load(browser::picked_file(&ev)) />
+                <input type="file" accept=".txt,text/plain" aria-label=move || format!("Open a .txt file into {}", box_name(&testid.get()))
+                    on:change=move |ev| load(browser::picked_file(&ev)) />
             </label>
             <span class="lines">{move || text.with(|t| line_count(t))}</span>
         </div>
+    }
+}
+
+/// "the hypothesis", "reference 2", "the second system": a text box by its test id.
+fn box_name(testid: &str) -> String {
+    match testid.strip_prefix("bleu-ref-").and_then(|n| n.parse::<usize>().ok()) {
+        Some(n) => format!("reference {}", n + 1),
+        None if testid == "bleu-hyp2" => "the second system".into(),
+        None => "the hypothesis".into(),
     }
 }
 
@@ -641,7 +651,8 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
     };
     view! {
         <h3>"Per line (sentence BLEU)"</h3>
-        {detail}
+        // Announced when a line is opened: it appears above the table, away from the focus.
+        <div aria-live="polite">{detail}</div>
         <table class="lines-table" data-testid="bleu-lines">
             <thead><tr>{header(SortBy::Line, "Line")}{header(SortBy::Bleu, "Sentence BLEU")}<th>"Hypothesis"</th></tr></thead>
             <tbody>
@@ -650,16 +661,12 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
                     sorted().into_iter().take(shown.get()).map(|l| {
                         let i = l.index;
                         view! {
-                            // Focusable, and opened with Enter or Space as with a click: keyboards reach the detail too.
-                            <tr class:selected=move || selected.get() == Some(i) tabindex="0"
-                                on:click=move |_| selected.set(Some(i))
-                                on:keydown=move |ev: web_sys::KeyboardEvent| {
-                                    if ev.key() == "Enter" || ev.key() == " " {
-                                        ev.prevent_default();
-                                        selected.set(Some(i));
-                                    }
-                                }>
-                                <td>{i + 1}</td>
+                            // The whole row opens the detail for a mouse; the line number is its button for a keyboard.
+                            <tr class:selected=move || selected.get() == Some(i) on:click=move |_| selected.set(Some(i))>
+                                <td>
+                                    <button type="button" class="link" aria-expanded=move || (selected.get() == Some(i)).to_string()
+                                        aria-label=format!("Line {}: show its matched n-grams", i + 1)>{i + 1}</button>
+                                </td>
                                 <td>{format!("{:.1}", l.bleu)}</td>
                                 <td class="text">{r.hyps[i].clone()}</td>
                             </tr>

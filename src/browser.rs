@@ -250,7 +250,6 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
     Ok(WebGpuAdapter { fallback, name })
 }
 
-/// Asks the user `question` in the browser's own dialog; false when declined (or no dialog can be shown).
 /// Moves the keyboard focus to the element with this `data-testid`, if there is one.
 pub fn focus_testid(testid: &str) {
     let element = web_sys::window()
@@ -261,6 +260,7 @@ pub fn focus_testid(testid: &str) {
     }
 }
 
+/// Asks the user `question` in the browser's own dialog; false when declined (or no dialog can be shown).
 pub fn confirm(question: &str) -> bool {
     web_sys::window().and_then(|w| w.confirm_with_message(question).ok()).unwrap_or(false)
 }

@@ -34,24 +34,11 @@ pub struct Status {
     pub backend: RwSignal<String>,
 }
 
-impl JobError {
-    /// What a view shows for it; None for a cancelled job (a newer one replaces it).
-    pub fn message(self) -> Option<String> {
-        match self {
-            JobError::Cancelled => None,
-            JobError::Model => {
-                Some("The model could not be loaded; the message at the top of the Translate view says why.".into())
-            }
-            JobError::Failed(e) => Some(e),
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub enum JobError {
     /// A newer job in the same lane, or Stop, cancelled it.
     Cancelled,
-    /// The model could not be loaded; the message is already shown at the top of the page.
+    /// The model could not be loaded; its message is in `Status::model_error`.
     Model,
     Failed(String),
 }
@@ -95,6 +82,8 @@ thread_local! {
     static LANES: RefCell<HashMap<&'static str, Lane>> = RefCell::new(HashMap::new());
     /// The newest token each lane was reserved with, kept after its job ends.
     static NEWEST: RefCell<HashMap<&'static str, u64>> = RefCell::new(HashMap::new());
+    /// The job whose model download the bar shows, until its model loads or fails.
+    static PROGRESS_OF: Cell<Option<u64>> = const { Cell::new(None) };
     /// Whether the main worker last said the CPU engine runs its jobs.
     static ON_CPU: Cell<bool> = const { Cell::new(false) };
 }
@@ -161,10 +150,11 @@ pub fn init(status: Status) {
     STATUS.with(|s| s.set(Some(status)));
 }
 
-fn show(event: &Event) {
+fn show(id: u64, event: &Event) {
     let Some(s) = STATUS.with(Cell::get) else { return };
     match event {
         Event::Loading { model, share } => {
+            PROGRESS_OF.with(|p| p.set(Some(id)));
             s.model_error.set(None);
             s.model_status.set(format!("Loading {model}…"));
             s.load_progress.set(Some(*share));
@@ -172,11 +162,13 @@ fn show(event: &Event) {
         // A model ready for the current job makes an earlier model's error (a failed download,
         // a reverse model missing offline) out of date.
         Event::Loaded { status, .. } => {
+            PROGRESS_OF.with(|p| p.set(None));
             s.model_error.set(None);
             s.load_progress.set(None);
             s.model_status.set(status.clone());
         }
         Event::LoadFailed(e) => {
+            PROGRESS_OF.with(|p| p.set(None));
             s.load_progress.set(None);
             s.model_status.set(String::new());
             s.model_error.set(Some(e.clone()));
@@ -186,6 +178,19 @@ fn show(event: &Event) {
             s.backend.set(backend.label(cpu_workers(), *members));
         }
         _ => {}
+    }
+}
+
+/// Takes the download bar away when the job it was for stops before its model's news (a Stop, a
+/// newer job, a crash): no later news of that job is shown, so the bar stayed at its last share.
+fn forget_progress(id: u64) {
+    if PROGRESS_OF.with(|p| p.get()) != Some(id) {
+        return;
+    }
+    PROGRESS_OF.with(|p| p.set(None));
+    if let Some(s) = STATUS.with(Cell::get) {
+        s.load_progress.set(None);
+        s.model_status.set(String::new());
     }
 }
 
@@ -200,7 +205,8 @@ fn crashed(slot: usize, jobs: &RefCell<HashMap<u64, UnboundedSender<Event>>>, wo
         }
     });
     let message = format!("The translation engine crashed ({why}); it has been restarted, so try again.");
-    for (_, tx) in jobs.borrow_mut().drain() {
+    for (id, tx) in jobs.borrow_mut().drain() {
+        forget_progress(id);
         let _ = tx.unbounded_send(Event::Failed(message.clone()));
     }
 }
@@ -231,7 +237,7 @@ async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
                     // Model and backend news from a job no lane runs any more is out of date, and
                     // the helpers' is the main worker's again.
                     if slot == 0 && is_current(id) {
-                        show(&event);
+                        show(id, &event);
                     }
                     let finished = matches!(
                         event,
@@ -326,6 +332,14 @@ fn post(worker: &Worker, request: &Request) {
 pub fn cancel(lane: &'static str) {
     let Some(job) = LANES.with(|l| l.borrow_mut().remove(lane)) else { return };
     cancel_parts(&job.parts);
+    // The job ends here now: the worker answers a cancel at its job's next check, and a job that
+    // started a model's download another job still needs waits for the whole download first.
+    for &(slot, id) in &job.parts {
+        let tx = slot_state(slot).and_then(|w| w.jobs.borrow_mut().remove(&id));
+        if let Some(tx) = tx {
+            let _ = tx.unbounded_send(Event::Cancelled);
+        }
+    }
 }
 
 /// Stops the running parts of `lane`'s job but keeps the lane, so that the job can still report
@@ -337,6 +351,7 @@ fn stop_parts(lane: &'static str) {
 
 fn cancel_parts(parts: &[(usize, u64)]) {
     for &(slot, id) in parts {
+        forget_progress(id);
         if let Some(w) = slot_state(slot) {
             post(&w.worker, &Request::Cancel { id });
         }

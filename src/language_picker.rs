@@ -21,13 +21,13 @@ fn arch(model: &str) -> String {
 /// The model's label in the picker: the index's, or its name for a model the index does not list;
 /// "· kept offline" when this browser holds its files (its size is then no download), "· needs a
 /// connection" for the others while the browser is offline.
-fn model_label(entries: &[CatalogEntry], offline: &[String], online: bool, name: &str) -> String {
-    let kept = match (offline.iter().any(|k| k == name), online) {
+fn model_label(entries: &[CatalogEntry], kept_offline: &[String], online: bool, name: &str) -> String {
+    let suffix = match (kept_offline.iter().any(|k| k == name), online) {
         (true, _) => " · kept offline",
         (false, false) => " · needs a connection",
         (false, true) => "",
     };
-    catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label()) + kept
+    catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label()) + suffix
 }
 
 #[component]
@@ -35,7 +35,7 @@ pub fn LanguagePicker(
     settings: RwSignal<Settings>,
     entries: RwSignal<Vec<CatalogEntry>>,
     /// The models this browser keeps for offline use.
-    offline: Signal<Vec<String>>,
+    kept_offline: Signal<Vec<String>>,
     /// False while the browser says it has no network.
     online: Signal<bool>,
     /// The output as text, which the swap button moves into the input.
@@ -113,13 +113,13 @@ pub fn LanguagePicker(
                     let (s, t) = direction(&model());
                     let current = model();
                     let entries = entries.get();
-                    let (offline, online) = (offline.get(), online.get());
+                    let (kept, online) = (kept_offline.get(), online.get());
                     let listed = catalog::models_for(&entries, &s, &t);
                     let unknown = (!catalog::lists(&entries, &current))
-                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &offline, online, &current)}</option> });
+                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &kept, online, &current)}</option> });
                     let known = listed
                         .into_iter()
-                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{model_label(&entries, &offline, online, &e.name())}</option> })
+                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{model_label(&entries, &kept, online, &e.name())}</option> })
                         .collect_view();
                     (unknown, known)
                 }}
@@ -127,7 +127,7 @@ pub fn LanguagePicker(
         </label>
         // A phone cuts the chosen option's label to the select's width; this line shows it whole there.
         <span class="model-label" data-testid="tr-model-label" aria-hidden="true">
-            {move || model_label(&entries.get(), &offline.get(), online.get(), &model())}
+            {move || model_label(&entries.get(), &kept_offline.get(), online.get(), &model())}
         </span>
     }
 }

@@ -54,6 +54,9 @@ struct Download {
     id: u64,
     jobs: HashSet<u64>,
     abort: Option<web_sys::AbortController>,
+    /// The share downloaded so far, which the jobs waiting for it report as their own progress
+    /// (the page shows only current jobs' news, and the job that started it may be gone).
+    share: Option<f64>,
 }
 
 /// Marks `names` as needed by `job` before it loads them one by one (an ensemble's members, a
@@ -72,6 +75,8 @@ pub fn claim(job: u64, names: &[String]) {
 /// when WebGPU works; `job` is the job that needs it (see `job_cancelled`). The flag is true for
 /// the call that loaded it.
 pub async fn load(name: &str, job: u64, mut progress: impl FnMut(f64)) -> Result<(Arc<Model>, bool), String> {
+    // (share, when) last reported by this job while it waits for another job's download.
+    let mut reported: Option<(f64, f64)> = None;
     let abort = loop {
         if let Some(m) = LOADED.with(|m| m.borrow().get(name).cloned()) {
             return Ok((m, false));
@@ -83,11 +88,18 @@ pub async fn load(name: &str, job: u64, mut progress: impl FnMut(f64)) -> Result
             let mut l = l.borrow_mut();
             if let Some(d) = l.get_mut(name) {
                 d.jobs.insert(job);
+                // On a change, and once a second: a page that took the bar away (the job it was for
+                // stopped) shows it again for this one.
+                let now = browser::now_ms();
+                if let Some(share) = d.share.filter(|&s| reported.is_none_or(|(r, t)| r != s || now - t >= 1000.0)) {
+                    reported = Some((share, now));
+                    progress(share);
+                }
                 return None;
             }
             let abort = web_sys::AbortController::new().ok();
             let id = DOWNLOADS_STARTED.with(|n| n.replace(n.get() + 1));
-            l.insert(name.to_string(), Download { id, jobs: HashSet::from([job]), abort: abort.clone() });
+            l.insert(name.to_string(), Download { id, jobs: HashSet::from([job]), abort: abort.clone(), share: None });
             Some(abort)
         });
         match started {
@@ -96,6 +108,14 @@ pub async fn load(name: &str, job: u64, mut progress: impl FnMut(f64)) -> Result
         }
     };
     let signal = abort.as_ref().map(web_sys::AbortController::signal);
+    let mut progress = |share| {
+        LOADING.with(|l| {
+            if let Some(d) = l.borrow_mut().get_mut(name) {
+                d.share = Some(share);
+            }
+        });
+        progress(share);
+    };
     let result = fetch_and_build(name, signal.as_ref(), &mut progress).await;
     LOADING.with(|l| l.borrow_mut().remove(name));
     let model = result?;

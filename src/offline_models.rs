@@ -93,20 +93,33 @@ async fn remove(entry: &CatalogEntry) -> Result<(), String> {
     Ok(())
 }
 
-/// What a kept model's row says besides its label: an ensemble names its members, a member the
-/// kept ensembles it is part of (removing it takes them off the list too).
+/// The other kept entries that lose files when `entry`'s are removed: the ensembles a model is
+/// part of, or for an ensemble the other ensembles that share a member with it.
+fn also_removed(entry: &CatalogEntry, kept: &[CatalogEntry]) -> Vec<String> {
+    let files = entry.model_names();
+    kept.iter()
+        .filter(|k| k.name() != entry.name() && !k.members.is_empty())
+        .filter(|k| k.model_names().iter().any(|m| files.contains(m)))
+        .map(CatalogEntry::name)
+        .collect()
+}
+
+/// What a kept model's row says besides its label: an ensemble names its members, and each row the
+/// ensembles its Remove takes off the list too.
 fn row_note(entry: &CatalogEntry, kept: &[CatalogEntry]) -> String {
+    let mut parts = vec![];
     if !entry.members.is_empty() {
-        return format!(" (the {} models: {})", entry.members.len(), entry.model_names().join(", "));
+        parts.push(format!("the {} models: {}", entry.members.len(), entry.model_names().join(", ")));
     }
-    let part_of: Vec<String> = kept
-        .iter()
-        .filter(|k| !k.members.is_empty() && k.model_names().contains(&entry.name()))
-        .map(|k| k.name())
-        .collect();
-    match part_of.is_empty() {
+    let others = also_removed(entry, kept);
+    match (others.is_empty(), entry.members.is_empty()) {
+        (true, _) => {}
+        (false, true) => parts.push(format!("part of {}", others.join(", "))),
+        (false, false) => parts.push(format!("removing it also removes {}", others.join(", "))),
+    }
+    match parts.is_empty() {
         true => String::new(),
-        false => format!(" (part of {})", part_of.join(", ")),
+        false => format!(" ({})", parts.join("; ")),
     }
 }
 
@@ -210,5 +223,31 @@ pub fn OfflineModels(
                 }.into_any()
             }}
         </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(arch: &str, members: &[&str]) -> CatalogEntry {
+        CatalogEntry {
+            pair: "en-de".into(),
+            arch: arch.into(),
+            title: arch.into(),
+            bytes: 1,
+            test_bleu: 1.0,
+            members: members.iter().map(|m| m.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_row_names_the_ensembles_its_remove_takes_off_the_list() {
+        let kept =
+            [entry("a", &[]), entry("b", &[]), entry("c", &[]), entry("e2", &["a", "b"]), entry("e3", &["a", "c"])];
+        assert_eq!(row_note(&kept[0], &kept), " (part of en-de/e2, en-de/e3)");
+        assert_eq!(row_note(&kept[1], &kept), " (part of en-de/e2)");
+        assert_eq!(row_note(&kept[3], &kept), " (the 2 models: en-de/a, en-de/b; removing it also removes en-de/e3)");
+        assert_eq!(row_note(&kept[2], &kept[..3]), "");
     }
 }

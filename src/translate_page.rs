@@ -62,7 +62,8 @@ impl Shared {
             JobError::Model => {
                 Some(self.model_error.get_untracked().unwrap_or_else(|| "The model could not be loaded.".into()))
             }
-            e => e.message(),
+            JobError::Failed(e) => Some(e),
+            JobError::Cancelled => None,
         }
     }
 
@@ -249,9 +250,9 @@ pub fn TranslatePage() -> impl IntoView {
     let eval_count_problem = RwSignal::new(None::<String>);
     let eval_note = RwSignal::new(None::<String>);
     let eval_running = Memo::new(move |_| eval_progress.get().is_some());
-    let offline = RwSignal::new(Vec::<CatalogEntry>::new());
+    let kept_offline = RwSignal::new(Vec::<CatalogEntry>::new());
     let online = RwSignal::new(browser::online());
-    let offline_names = move || offline.with(|o| o.iter().map(CatalogEntry::name).collect::<Vec<_>>());
+    let kept_names = move || kept_offline.with(|o| o.iter().map(CatalogEntry::name).collect::<Vec<_>>());
 
     // A run waits `delay_ms` (typing), then translates the text with the settings it was given.
     // Each dispatch takes the translate lane at once: the older run stops, and its sentences and
@@ -390,6 +391,9 @@ pub fn TranslatePage() -> impl IntoView {
 
     let evaluate = {
         move |_| {
+            if eval_running.get_untracked() || examples.with_untracked(Vec::is_empty) {
+                return;
+            }
             let s = settings.get_untracked();
             eval_result.set(None);
             eval_note.set(None);
@@ -470,7 +474,7 @@ pub fn TranslatePage() -> impl IntoView {
             // The other views have a visible title; here the language pickers say it, so it is for screen readers.
             <h2 class="sr-only">"Translate"</h2>
             <div class="toolbar">
-                <LanguagePicker settings entries=model_entries offline=Signal::derive(offline_names) online=online.into() output_text=Signal::derive(output_text) stale=stale.into() text />
+                <LanguagePicker settings entries=model_entries kept_offline=Signal::derive(kept_names) online=online.into() output_text=Signal::derive(output_text) stale=stale.into() text />
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" role="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 <ModelDownload prefix="tr" />
@@ -563,7 +567,7 @@ pub fn TranslatePage() -> impl IntoView {
             <p class="hint" data-testid="tr-domain">"Every model here learnt from Multi30k's 29 000 image captions (“Two dogs run through the snow.”): descriptions of a picture translate well; greetings, numbers and other kinds of text often do not."</p>
             <SettingsPanel settings />
             <FileTranslate />
-            <OfflineModels entries=model_entries model_status list=offline />
+            <OfflineModels entries=model_entries model_status list=kept_offline />
             <details class="examples">
                 <summary>"Examples from test_2016_flickr"</summary>
                 <Suspense fallback=|| view! { <p class="hint" data-testid="examples-loading">"Loading the test set…"</p> }>
@@ -583,7 +587,8 @@ pub fn TranslatePage() -> impl IntoView {
             </details>
             <div class="evaluate">
                 {move || test_set_missing.get().then(|| view! { <p class="hint" data-testid="eval-unavailable">"The test set could not be loaded (see the examples above), so there is nothing to evaluate on."</p> })}
-                <button data-testid="eval-run" on:click=evaluate disabled=move || eval_running.get() || examples.with(Vec::is_empty)>"Evaluate on test_2016_flickr"</button>
+                // aria-disabled, not disabled, which drops the keyboard focus when the run starts.
+                <button data-testid="eval-run" on:click=evaluate aria-disabled=move || (eval_running.get() || examples.with(Vec::is_empty)).to_string()>"Evaluate on test_2016_flickr"</button>
                 <label>
                     " first "
                     <input type="number" min="1" max="1000" step="1" data-testid="eval-count" prop:value=move || eval_count.get().to_string()

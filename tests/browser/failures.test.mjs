@@ -307,6 +307,28 @@ test('typing while a model downloads keeps its download going', async () => {
   // download must outlive that gap (and the page's 2 s grace) instead of starting again.
   await page.type('[data-testid=tr-input]', ' runs.', { delay: 100 });
   await page.waitForTimeout(4000);
+  // The job now waiting shows the download it waits for (it came from the first job, gone, whose
+  // bar stood still at its last share).
+  await page.locator('[data-testid=tr-progress]').waitFor({ timeout: 10000 });
+  assert.equal(await page.locator('[data-testid=tr-status]').textContent(), 'Waiting for the model to download…');
+  await releaseThenTranslate(page, hold, errors);
+});
+
+test('Stop ends a job at once while its model downloads, and the bar stays for the view still waiting for it', async () => {
+  const { page, errors } = await blankPage();
+  const hold = await holdWeights(page, 'en-de/gru');
+  // Compare starts the download; the Translate view's translation of the same text waits for it too.
+  await page.goto(rig.url + '#compare?model=en-de%2Fgru&backend=cpu&text=' + encodeURIComponent('A dog runs.'));
+  await page.click('[data-testid=cmp-run]');
+  await hold.requested;
+  await page.locator('[data-testid=cmp-progress]').waitFor({ timeout: 10000 });
+  await page.click('[data-testid=cmp-stop]');
+  // It waited for the whole download (held here: for ever) before it said so.
+  await page.waitForFunction(() => document.querySelector('[data-testid=cmp-status]')?.textContent === 'Stopped.', null, { timeout: 10000 });
+  await page.click('[data-testid=nav-translate]');
+  await page.waitForTimeout(1500);
+  await page.locator('[data-testid=tr-progress]').waitFor({ timeout: 10000 });
+  assert.equal(await page.locator('[data-testid=tr-status]').textContent(), 'Waiting for the model to download…');
   await releaseThenTranslate(page, hold, errors);
 });
 

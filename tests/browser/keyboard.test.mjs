@@ -40,14 +40,20 @@ test('Compare, Show attention and the swap keep the keyboard focus while they wo
   await page.keyboard.press('Enter');
   await page.locator('[data-testid=cmp-beam-0]').waitFor({ timeout: 120000 });
   assert.equal(await focused(page), 'cmp-run');
-  // A second Enter while it works starts nothing new (the button only looks disabled).
   await page.click('[data-testid=nav-attention]');
   await page.focus('[data-testid=att-run]');
   await page.keyboard.press('Enter');
   await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
   assert.equal(await focused(page), 'att-run');
   assert.match(await page.locator('[data-testid=att-status]').textContent(), /^Attention maps drawn: \d+ output × \d+ source tokens\.$/);
+  // Evaluate too (it dropped the focus as well).
   await page.click('[data-testid=nav-translate]');
+  await page.fill('[data-testid=eval-count]', '2');
+  await page.locator('[data-testid=eval-count]').dispatchEvent('change');
+  await page.focus('[data-testid=eval-run]');
+  await page.keyboard.press('Enter');
+  await page.locator('[data-testid=eval-bleu]').waitFor({ timeout: 120000 });
+  assert.equal(await focused(page), 'eval-run');
   await page.focus('[data-testid=tr-swap]');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-model]')?.value?.startsWith('de-en/'));
@@ -67,11 +73,17 @@ test('a per-line row of BLEU opens its detail from the keyboard, and the sorted 
   const rows = page.locator('[data-testid=bleu-lines] tbody tr');
   await rows.first().waitFor({ timeout: 60000 });
   assert.equal(await page.locator('[data-testid=bleu-lines] th').first().getAttribute('aria-sort'), 'ascending');
-  await rows.nth(1).focus();
+  // The line number is the row's button, and says whether its detail is open.
+  const open = rows.nth(1).locator('button');
+  assert.equal(await open.getAttribute('aria-expanded'), 'false');
+  await open.focus();
   await page.keyboard.press('Enter');
   const detail = page.locator('[data-testid=bleu-line-detail] h4');
   await detail.waitFor({ timeout: 10000 });
   assert.equal(await detail.textContent(), 'Line 2');
+  assert.equal(await open.getAttribute('aria-expanded'), 'true');
+  // The three file pickers say which box they fill.
+  assert.equal(await page.locator('.bleu input[type=file]').first().getAttribute('aria-label'), 'Open a .txt file into the hypothesis');
   assert.equal(await page.locator('.bleu .ref button.remove').first().getAttribute('aria-label'), 'Remove reference 1');
   // Removing a reference hands the focus to the one now in its place, not to the page.
   await page.click('[data-testid=bleu-add-ref]');
