@@ -95,6 +95,9 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
         seen.push(a);
         i += if takes_value { 2 } else { 1 };
     }
+    if nbest > beam && sample {
+        return Err(format!("--nbest {nbest} lists a beam's hypotheses, and --sample draws samples instead: give --samples {nbest} for {nbest} of them"));
+    }
     if nbest > beam {
         return Err(format!("--nbest {nbest} lists more hypotheses than the beam keeps: add --beam {nbest} or more"));
     }

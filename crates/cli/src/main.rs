@@ -22,7 +22,9 @@ commands:
   eval        translate a test set and score it
   bench       time the engines
   quantize    rewrite a model's weights as int8 (or f16)
-  serve       serve the built web app (default: dist on 127.0.0.1:8080)";
+  serve       serve the built web app (default: dist on 127.0.0.1:8080)
+
+wgslate <command> --help shows a command's flags; wgslate --version its version.";
 
 /// A command's usage, which `wgslate <command> --help` prints.
 fn command_usage(command: &str) -> Option<String> {
@@ -124,8 +126,12 @@ fn main() {
         Some("bench") => bench::run(&args[1..]).map_err(|e| format!("wgslate bench: {e}")),
         Some("quantize") => quantize_cmd::run(&args[1..]).map_err(|e| format!("wgslate quantize: {e}")),
         Some("serve") => serve::run(&args[1..]).map_err(|e| format!("wgslate serve: {e}")),
-        Some("-h" | "--help") | None => {
+        Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
+            Ok(())
+        }
+        Some("-V" | "--version" | "version") => {
+            println!("wgslate {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
         Some(other) => Err(format!("wgslate: unknown command '{other}'\n{USAGE}")),

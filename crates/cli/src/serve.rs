@@ -28,7 +28,8 @@ fn mime(path: &Path) -> &'static str {
 }
 
 /// Maps a request path inside `root`, refusing anything that climbs out of it (also when written
-/// with escapes: `%2e%2e` is decoded before the check).
+/// with escapes: `%2e%2e` is decoded before the check, and through a symbolic link that leads
+/// outside `root`).
 fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
     // `my%20file.txt`, `%C3%BCber.txt`; a path that is not UTF-8 names no file here.
     let clean = String::from_utf8(percent_decoded(url_path.split(['?', '#']).next().unwrap_or("/"))).ok()?;
@@ -47,7 +48,8 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
         // resolve inside it.
         return None;
     }
-    Some(path)
+    let (real, real_root) = (path.canonicalize().ok()?, root.canonicalize().ok()?);
+    real.starts_with(real_root).then_some(path)
 }
 
 /// The request headers this server acts on.
@@ -164,7 +166,13 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
                 // The page's download progress counts decoded bytes.
                 extra += &format!("Content-Encoding: {coding}\r\nX-Decoded-Length: {decoded}\r\n");
             }
-            if headers.if_none_match.split(',').any(|t| t.trim() == etag || t.trim() == "*") {
+            // If-None-Match compares weakly: W/"x" matches "x" (RFC 9110 13.1.2).
+            if headers
+                .if_none_match
+                .split(',')
+                .map(|t| t.trim())
+                .any(|t| t.trim_start_matches("W/") == etag || t == "*")
+            {
                 ("304 Not Modified", mime(&p), Vec::new())
             } else {
                 ("200 OK", mime(&p), body)
@@ -204,6 +212,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     let dir = dir.unwrap_or("dist");
     let root = PathBuf::from(dir);
+    if !root.is_dir() {
+        let why = if root.exists() { "it is a file, not a folder" } else { "there is no such folder" };
+        return Err(format!("cannot serve {dir}: {why} (./scripts/serve builds the app into dist/)"));
+    }
     if !root.join("index.html").exists() {
         return Err(format!("{dir}/index.html not found: build the app first (./scripts/serve builds it into dist/)"));
     }

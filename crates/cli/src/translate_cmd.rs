@@ -119,12 +119,20 @@ fn model_dirs(dir: &str) -> Result<Vec<String>, String> {
             }
         }
     }
+    Err(not_a_model_dir(dir))
+}
+
+/// Why `dir`, which holds no config.json, is not a model directory.
+fn not_a_model_dir(dir: &str) -> String {
+    let path = std::path::Path::new(dir);
+    let holds = "give the directory that holds config.json, model.safetensors and tokenizer.json, such as www/models/en-de/transformer";
     if path.is_dir() {
-        return Err(format!(
-            "{dir} is not a model directory (no config.json): give one that holds config.json, model.safetensors and tokenizer.json, such as www/models/en-de/transformer"
-        ));
+        format!("{dir} is not a model directory (no config.json): {holds}")
+    } else if path.exists() {
+        format!("{dir} is a file, not a model directory: {holds}")
+    } else {
+        format!("cannot read the model directory {dir}: it does not exist")
     }
-    Err(format!("cannot read the model directory {dir}: it does not exist"))
 }
 
 /// Loads every --model; an ensemble's members must share one tokenizer.json.
@@ -418,6 +426,9 @@ fn language_note(dir: &str, lines: &[String]) -> Option<String> {
 
 /// Refuses a reranker that translates another direction than the reverse of the model's.
 fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
+    if !std::path::Path::new(reranker).join("config.json").is_file() {
+        return Err(format!("--rerank: {}", not_a_model_dir(reranker)));
+    }
     if let (Some(forward), Some(backward)) = (model_direction(model)?, model_direction(reranker)?) {
         if (&backward.source, &backward.target) != (&forward.target, &forward.source) {
             return Err(format!(

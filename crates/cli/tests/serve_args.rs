@@ -12,8 +12,14 @@ fn port_flag_anywhere_and_bad_arguments_refused() {
     for args in [["--port", "9000", "/no/such/dist"], ["/no/such/dist", "--port", "9000"]] {
         let (code, err) = serve(&args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
-        assert!(err.contains("/no/such/dist/index.html not found"), "{args:?}: {err}");
+        assert!(err.contains("cannot serve /no/such/dist: there is no such folder"), "{args:?}: {err}");
     }
+    let file = env!("CARGO_MANIFEST_DIR").to_string() + "/Cargo.toml";
+    assert!(serve(&[&file]).1.contains("it is a file, not a folder"));
+    let empty = std::env::temp_dir().join(format!("wgslate-serve-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    assert!(serve(&[empty.to_str().unwrap()]).1.contains("index.html not found: build the app first"));
+    let _ = std::fs::remove_dir(&empty);
     assert!(serve(&["--port", "http"]).1.contains("--port needs a number"));
     assert!(serve(&["dist", "--bogus"]).1.contains("unknown option --bogus"));
     assert!(serve(&["a", "b"]).1.contains("unexpected argument b"));

@@ -118,6 +118,9 @@ fn serves_the_smallest_accepted_encoding_with_etags_and_304s() {
     let again = get(port, "/app.js", &format!("Accept-Encoding: br\r\nIf-None-Match: {}\r\n", tags[0]));
     assert_eq!((again.status, again.body.len()), (304, 0));
     assert_eq!(again.header("ETag"), Some(tags[0]));
+    // If-None-Match compares weakly (RFC 9110): a W/ tag of the same value validates it too.
+    let weak = get(port, "/app.js", &format!("Accept-Encoding: br\r\nIf-None-Match: \"x\", W/{}\r\n", tags[0]));
+    assert_eq!(weak.status, 304);
     let other = get(port, "/app.js", &format!("Accept-Encoding: br\r\nIf-None-Match: {}\r\n", tags[2]));
     assert_eq!(other.status, 200, "the identity ETag does not validate the brotli copy");
 
@@ -170,7 +173,14 @@ fn escaped_names_are_served_links_are_not_written_through_and_foreign_copies_are
     assert_eq!(get(port, "/my%20file.txt", "").body, b"spaced\n");
     assert_eq!(get(port, "/%C3%BCber.txt", "").body, b"umlaut\n");
     assert_eq!(get(port, "/sub/%61.txt", "").body, b"a\n");
-    for climb in ["/%2e%2e/outside/data.txt", "/sub/..%2f..%2foutside/data.txt", "/%FF.txt"] {
+    // Links that lead out of the folder are not followed (the files there are not the app's).
+    for climb in [
+        "/%2e%2e/outside/data.txt",
+        "/sub/..%2f..%2foutside/data.txt",
+        "/%FF.txt",
+        "/ext/data.txt",
+        "/up/outside/data.txt",
+    ] {
         assert_eq!(get(port, climb, "").status, 404, "{climb}");
     }
     drop(server);

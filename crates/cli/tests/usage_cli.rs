@@ -27,6 +27,33 @@ fn every_command_prints_its_usage_on_help() {
             assert!(out.starts_with("usage: wgslate"), "{command} {flag}: {out}");
         }
     }
+    for top in ["help", "--help", "-h"] {
+        assert!(wgslate(&[top]).1.starts_with("usage: wgslate <command>"), "{top}");
+    }
+    for version in ["--version", "-V", "version"] {
+        let (ok, out, err) = wgslate(&[version]);
+        assert!(ok && out.trim() == concat!("wgslate ", env!("CARGO_PKG_VERSION")), "{version}: {out}{err}");
+    }
+}
+
+#[test]
+fn a_model_given_as_a_file_or_a_missing_reranker_says_what_it_is() {
+    let weights = format!("{MODELS}/en-de/transformer/model.safetensors");
+    let (ok, _, err) = wgslate(&["translate", "--model", &weights]);
+    assert!(!ok && err.contains("is a file, not a model directory"), "{err}");
+    let (ok, _, err) = wgslate(&[
+        "translate",
+        "--model",
+        &format!("{MODELS}/en-de/transformer"),
+        "--beam",
+        "4",
+        "--rerank",
+        "/no/such/dir",
+    ]);
+    assert!(!ok && err.contains("--rerank: cannot read the model directory /no/such/dir: it does not exist"), "{err}");
+    let (ok, _, err) =
+        wgslate(&["translate", "--model", &format!("{MODELS}/en-de/transformer"), "--sample", "--nbest", "2"]);
+    assert!(!ok && err.contains("give --samples 2"), "{err}");
 }
 
 #[test]
