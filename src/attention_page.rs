@@ -259,7 +259,8 @@ pub fn AttentionPage() -> impl IntoView {
                 true => "Translating and drawing the attention maps…".to_string(),
                 false => loaded.with(|l| l.as_ref().map(|l| format!("Attention maps drawn: {} output × {} source tokens.", l.target.len(), l.source.len()))).unwrap_or_default(),
             }}</p>
-            <ModelDownload prefix="att" />
+            // Only while its own run waits: after a Stop the Translate view may still be loading the model.
+            {move || busy.get().then(|| view! { <ModelDownload prefix="att" /> })}
             {move || loaded.with(|l| l.as_ref().map(|l| l.notes.iter().map(|n| {
                 let n = format!("{}.", capitalised(n));
                 view! { <p class="hint" data-testid="att-note">{n}</p> }

@@ -244,7 +244,8 @@ pub fn ComparePage() -> impl IntoView {
                 (false, false, true) => "Greedy, beam and sampling results are shown below.".into(),
                 (false, false, false) => String::new(),
             }}</p>
-            <ModelDownload prefix="cmp" />
+            // Only while its own run waits: after a Stop the Translate view may still be loading the model.
+            {move || busy.get().then(|| view! { <ModelDownload prefix="cmp" /> })}
             {move || stale.get().then(|| view! {
                 <p class="hint" data-testid="cmp-stale">"The Translate view's first sentence or settings changed since these results; Compare again to update them."</p>
             })}

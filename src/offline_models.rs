@@ -104,23 +104,35 @@ fn also_removed(entry: &CatalogEntry, kept: &[CatalogEntry]) -> Vec<String> {
         .collect()
 }
 
-/// What a kept model's row says besides its label: an ensemble names its members, and each row the
-/// ensembles its Remove takes off the list too.
-fn row_note(entry: &CatalogEntry, kept: &[CatalogEntry]) -> String {
-    let mut parts = vec![];
-    if !entry.members.is_empty() {
-        parts.push(format!("the {} models: {}", entry.members.len(), entry.model_names().join(", ")));
+/// "A", "A and B", "A, B and C".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
-    let others = also_removed(entry, kept);
-    match (others.is_empty(), entry.members.is_empty()) {
-        (true, _) => {}
-        (false, true) => parts.push(format!("part of {}", others.join(", "))),
-        (false, false) => parts.push(format!("removing it also removes {}", others.join(", "))),
+}
+
+/// A kept row's text: direction and label, and what its Remove also takes off the list. An
+/// ensemble has no files of its own: it names its members (by title) instead of a size.
+fn row_text(entry: &CatalogEntry, kept: &[CatalogEntry]) -> String {
+    let title =
+        |name: &String| kept.iter().find(|k| &k.name() == name).map_or_else(|| name.clone(), |k| k.title.clone());
+    let others: Vec<String> = also_removed(entry, kept).iter().map(title).collect();
+    let head = format!("{} → {}", entry.source(), entry.target());
+    if entry.members.is_empty() {
+        let part_of = match others.is_empty() {
+            true => String::new(),
+            false => format!(" (part of {})", and_list(&others)),
+        };
+        return format!("{head} · {}{part_of}", entry.label());
     }
-    match parts.is_empty() {
+    let members: Vec<String> = entry.model_names().iter().map(title).collect();
+    let also = match others.is_empty() {
         true => String::new(),
-        false => format!(" ({})", parts.join("; ")),
-    }
+        false => format!("; removing it also removes {}", and_list(&others)),
+    };
+    format!("{head} · {} · made of {}, whose files it uses{also}", entry.title, and_list(&members))
 }
 
 #[component]
@@ -195,7 +207,7 @@ pub fn OfflineModels(
                         {kept.iter().map(|e| {
                             let name = e.name();
                             let testid = format!("offline-remove-{name}");
-                            let label = format!("{} → {} · {}{}", e.source(), e.target(), e.label(), row_note(e, &kept));
+                            let label = row_text(e, &kept);
                             let aria = match e.members.is_empty() {
                                 true => format!("Remove {name} from this browser"),
                                 false => format!("Remove {name} and its {} models from this browser", e.members.len()),
@@ -245,9 +257,13 @@ mod tests {
     fn a_row_names_the_ensembles_its_remove_takes_off_the_list() {
         let kept =
             [entry("a", &[]), entry("b", &[]), entry("c", &[]), entry("e2", &["a", "b"]), entry("e3", &["a", "c"])];
-        assert_eq!(row_note(&kept[0], &kept), " (part of en-de/e2, en-de/e3)");
-        assert_eq!(row_note(&kept[1], &kept), " (part of en-de/e2)");
-        assert_eq!(row_note(&kept[3], &kept), " (the 2 models: en-de/a, en-de/b; removing it also removes en-de/e3)");
-        assert_eq!(row_note(&kept[2], &kept[..3]), "");
+        assert_eq!(row_text(&kept[0], &kept), "en → de · a · 0.0 MB · test BLEU 1.0 (part of e2 and e3)");
+        assert_eq!(row_text(&kept[1], &kept), "en → de · b · 0.0 MB · test BLEU 1.0 (part of e2)");
+        assert_eq!(
+            row_text(&kept[3], &kept),
+            "en → de · e2 · made of a and b, whose files it uses; removing it also removes e3"
+        );
+        assert_eq!(row_text(&kept[2], &kept[..3]), "en → de · c · 0.0 MB · test BLEU 1.0");
+        assert_eq!(and_list(&["x".into(), "y".into(), "z".into()]), "x, y and z");
     }
 }

@@ -551,7 +551,8 @@ pub fn TranslatePage() -> impl IntoView {
                         <label><input type="checkbox" prop:checked=move || colour.get() on:change=move |ev| colour.set(event_target_checked(&ev)) />" Colour by confidence"</label>
                         {move || colour.get().then(|| view! {
                             <span class="status" aria-live="polite" data-testid="tr-conf-readout">{move || tapped.get().unwrap_or_else(|| "Tap or click a word for its probability.".into())}</span>
-                            <span class="legend">"p ≥ 0.9 "<span class="conf p5" aria-hidden="true">"■"</span>" ≥ 0.7 "<span class="conf p4" aria-hidden="true">"■"</span>" ≥ 0.5 "<span class="conf p3" aria-hidden="true">"■"</span>" ≥ 0.3 "<span class="conf p2" aria-hidden="true">"■"</span>" < 0.3 "<span class="conf p1" aria-hidden="true">"■"</span></span>
+                            // Each swatch before its range, so that it is clear which colour goes with which.
+                            <span class="legend"><span class="conf p5" aria-hidden="true">"■"</span>" p ≥ 0.9 · "<span class="conf p4" aria-hidden="true">"■"</span>" ≥ 0.7 · "<span class="conf p3" aria-hidden="true">"■"</span>" ≥ 0.5 · "<span class="conf p2" aria-hidden="true">"■"</span>" ≥ 0.3 · "<span class="conf p1" aria-hidden="true">"■"</span>" < 0.3"</span>
                         })}
                         // A run under way while the model downloads has translated nothing yet: it waits.
                         <span class="status" data-testid="tr-status">{move || match load_progress.get() {

@@ -325,8 +325,10 @@ test('Stop ends a job at once while its model downloads, and the bar stays for t
   await page.click('[data-testid=cmp-stop]');
   // It waited for the whole download (held here: for ever) before it said so.
   await page.waitForFunction(() => document.querySelector('[data-testid=cmp-status]')?.textContent === 'Stopped.', null, { timeout: 10000 });
-  await page.click('[data-testid=nav-translate]');
+  // Compare's bar is for its own run only; the Translate view's goes on.
   await page.waitForTimeout(1500);
+  assert.equal(await page.locator('[data-testid=cmp-progress]').count(), 0);
+  await page.click('[data-testid=nav-translate]');
   await page.locator('[data-testid=tr-progress]').waitFor({ timeout: 10000 });
   assert.equal(await page.locator('[data-testid=tr-status]').textContent(), 'Waiting for the model to download…');
   await releaseThenTranslate(page, hold, errors);
