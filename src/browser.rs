@@ -193,7 +193,16 @@ pub fn online() -> bool {
 
 fn download_error(url: &str, e: JsValue) -> String {
     if !online() {
-        return format!("{url}: you are offline and this file is not kept for offline use; reconnect and try again");
+        // A model's file names the model: that is what the user chose and can keep.
+        let model = url.strip_prefix("models/").and_then(|p| p.rsplit_once('/')).map(|(m, _)| m);
+        return match model {
+            Some(m) => {
+                format!("you are offline, and {m} is not kept for offline use (no {url}): reconnect and try again")
+            }
+            None => {
+                format!("{url}: you are offline and this file is not kept for offline use; reconnect and try again")
+            }
+        };
     }
     format!("{url}: the download failed ({}); check the connection and try again", js_error(e))
 }

@@ -189,6 +189,12 @@ test('an ensemble is listed as kept with its members, the picker marks kept mode
   await context.setOffline(true);
   await page.waitForFunction(() => / · needs a connection$/.test(document.querySelector('[data-testid=tr-model] option[value="en-de/gru"]')?.textContent));
   assert.match(await option('en-de/ensemble'), / · kept offline$/);
+  // Choosing one says so in words, naming the model rather than only a file.
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  const alert = page.locator('[data-testid=tr-error]');
+  await alert.waitFor({ timeout: 60000 });
+  assert.match(await alert.textContent(), /^Could not load the model: you are offline, and en-de\/gru is not kept for offline use \(no models\/en-de\/gru\/config\.json\): reconnect and try again/);
+  await page.selectOption('[data-testid=tr-model]', 'en-de/ensemble');
   await context.setOffline(false);
   await page.waitForFunction(() => !/needs a connection/.test(document.querySelector('[data-testid=tr-model] option[value="en-de/gru"]')?.textContent));
   // Without one member the ensemble cannot run offline: it leaves the list and loses its mark.
