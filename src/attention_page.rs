@@ -10,7 +10,7 @@ use crate::attention_heatmap::Heatmap;
 use crate::browser;
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job};
-use crate::model_download::{ModelDownload, WAITING};
+use crate::model_download::{waiting_status, ModelDownload};
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
 
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
@@ -255,8 +255,7 @@ pub fn AttentionPage() -> impl IntoView {
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="att-error">{e}</p> })}
             // Announced to screen readers: the region is always there, its text changes.
             <p class="status" role="status" data-testid="att-status">{move || match busy.get() {
-                true if shared.load_progress.get().is_some() => WAITING.to_string(),
-                true => "Translating and drawing the attention maps…".to_string(),
+                true => waiting_status(&shared, true).unwrap_or("Translating and drawing the attention maps…").to_string(),
                 false => loaded.with(|l| l.as_ref().map(|l| format!("Attention maps drawn: {} output × {} source tokens.", l.target.len(), l.source.len()))).unwrap_or_default(),
             }}</p>
             // Only while its own run waits: after a Stop the Translate view may still be loading the model.

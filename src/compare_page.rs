@@ -6,7 +6,7 @@ use leptos::task::spawn_local;
 use crate::browser;
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, SearchChoice};
-use crate::model_download::{ModelDownload, WAITING};
+use crate::model_download::{waiting_status, ModelDownload};
 use crate::settings::Settings;
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
 
@@ -237,8 +237,7 @@ pub fn ComparePage() -> impl IntoView {
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="cmp-error">{e}</p> })}
             // Announced to screen readers: the region is always there, its text changes.
             <p class="status" role="status" data-testid="cmp-status">{move || match (busy.get(), stopped.get(), columns.with(Option::is_some)) {
-                (true, ..) if shared.load_progress.get().is_some() => WAITING.into(),
-                (true, ..) => format!("Comparing: {} ({} of 3)…", SEARCHES[stage.get()].2, stage.get() + 1),
+                (true, ..) => waiting_status(&shared, true).map_or_else(|| format!("Comparing: {} ({} of 3)…", SEARCHES[stage.get()].2, stage.get() + 1), String::from),
                 (false, true, true) => "Stopped; the results below are from the last finished comparison.".into(),
                 (false, true, false) => "Stopped.".into(),
                 (false, false, true) => "Greedy, beam and sampling results are shown below.".into(),

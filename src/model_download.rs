@@ -5,8 +5,10 @@ use leptos::prelude::*;
 
 use crate::translate_page::Shared;
 
-/// The status a view shows while its job waits for the model.
-pub const WAITING: &str = "Waiting for the model to download…";
+/// The status a view shows while its job (`running`) waits for the model's download.
+pub fn waiting_status(shared: &Shared, running: bool) -> Option<&'static str> {
+    (running && shared.load_progress.get().is_some()).then_some("Waiting for the model to download…")
+}
 
 /// The bar and its share while a model downloads (nothing otherwise); test ids `{prefix}-progress`
 /// and `{prefix}-progress-share`.

@@ -15,7 +15,7 @@ use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::file_translate::FileTranslate;
 use crate::language_hint::LanguageHint;
 use crate::language_picker::{direction, LanguagePicker};
-use crate::model_download::{ModelDownload, WAITING};
+use crate::model_download::{waiting_status, ModelDownload};
 use crate::offline_models::OfflineModels;
 use crate::settings::Settings;
 
@@ -228,9 +228,7 @@ fn probability_class(p: f32) -> &'static str {
 #[component]
 pub fn TranslatePage() -> impl IntoView {
     let shared = expect_context::<Shared>();
-    let Shared {
-        settings, text, model_entries, model_status, model_error, load_progress, backend, bleu_prefill, ..
-    } = shared;
+    let Shared { settings, text, model_entries, model_status, model_error, backend, bleu_prefill, .. } = shared;
     let output = RwSignal::new(Vec::<Vec<OutSentence>>::new());
     let status = RwSignal::new(String::new());
     // What the last Copy did ("Copied.", or why not), for a few seconds.
@@ -555,10 +553,7 @@ pub fn TranslatePage() -> impl IntoView {
                             <span class="legend"><span class="conf p5" aria-hidden="true">"■"</span>" p ≥ 0.9 · "<span class="conf p4" aria-hidden="true">"■"</span>" ≥ 0.7 · "<span class="conf p3" aria-hidden="true">"■"</span>" ≥ 0.5 · "<span class="conf p2" aria-hidden="true">"■"</span>" ≥ 0.3 · "<span class="conf p1" aria-hidden="true">"■"</span>" < 0.3"</span>
                         })}
                         // A run under way while the model downloads has translated nothing yet: it waits.
-                        <span class="status" data-testid="tr-status">{move || match load_progress.get() {
-                            Some(_) if stale.get() => WAITING.to_string(),
-                            _ => status.get(),
-                        }}</span>
+                        <span class="status" data-testid="tr-status">{move || waiting_status(&shared, stale.get()).map_or_else(|| status.get(), String::from)}</span>
                     </div>
                     {move || input_error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-input-error">{e}</p> })}
                     {move || sentence_bleu().map(|b| view! { <p class="hint" data-testid="tr-example-bleu">"Sentence BLEU against the reference: "{b}</p> })}
