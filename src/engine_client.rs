@@ -86,6 +86,8 @@ thread_local! {
     static PROGRESS_OF: Cell<Option<u64>> = const { Cell::new(None) };
     /// Whether the main worker last said the CPU engine runs its jobs.
     static ON_CPU: Cell<bool> = const { Cell::new(false) };
+    /// The backend the main worker last named, so a failed load can relabel it without a model.
+    static LAST_BACKEND: RefCell<Option<Backend>> = const { RefCell::new(None) };
 }
 
 /// How many engine workers share a CPU job: one per core the browser reports, at most `MAX_CPU_WORKERS`.
@@ -172,9 +174,14 @@ fn show(id: u64, event: &Event) {
             s.load_progress.set(None);
             s.model_status.set(String::new());
             s.model_error.set(Some(e.clone()));
+            // No model is loaded for this job, so an earlier ensemble's "ensemble of N" is out of date.
+            if let Some(backend) = LAST_BACKEND.with(|b| b.borrow().clone()) {
+                s.backend.set(backend.label(cpu_workers(), 0));
+            }
         }
         Event::Backend { backend, members } => {
             ON_CPU.with(|c| c.set(matches!(backend, Backend::Cpu { .. })));
+            LAST_BACKEND.with(|b| *b.borrow_mut() = Some(backend.clone()));
             s.backend.set(backend.label(cpu_workers(), *members));
         }
         _ => {}

@@ -224,6 +224,21 @@ test('swapping back after the other direction failed returns the text the swap r
   await page.close();
 });
 
+test('after an ensemble, a model that fails to load leaves the backend label without "ensemble of 2"', async () => {
+  const { page, errors } = await blankPage();
+  await page.route('**/models/en-de/gru/config.json', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await page.goto(rig.url + '#translate?backend=cpu&model=en-de%2Fensemble&text=' + encodeURIComponent('A dog runs.'));
+  await done(page);
+  const backend = page.locator('[data-testid=tr-backend]');
+  assert.match(await backend.textContent(), /, ensemble of 2$/);
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await page.waitForFunction(() => /404/.test(document.querySelector('[data-testid=tr-error]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.match(await backend.textContent(), /^CPU \(WebAssembly/);
+  assert.doesNotMatch(await backend.textContent(), /ensemble/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a model says it is loading from its first file on, not only once its weights arrive', async () => {
   const { page, errors } = await blankPage();
   let release;
