@@ -103,6 +103,8 @@ pub fn AttentionPage() -> impl IntoView {
         error.set(None);
     });
     let busy = RwSignal::new(false);
+    // Whether the last run was stopped (its map, if any, is the last finished run's).
+    let stopped = RwSignal::new(false);
     let run = {
         move |_| {
             if busy.get_untracked() {
@@ -110,6 +112,7 @@ pub fn AttentionPage() -> impl IntoView {
             }
             let s = shared.settings.get_untracked();
             error.set(None);
+            stopped.set(false);
             // A map left under an error would read as the answer to the request that failed.
             let sentence = match first_sentence(&shared) {
                 Ok(s) => s,
@@ -127,7 +130,15 @@ pub fn AttentionPage() -> impl IntoView {
                         Ok(Loaded { maps, source, target, notes: notices.messages(), drawn_for })
                     }
                     Ok(_) => Err(None),
-                    Err(e) => Err(shared.job_error_message(e)),
+                    // None: stopped, or a newer job took the lane; the last map stays, marked as such.
+                    Err(e) => match shared.job_error_message(e) {
+                        None => {
+                            stopped.set(true);
+                            busy.set(false);
+                            return;
+                        }
+                        message => Err(message),
+                    },
                 };
                 // Drawing is left to a task of its own: with the maps' arrival it made one task
                 // of ~50 ms on a long sentence.
@@ -252,11 +263,16 @@ pub fn AttentionPage() -> impl IntoView {
             <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover or tap a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
             // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
             <button class="primary" data-testid="att-run" on:click=run aria-disabled=move || busy.get().to_string()>"Show attention"</button>
+            {move || busy.get().then(|| view! {
+                <button data-testid="att-stop" on:click=move |_| engine_client::cancel("attention")>"Stop"</button>
+            })}
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="att-error">{e}</p> })}
             // Announced to screen readers: the region is always there, its text changes.
-            <p class="status" role="status" data-testid="att-status">{move || match busy.get() {
-                true => waiting_status(&shared, true).unwrap_or("Translating and drawing the attention maps…").to_string(),
-                false => loaded.with(|l| l.as_ref().map(|l| format!("Attention maps drawn: {} output × {} source tokens.", l.target.len(), l.source.len()))).unwrap_or_default(),
+            <p class="status" role="status" data-testid="att-status">{move || match (busy.get(), stopped.get()) {
+                (true, _) => waiting_status(&shared, true).unwrap_or("Translating and drawing the attention maps…").to_string(),
+                (false, true) if loaded.with(Option::is_some) => "Stopped; the map below is from the last finished run.".into(),
+                (false, true) => "Stopped.".into(),
+                (false, false) => loaded.with(|l| l.as_ref().map(|l| format!("Attention maps drawn: {} output × {} source tokens.", l.target.len(), l.source.len()))).unwrap_or_default(),
             }}</p>
             // Only while its own run waits: after a Stop the Translate view may still be loading the model.
             {move || busy.get().then(|| view! { <ModelDownload prefix="att" /> })}

@@ -349,6 +349,29 @@ test('Stop ends a job at once while its model downloads, and the bar stays for t
   await releaseThenTranslate(page, hold, errors);
 });
 
+test('Attention has a Stop: it ends a run waiting for its model and keeps the last map, marked out of date', async () => {
+  const { page, errors } = await blankPage();
+  const hold = await holdWeights(page, 'en-de/gru');
+  await page.goto(rig.url + '#attention?backend=cpu&text=' + encodeURIComponent('A dog runs.'));
+  await page.click('[data-testid=att-run]');
+  await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
+  await page.click('[data-testid=nav-translate]');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await hold.requested;
+  await page.click('[data-testid=nav-attention]');
+  await page.click('[data-testid=att-run]');
+  await page.locator('[data-testid=att-progress]').waitFor({ timeout: 10000 });
+  await page.click('[data-testid=att-stop]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=att-status]')?.textContent === 'Stopped; the map below is from the last finished run.', null, { timeout: 10000 });
+  assert.equal(await page.locator('[data-testid=att-heatmap]').count(), 1);
+  assert.equal(await page.locator('[data-testid=att-stale]').count(), 1);
+  assert.equal(await page.locator('[data-testid=att-stop]').count(), 0);
+  assert.equal(await page.locator('[data-testid=att-error]').count(), 0);
+  assert.equal(await page.locator('[data-testid=att-run]').getAttribute('aria-disabled'), 'false');
+  await page.click('[data-testid=nav-translate]');
+  await releaseThenTranslate(page, hold, errors);
+});
+
 test('an ensemble keeps the download of a member already under way', async () => {
   const { page, errors } = await blankPage();
   // The idle page fetches the default model, a member of the ×3 ensemble chosen next; that
