@@ -13,6 +13,7 @@ mod quantize_cmd;
 mod serve;
 mod table;
 mod translate_cmd;
+mod translator;
 
 const USAGE: &str = "usage: wgslate <command> [args]
 

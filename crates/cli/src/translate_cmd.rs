@@ -3,22 +3,19 @@
 use std::io::Write;
 use std::time::Instant;
 
-use wgslate_decode::{block_on, BeamConfig, Blocking, Ensemble, Search, StepModel};
-use wgslate_engine::{Gpu, GpuEngine};
+use wgslate_decode::{BeamConfig, Search};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::catalog::{self, language_name};
 use wgslate_model::config::Direction;
 use wgslate_model::language::{self, Mismatch};
-use wgslate_model::rerank::rerank_async;
 use wgslate_model::sentences::{line_end, split_sentences, Segments};
-use wgslate_model::step::CpuStepper;
-use wgslate_model::translate::{translate_with, Translation};
-use wgslate_model::weights::CheckedWeights;
+use wgslate_model::translate::Notices;
 use wgslate_model::Model;
 
 use crate::decode_args;
 use crate::output::Output;
+use crate::translator::{Reranker, Translator};
 
 pub const TRANSLATE_USAGE: &str =
     "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [-o FILE] [decoding flags]
@@ -166,83 +163,46 @@ fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
     dirs.iter().map(|d| Model::from_dir(std::path::Path::new(d))).collect()
 }
 
-/// The step models to translate with on the backend asked for: `gpu` (the WGSL engine), `cpu`
-/// (the candle reference), or `auto` (the WGSL engine on a hardware adapter; the CPU reference when
-/// there is none or the only one is a CPU emulation such as lavapipe, where it is 10–30× slower
-/// than candle). One per model; several make an ensemble. Also returns the backend's name.
-fn engines<'a>(
-    backend: &str,
-    dirs: &[String],
+/// The engines for `c`'s models and `search`; with `--rerank`, the beam's whole n-best is kept for
+/// the reverse model (`backward`, loaded by the caller before any input is read) to reorder.
+fn translator<'a>(
+    c: &'a Common,
     models: &'a [Model],
-) -> Result<(Vec<Box<dyn StepModel + 'a>>, String), String> {
-    let cpu = |why: String| {
-        let members =
-            models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>).collect();
-        Ok((members, why))
-    };
-    if backend == "cpu" {
-        return cpu("cpu".into());
-    }
-    let gpu = match Gpu::new_blocking() {
-        Ok(g) => g,
-        Err(e) if backend == "auto" => {
-            eprintln!("wgslate: {e}; using the CPU");
-            return cpu("cpu".into());
-        }
-        Err(e) => return Err(e),
-    };
-    if backend == "auto" && gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu {
-        return cpu(format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name));
-    }
-    let mut members: Vec<Box<dyn StepModel>> = Vec::new();
-    for (dir, model) in dirs.iter().zip(models) {
-        let bytes = std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| format!("{dir}: {e}"))?;
-        members.push(Box::new(Blocking(GpuEngine::new(&gpu, &model.config, &CheckedWeights::parse(&bytes)?)?)));
-    }
-    Ok((members, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
-}
-
-/// Translates `lines` with every model (an ensemble when there are several) on `backend`; returns
-/// the translations and the backend actually used.
-pub fn translate_on(
-    backend: &str,
-    dirs: &[String],
-    models: &[Model],
-    lines: &[String],
+    backward: Option<&'a Model>,
     search: &Search,
-    batch: usize,
-) -> Result<(Vec<Translation>, String), String> {
-    let (mut members, name) = engines(backend, dirs, models)?;
-    if members.len() == 1 {
-        return Ok((translate_with(members[0].as_mut(), &models[0], lines, search, batch, false)?, name));
-    }
-    let n = members.len();
-    let mut ensemble = Ensemble::new(members)?;
-    Ok((translate_with(&mut ensemble, &models[0], lines, search, batch, false)?, format!("{name}, ensemble of {n}")))
-}
-
-/// Translates `lines`, then, with `--rerank`, reorders each beam's whole n-best by the reverse
-/// model's score (the first output is the one printed and scored).
-fn translate_lines(
-    c: &Common,
-    models: &[Model],
-    lines: &[String],
-    search: &Search,
-) -> Result<(Vec<Translation>, String), String> {
-    let Some(dir) = &c.rerank else {
-        return translate_on(&c.backend, &c.models, models, lines, search, c.batch);
+) -> Result<Translator<'a>, String> {
+    let (Some(dir), Some(model)) = (&c.rerank, backward) else {
+        return Translator::new(&c.backend, &c.models, models, search, c.batch, None);
     };
     let search = match search {
         Search::Beam(b) if b.beam >= 2 => Search::Beam(BeamConfig { nbest: b.beam, ..b.clone() }),
         _ => return Err("--rerank reorders a beam's n-best: add --beam K with K ≥ 2, or --best".into()),
     };
-    // Loaded first: a bad DIR is reported before the translation runs.
-    let backward = Model::from_dir(std::path::Path::new(dir))?;
-    let (mut out, name) = translate_on(&c.backend, &c.models, models, lines, &search, c.batch)?;
-    let (mut scorer, _) = engines(&c.backend, std::slice::from_ref(dir), std::slice::from_ref(&backward))?;
     let weight = c.rerank_weight.unwrap_or(wgslate_decode::settings::RERANK_WEIGHT);
-    block_on(rerank_async(scorer[0].as_mut(), &backward, lines, &mut out, weight, c.batch))?;
-    Ok((out, format!("{name}, reranked by {dir} with weight {weight}")))
+    Translator::new(&c.backend, &c.models, models, &search, c.batch, Some(Reranker { dir, model, weight }))
+}
+
+/// `--rerank DIR`'s model, loaded before the translation so that a bad DIR is reported first.
+fn load_reranker(c: &Common) -> Result<Option<Model>, String> {
+    c.rerank.as_ref().map(|dir| Model::from_dir(std::path::Path::new(dir))).transpose()
+}
+
+/// The input's lines in chunks to translate and write one after another (`per_line`: the
+/// sentences of each line): the first of about `first` sentences, so that the first lines come out
+/// soon, each next one twice as big up to `most`, long enough for sorting by length to fill batches.
+fn line_chunks(per_line: &[usize], first: usize, most: usize) -> Vec<std::ops::Range<usize>> {
+    let (mut chunks, mut start, mut sentences, mut goal) = (Vec::new(), 0, 0, first.max(1));
+    for (i, n) in per_line.iter().enumerate() {
+        sentences += n;
+        if sentences >= goal {
+            chunks.push(start..i + 1);
+            (start, sentences, goal) = (i + 1, 0, (goal * 2).min(most.max(1)));
+        }
+    }
+    if start < per_line.len() {
+        chunks.push(start..per_line.len());
+    }
+    chunks
 }
 
 /// A file's UTF-8 text (a `.gz` name is gunzipped, as `wgslate bleu` reads one).
@@ -462,41 +422,59 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     // Windows line ends in, Windows line ends out, as the page's file translation does.
     let line_end = line_end(&text);
     let lines = without_bom(wgslate_metrics::pystr::lines(&text));
+    let backward = load_reranker(&c)?;
+    let mut translator = translator(&c, &models, backward.as_ref(), &search)?;
+    let write = |output: &mut Output, text: std::fmt::Arguments| {
+        output.write_fmt(text).unwrap_or_else(|e| crate::output_failed(e));
+    };
+    let mut notices = Notices::default();
     // Asked for before a rerank widens the n-best to the whole beam.
     let shown = decode_args::outputs_asked(&search);
     if shown == 1 {
         // As the page does: each line's sentences translated one by one and joined back on their line.
         let segments = Segments::of(&lines);
-        let sentences: Vec<String> = segments.sentences.iter().map(|(_, s)| s.clone()).collect();
-        let (out, _) = translate_lines(&c, &models, &sentences, &search)?;
-        let translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
-        for text in segments.rejoined(translations) {
-            write!(output, "{text}{line_end}").unwrap_or_else(|e| crate::output_failed(e));
+        let mut done = 0;
+        for chunk in line_chunks(&segments.per_line, c.batch, c.batch * 32) {
+            let per_line = segments.per_line[chunk].to_vec();
+            let count: usize = per_line.iter().sum();
+            let sentences: Vec<String> =
+                segments.sentences[done..done + count].iter().map(|(_, s)| s.clone()).collect();
+            done += count;
+            let out = translator.translate(&sentences)?;
+            let translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
+            for text in (Segments { sentences: vec![], per_line }).rejoined(translations) {
+                write(&mut output, format_args!("{text}{line_end}"));
+            }
+            output.flush().unwrap_or_else(|e| crate::output_failed(e));
+            notices.merge(Notices::of(&models[0], &sentences, &out));
         }
         output.finish().unwrap_or_else(|e| crate::output_failed(e));
-        let notes = wgslate_model::translate::Notices::of(&models[0], &sentences, &out).messages();
         let language = language_note(&c.models[0], &lines);
-        for note in language.into_iter().chain(notes).chain(lone_carriage_returns(&lines)) {
+        for note in language.into_iter().chain(notices.messages()).chain(lone_carriage_returns(&lines)) {
             eprintln!("wgslate: {note}");
         }
         return Ok(());
     }
     // A list per input line (n-best or samples): of the whole line; a blank line is not translated
     // (the models would make words of nothing) and gets one empty entry.
-    let texts: Vec<String> = lines.iter().filter(|l| !l.trim().is_empty()).cloned().collect();
-    let (out, _) = translate_lines(&c, &models, &texts, &search)?;
-    let mut lists = out.iter();
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
-            writeln!(output, "{i} |||  ||| F0= 0.0000 ||| 0.0000").unwrap_or_else(|e| crate::output_failed(e));
-            continue;
+    let has_text: Vec<usize> = lines.iter().map(|l| usize::from(!l.trim().is_empty())).collect();
+    for chunk in line_chunks(&has_text, c.batch, c.batch * 32) {
+        let texts: Vec<String> = lines[chunk.clone()].iter().filter(|l| !l.trim().is_empty()).cloned().collect();
+        let out = translator.translate(&texts)?;
+        let mut lists = out.iter();
+        for (i, line) in lines.iter().enumerate().skip(chunk.start).take(chunk.len()) {
+            if line.trim().is_empty() {
+                write(&mut output, format_args!("{i} |||  ||| F0= 0.0000 ||| 0.0000\n"));
+                continue;
+            }
+            // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
+            // ||| features (F0, the log-probability) ||| score (what the search ranked by).
+            for (text, h) in lists.next().expect("one list per line with text").outputs.iter().take(shown) {
+                write(&mut output, format_args!("{i} ||| {text} ||| F0= {:.4} ||| {:.4}\n", h.log_prob, h.score));
+            }
         }
-        // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
-        // ||| features (F0, the log-probability) ||| score (what the search ranked by).
-        for (text, h) in lists.next().expect("one list per line with text").outputs.iter().take(shown) {
-            writeln!(output, "{i} ||| {text} ||| F0= {:.4} ||| {:.4}", h.log_prob, h.score)
-                .unwrap_or_else(|e| crate::output_failed(e));
-        }
+        output.flush().unwrap_or_else(|e| crate::output_failed(e));
+        notices.merge(Notices::of(&models[0], &texts, &out));
     }
     output.finish().unwrap_or_else(|e| crate::output_failed(e));
     let whole_lines = lines_that(
@@ -505,9 +483,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         "several sentences: n-best lists and samples are of whole lines, and these models translate one sentence well; \
          without --nbest/--samples each sentence is translated on its own",
     );
-    let notes = wgslate_model::translate::Notices::of(&models[0], &texts, &out).messages();
     let language = language_note(&c.models[0], &lines);
-    for note in language.into_iter().chain(notes).chain(whole_lines).chain(lone_carriage_returns(&lines)) {
+    for note in language.into_iter().chain(notices.messages()).chain(whole_lines).chain(lone_carriage_returns(&lines)) {
         eprintln!("wgslate: {note}");
     }
     Ok(())
@@ -550,8 +527,11 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         Some(_) => Some(output_to(&c, &[&c.src, &c.reference])?),
         None => None,
     };
+    let backward = load_reranker(&c)?;
     let t0 = Instant::now();
-    let (out, backend) = translate_lines(&c, &models, &sources, &search)?;
+    let mut translator = translator(&c, &models, backward.as_ref(), &search)?;
+    let out = translator.translate(&sources)?;
+    let backend = translator.backend.clone();
     let model = &models[0];
     let seconds = t0.elapsed().as_secs_f64();
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
@@ -610,4 +590,20 @@ fn search_details(search: &Search, reranked: bool) -> String {
         Search::Greedy(_) => vec![],
     };
     [vec![label], extra].concat().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_chunks;
+
+    #[test]
+    fn chunks_start_small_double_up_to_the_most_and_cover_every_line() {
+        // Sentences per line; blank lines (0) go with the chunk they fall in.
+        let per_line = [1, 0, 2, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1];
+        let chunks = line_chunks(&per_line, 2, 4);
+        assert_eq!(chunks, [0..3, 3..7, 7..12, 12..16]);
+        assert!(line_chunks(&[], 2, 4).is_empty());
+        assert_eq!(line_chunks(&[0, 0], 2, 4), vec![0..2]);
+        assert_eq!(line_chunks(&[5], 0, 0), vec![0..1]);
+    }
 }

@@ -1,0 +1,104 @@
+//! What `translate` and `eval` translate with: the engines, made once (a GPU engine's weight upload
+//! is its slow part) and used for every chunk of the input, so that `translate` writes each chunk
+//! as it is done; and, with `--rerank`, the reverse model's engine.
+
+use wgslate_decode::{block_on, Blocking, Ensemble, Search, StepModel};
+use wgslate_engine::{Gpu, GpuEngine};
+use wgslate_model::rerank::rerank_async;
+use wgslate_model::step::CpuStepper;
+use wgslate_model::translate::{translate_with, Translation};
+use wgslate_model::weights::CheckedWeights;
+use wgslate_model::Model;
+
+/// The reverse model that reorders each beam's n-best, and its weight.
+pub struct Reranker<'a> {
+    pub dir: &'a str,
+    pub model: &'a Model,
+    pub weight: f32,
+}
+
+pub struct Translator<'a> {
+    stepper: Box<dyn StepModel + 'a>,
+    model: &'a Model,
+    search: Search,
+    batch: usize,
+    rerank: Option<(Box<dyn StepModel + 'a>, &'a Model, f32)>,
+    /// The backend used, as `eval` reports it.
+    pub backend: String,
+}
+
+impl<'a> Translator<'a> {
+    /// Every model in `models` (from `dirs`) on `backend`: an ensemble when there are several.
+    pub fn new(
+        backend: &str,
+        dirs: &[String],
+        models: &'a [Model],
+        search: &Search,
+        batch: usize,
+        reranker: Option<Reranker<'a>>,
+    ) -> Result<Self, String> {
+        let (mut members, mut name) = engines(backend, dirs, models)?;
+        let stepper: Box<dyn StepModel + 'a> = match members.len() {
+            1 => members.pop().expect("one member"),
+            n => {
+                name = format!("{name}, ensemble of {n}");
+                Box::new(Ensemble::new(members)?)
+            }
+        };
+        let rerank = match reranker {
+            None => None,
+            Some(Reranker { dir, model, weight }) => {
+                let (mut scorer, _) =
+                    engines(backend, std::slice::from_ref(&dir.to_string()), std::slice::from_ref(model))?;
+                name = format!("{name}, reranked by {dir} with weight {weight}");
+                Some((scorer.pop().expect("one scorer"), model, weight))
+            }
+        };
+        Ok(Self { stepper, model: &models[0], search: search.clone(), batch, rerank, backend: name })
+    }
+
+    /// `texts` translated (and reranked, with a reverse model), in their order.
+    pub fn translate(&mut self, texts: &[String]) -> Result<Vec<Translation>, String> {
+        let mut out = translate_with(self.stepper.as_mut(), self.model, texts, &self.search, self.batch, false)?;
+        if let Some((scorer, backward, weight)) = &mut self.rerank {
+            block_on(rerank_async(scorer.as_mut(), backward, texts, &mut out, *weight, self.batch))?;
+        }
+        Ok(out)
+    }
+}
+
+/// The step models to translate with on the backend asked for: `gpu` (the WGSL engine), `cpu`
+/// (the candle reference), or `auto` (the WGSL engine on a hardware adapter; the CPU reference when
+/// there is none or the only one is a CPU emulation such as lavapipe, where it is 10–30× slower
+/// than candle). One per model; several make an ensemble. Also returns the backend's name.
+fn engines<'a>(
+    backend: &str,
+    dirs: &[String],
+    models: &'a [Model],
+) -> Result<(Vec<Box<dyn StepModel + 'a>>, String), String> {
+    let cpu = |why: String| {
+        let members =
+            models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>).collect();
+        Ok((members, why))
+    };
+    if backend == "cpu" {
+        return cpu("cpu".into());
+    }
+    let gpu = match Gpu::new_blocking() {
+        Ok(g) => g,
+        Err(e) if backend == "auto" => {
+            eprintln!("wgslate: {e}; using the CPU");
+            return cpu("cpu".into());
+        }
+        Err(e) => return Err(e),
+    };
+    if backend == "auto" && gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu {
+        return cpu(format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name));
+    }
+    let mut members: Vec<Box<dyn StepModel>> = Vec::new();
+    for (dir, model) in dirs.iter().zip(models) {
+        let bytes = std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| format!("{dir}: {e}"))?;
+        members.push(Box::new(Blocking(GpuEngine::new(&gpu, &model.config, &CheckedWeights::parse(&bytes)?)?)));
+    }
+    Ok((members, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
+}

@@ -1,0 +1,74 @@
+//! `wgslate translate` writes its translations chunk by chunk as they are done, not all at the end:
+//! `| head -1` on a long file used to wait for every line.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+mod common;
+
+const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+
+fn test_set() -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/data/test_2016_flickr.en");
+    std::fs::read_to_string(path).unwrap().lines().map(String::from).collect()
+}
+
+#[test]
+fn the_first_lines_come_out_while_the_rest_are_still_being_translated() {
+    // 20 000 lines: minutes of work on any machine, so the run is still going when the first lines arrive.
+    let lines = test_set();
+    let input: String = (0..20).flat_map(|_| lines.iter()).map(|l| format!("{l}\n")).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["translate", "--model", MODEL, "--backend", "cpu", "--batch", "8"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    // The first write: the first chunk (--batch 8: its first 8 sentences) as soon as it is done.
+    // Written at the end, the output came out in the 8 KiB blocks of its buffer (≈ 120 lines).
+    let mut first = vec![0u8; 1 << 16];
+    let n = child.stdout.as_mut().unwrap().read(&mut first).unwrap();
+    let still_running = child.try_wait().unwrap().is_none();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    writer.join().unwrap().unwrap();
+    let first = String::from_utf8(first[..n].to_vec()).unwrap();
+    assert!(still_running, "the first lines came out only once the whole input was translated");
+    assert_eq!(first.lines().count(), 8, "{first}");
+    let head: String = lines[..8].iter().map(|l| format!("{l}\n")).collect();
+    let (ok, alone, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], &head);
+    assert!(ok);
+    assert_eq!(first, alone);
+}
+
+#[test]
+fn n_best_lists_keep_their_line_numbers_across_chunks() {
+    // --batch 2: chunks of 2, 4, 8… lines, so the ten lines span several.
+    let lines = test_set();
+    let mut input: Vec<&str> = lines.iter().take(8).map(String::as_str).collect();
+    input.insert(3, "");
+    input.push("");
+    let text: String = input.iter().map(|l| format!("{l}\n")).collect();
+    let (ok, out, err) = common::translate(
+        &["--model", MODEL, "--backend", "cpu", "--beam", "3", "--nbest", "2", "--batch", "2"],
+        &text,
+    );
+    assert!(ok, "{err}");
+    let indices: Vec<usize> = out.lines().map(|l| l.split(" ||| ").next().unwrap().parse().unwrap()).collect();
+    let expected: Vec<usize> =
+        input.iter().enumerate().flat_map(|(i, l)| std::iter::repeat_n(i, if l.is_empty() { 1 } else { 2 })).collect();
+    assert_eq!(indices, expected);
+    // Each line's list is the one it gets alone.
+    let (ok, alone, _) = common::translate(
+        &["--model", MODEL, "--backend", "cpu", "--beam", "3", "--nbest", "2"],
+        &format!("{}\n", input[8]),
+    );
+    assert!(ok);
+    let eighth: Vec<&str> =
+        out.lines().filter(|l| l.starts_with("8 ||| ")).map(|l| l.split_once(" ||| ").unwrap().1).collect();
+    let alone: Vec<&str> = alone.lines().map(|l| l.split_once(" ||| ").unwrap().1).collect();
+    assert_eq!(eighth, alone);
+}
