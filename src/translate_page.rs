@@ -473,6 +473,9 @@ pub fn TranslatePage() -> impl IntoView {
             <h2 class="sr-only">"Translate"</h2>
             <div class="toolbar">
                 <LanguagePicker settings entries=model_entries kept_offline=Signal::derive(kept_names) online=online.into() output_text=Signal::derive(output_text) stale=stale.into() text />
+            </div>
+            // A line of its own: on a phone it goes below the boxes, so the translation shows on the first screen.
+            <div class="toolbar engine-line">
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" role="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 <ModelDownload prefix="tr" />

@@ -33,6 +33,11 @@ test('every view fits 360 px', async () => {
     // The translation shows on a phone's first screen (667 px tall), not below the fold under notes.
     const outputTop = await page.evaluate(() => document.querySelector('[data-testid=tr-output]').getBoundingClientRect().top + window.scrollY);
     assert.ok(outputTop < 667, `the output starts ${outputTop} px down the page`);
+    // With its Copy button under it: the backend and the model's status follow the boxes on a phone.
+    const copyBottom = await page.evaluate(() => document.querySelector('[data-testid=tr-copy]').getBoundingClientRect().bottom + window.scrollY);
+    assert.ok(copyBottom < 667, `the Copy button ends ${copyBottom} px down the page`);
+    const backendTop = await page.evaluate(() => document.querySelector('[data-testid=tr-backend]').getBoundingClientRect().top + window.scrollY);
+    assert.ok(backendTop > outputTop, 'the backend label is below the output');
     // The model picker cuts its label to the screen; the line under it shows the label whole, on phones only.
     const modelLabel = () => page.evaluate(() => {
       const label = document.querySelector('[data-testid=tr-model-label]');
