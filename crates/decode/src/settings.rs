@@ -128,11 +128,13 @@ pub fn bounds(key: &str) -> Option<(f64, f64)> {
 pub fn checked_number(key: &str, value: &str) -> Result<f64, String> {
     let r = RANGES.iter().find(|r| r.key == key).ok_or_else(|| format!("unknown setting '{key}'"))?;
     let x: f64 = value.trim().parse().map_err(|_| format!("{} must be a number, not '{value}'", r.what))?;
-    // f64 reads "1e-400" as 0: a value the user did not write. Only what is written as zero means zero.
+    // The settings are kept as f32, which holds "1e-50" as 0 (and f64 "1e-400"): a value the user
+    // did not write. Only what is written as zero means zero, and it is 0, not -0.
     let mantissa = value.trim().split(['e', 'E']).next().unwrap_or("");
-    if x == 0.0 && mantissa.contains(|c: char| ('1'..='9').contains(&c)) {
+    if x as f32 == 0.0 && mantissa.contains(|c: char| ('1'..='9').contains(&c)) {
         return Err(format!("{} {value} is too small to hold (it would read as 0); write 0", r.what));
     }
+    let x = if x == 0.0 { 0.0 } else { x };
     if !x.is_finite() || x < r.min || x > r.max {
         return Err(format!("{} must be between {} and {}, not {value}", r.what, r.min, r.max));
     }

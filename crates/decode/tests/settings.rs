@@ -66,11 +66,17 @@ fn a_value_too_small_for_a_float_is_refused_not_read_as_zero() {
         "max length a 1e-400 is too small to hold (it would read as 0); write 0"
     );
     assert!(checked_number("cov", "-2E-999").is_err());
-    // Zero written as zero, and small values a float holds, are kept.
-    for zero in ["0", "0.000", "-0", "0e-400", "00"] {
-        assert_eq!(checked_number("a", zero), Ok(0.0), "{zero}");
+    // The settings are f32: 1e-50 is 0 there, though an f64 holds it.
+    for tiny in ["1e-50", "-1e-46", "1e-300"] {
+        assert!(checked_number("lp", tiny).is_err(), "{tiny}");
     }
-    assert_eq!(checked_number("lp", "1e-300"), Ok(1e-300));
+    // Zero written as zero (as 0, not -0), and small values an f32 holds, are kept.
+    for zero in ["0", "0.000", "-0", "0e-400", "00", "-0.0"] {
+        assert_eq!(checked_number("a", zero).map(f64::to_bits), Ok(0.0f64.to_bits()), "{zero}");
+    }
+    assert_eq!(checked_number("lp", "1e-30"), Ok(1e-30));
+    let (s, _, _) = parse("end=-0");
+    assert_eq!(s.to_pairs().iter().find(|(k, _)| *k == "end").map(|(_, v)| v.as_str()), None, "-0 is the default 0");
     let (s, _, problems) = parse("a=1e-400&lp=0.5");
     assert_eq!((s.max_len_a, s.lenpen, problems.len()), (Settings::default().max_len_a, 0.5, 1), "{problems:?}");
 }
