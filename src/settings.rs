@@ -20,21 +20,34 @@ pub fn from_query(query: &str) -> (Settings, String, Vec<String>) {
         })
         .collect();
     let (settings, mut text, mut problems) = Settings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    if let Some(repaired) = without_damage(query, &text) {
+    if let Some((repaired, damage)) = without_damage(query, &text) {
         text = repaired;
-        problems.push(
-            "the text's broken %-escapes (not whole UTF-8 characters; perhaps the link was cut short when it was copied)".into(),
-        );
+        problems.push(match damage {
+            Damage::CutAtTheEnd => {
+                "the text's last character, whose %-escape was cut short (perhaps the link was cut when it was copied)"
+            }
+            Damage::Broken => "the text's broken %-escapes (bytes that are not UTF-8 characters)",
+        }
+        .into());
     }
     (settings, text, problems)
 }
 
+#[derive(Debug, PartialEq)]
+enum Damage {
+    /// Only the text's end: an escape or a character's escapes cut short, as a cut link leaves them.
+    CutAtTheEnd,
+    /// Escapes that are not UTF-8 (also) inside the text.
+    Broken,
+}
+
 /// The text without the characters its broken %-escapes became (`%E2%82` is a cut-short "€";
 /// URLSearchParams turns it into U+FFFD without a word) and without an escape cut at the link's end
-/// (`%` or `%E`, which it keeps as written; the page writes a `%` as `%25`), or None when nothing was
-/// dropped: its escapes are whole, or the link also holds a real U+FFFD (then those are kept). Only
-/// the last `text` counts, as it is the one used.
-fn without_damage(query: &str, text: &str) -> Option<String> {
+/// (`%E`, which it keeps as written), and where the damage was; or None when nothing was dropped:
+/// its escapes are whole, or the link also holds a real U+FFFD (then those are kept). A lone `%` is
+/// kept: it is a character (`50%`) as often as a cut escape. Only the last `text` counts, as it is
+/// the one used.
+fn without_damage(query: &str, text: &str) -> Option<(String, Damage)> {
     let pairs = || query.split('&').filter_map(|pair| pair.split_once('='));
     let value = pairs().rfind(|(key, _)| *key == "text")?.1;
     let cut = match query.rsplit('&').next().and_then(|pair| pair.split_once('=')) {
@@ -48,16 +61,19 @@ fn without_damage(query: &str, text: &str) -> Option<String> {
     if !broken && kept.is_none() {
         return None;
     }
+    // Broken only at the end: the last chunk is the only one with bytes that are not UTF-8.
+    let chunks: Vec<_> = decoded.utf8_chunks().collect();
+    let inside = chunks.iter().rev().skip(1).any(|c| !c.invalid().is_empty());
+    let damage = if broken && inside { Damage::Broken } else { Damage::CutAtTheEnd };
     let text = kept.unwrap_or(text);
-    Some(if broken { text.replace('\u{fffd}', "") } else { text.to_string() })
+    Some((if broken { text.replace('\u{fffd}', "") } else { text.to_string() }, damage))
 }
 
-/// The `%` or `%X` (one hex digit) that ends `value`, or "".
+/// The `%X` (one hex digit) that ends `value`, or "".
 fn cut_escape(value: &str) -> &str {
     let b = value.as_bytes();
     match b {
         [.., b'%', h] if h.is_ascii_hexdigit() => &value[b.len() - 2..],
-        [.., b'%'] => &value[b.len() - 1..],
         _ => "",
     }
 }
@@ -77,14 +93,22 @@ pub fn to_query(settings: &Settings, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::without_damage;
+    use super::{without_damage, Damage};
+
+    fn repaired(query: &str, text: &str) -> Option<String> {
+        without_damage(query, text).map(|(t, _)| t)
+    }
 
     // The texts are what URLSearchParams gives for these queries.
     #[test]
     fn a_cut_escape_is_dropped_and_whole_ones_are_kept() {
         assert_eq!(without_damage("beam=4&text=caf%C3%A9%20%E2%82%AC", "café €"), None);
-        assert_eq!(without_damage("text=5%E2%82&beam=4", "5\u{fffd}").as_deref(), Some("5"));
-        assert_eq!(without_damage("text=a%FFb", "a\u{fffd}b").as_deref(), Some("ab"));
+        assert_eq!(without_damage("text=5%E2%82&beam=4", "5\u{fffd}"), Some(("5".into(), Damage::CutAtTheEnd)));
+        assert_eq!(without_damage("text=a%FFb", "a\u{fffd}b"), Some(("ab".into(), Damage::Broken)));
+        assert_eq!(
+            without_damage("text=A%00B%EF%BF%BF%ED%A0%80dog.", "A\u{0}B\u{ffff}\u{fffd}\u{fffd}\u{fffd}dog."),
+            Some(("A\u{0}B\u{ffff}dog.".into(), Damage::Broken))
+        );
         // Not escapes at all: kept as written by URLSearchParams, not damaged.
         assert_eq!(without_damage("text=100%25%&x=%zz%+F", "100%%"), None);
         // A replacement character the link really holds is the user's: nothing is dropped.
@@ -92,21 +116,26 @@ mod tests {
         assert_eq!(without_damage("beam=%FF&text=ok", "ok"), None);
         // Only the text used (the last) counts.
         assert_eq!(without_damage("text=a%E2&text=ok", "ok"), None);
-        assert_eq!(without_damage("text=ok&text=a%E2", "a\u{fffd}").as_deref(), Some("a"));
+        assert_eq!(repaired("text=ok&text=a%E2", "a\u{fffd}").as_deref(), Some("a"));
     }
 
     #[test]
     fn an_escape_cut_at_the_end_of_the_link_is_dropped() {
         // Cut inside the third escape of "क" (%E0%A4%95): the whole character goes.
-        assert_eq!(without_damage("text=a%20%E0%A4%9", "a \u{fffd}%9").as_deref(), Some("a "));
-        assert_eq!(without_damage("text=caf%C", "caf%C").as_deref(), Some("caf"));
-        assert_eq!(without_damage("beam=4&text=50%", "50%").as_deref(), Some("50"));
+        assert_eq!(
+            without_damage("text=a%20%E0%A4%9", "a \u{fffd}%9"),
+            Some(("a ".into(), Damage::CutAtTheEnd))
+        );
+        assert_eq!(repaired("text=caf%C", "caf%C").as_deref(), Some("caf"));
+        // A lone % is a character as often as a cut escape: kept.
+        assert_eq!(without_damage("beam=4&text=50%", "50%"), None);
+        assert_eq!(repaired("text=%E2%82%AC%", "€%"), None);
         // Not at the end of the link, or not an escape's start: kept.
         assert_eq!(without_damage("text=50%&beam=4", "50%"), None);
         assert_eq!(without_damage("text=50%&x", "50%"), None);
         assert_eq!(without_damage("text=50%25", "50%"), None);
         assert_eq!(without_damage("text=a%zz", "a%zz"), None);
         // A real U+FFFD keeps the broken escapes' too; the cut one still goes.
-        assert_eq!(without_damage("text=%EF%BF%BD%E2%A", "\u{fffd}\u{fffd}%A").as_deref(), Some("\u{fffd}\u{fffd}"));
+        assert_eq!(repaired("text=%EF%BF%BD%E2%A", "\u{fffd}\u{fffd}%A").as_deref(), Some("\u{fffd}\u{fffd}"));
     }
 }

@@ -46,14 +46,19 @@ test('a link whose text was cut inside a character, or with a number too small f
   await problems.waitFor();
   const said = await problems.textContent();
   assert.match(said, /max length a 1e-400 is too small to hold \(it would read as 0\); write 0/);
-  assert.match(said, /the text's broken %-escapes \(not whole UTF-8 characters/);
+  assert.match(said, /the text's last character, whose %-escape was cut short \(perhaps the link was cut when it was copied\)/);
   assert.equal(await page.inputValue('[data-testid=tr-input]'), 'Five dogs cost 5');
   assert.equal(await page.inputValue('[data-testid=tr-max-a]'), '2');
   // Cut inside an escape ("क" is %E0%A4%95): URLSearchParams keeps the "%9" as written.
   const cut = await openPage(rig.browser, rig.url + '#translate?backend=cpu&text=Two%20dogs%20%E0%A4%9', errors);
   await cut.locator('[data-testid=url-problems]').waitFor();
-  assert.match(await cut.locator('[data-testid=url-problems]').textContent(), /the text's broken %-escapes/);
+  assert.match(await cut.locator('[data-testid=url-problems]').textContent(), /the text's last character, whose %-escape was cut short/);
   assert.equal(await cut.inputValue('[data-testid=tr-input]'), 'Two dogs ');
+  // Escapes that are not UTF-8 inside the text are not a cut link; a lone % is a character, kept.
+  const inside = await openPage(rig.browser, rig.url + '#translate?backend=cpu&text=Two%FF%20dogs%2C%2050%', errors);
+  await inside.locator('[data-testid=url-problems]').waitFor();
+  assert.match(await inside.locator('[data-testid=url-problems]').textContent(), /the text's broken %-escapes \(bytes that are not UTF-8 characters\)/);
+  assert.equal(await inside.inputValue('[data-testid=tr-input]'), 'Two dogs, 50%');
   assert.deepEqual(errors, []);
 });
 
