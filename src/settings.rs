@@ -122,10 +122,7 @@ mod tests {
     #[test]
     fn an_escape_cut_at_the_end_of_the_link_is_dropped() {
         // Cut inside the third escape of "क" (%E0%A4%95): the whole character goes.
-        assert_eq!(
-            without_damage("text=a%20%E0%A4%9", "a \u{fffd}%9"),
-            Some(("a ".into(), Damage::CutAtTheEnd))
-        );
+        assert_eq!(without_damage("text=a%20%E0%A4%9", "a \u{fffd}%9"), Some(("a ".into(), Damage::CutAtTheEnd)));
         assert_eq!(repaired("text=caf%C", "caf%C").as_deref(), Some("caf"));
         // A lone % is a character as often as a cut escape: kept.
         assert_eq!(without_damage("beam=4&text=50%", "50%"), None);

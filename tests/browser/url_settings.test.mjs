@@ -33,7 +33,7 @@ test('a link to an unknown view or with a setting given twice says so', async ()
   const page = await openPage(rig.browser, rig.url + '#bogus?beam=4&beam=8', errors);
   const problems = page.locator('[data-testid=url-problems]');
   await problems.waitFor();
-  assert.match(await problems.textContent(), /view "bogus" \(not a view; Translate is shown\); beam given more than once \(the last, "8", is used\)/);
+  assert.match(await problems.textContent(), /view "bogus" \(not a view; Translate is shown\); beam's other value \(given twice; "8" is used\)/);
   assert.equal(await page.inputValue('[data-testid=tr-beam]'), '8');
   assert.deepEqual(errors, []);
 });

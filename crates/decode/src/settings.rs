@@ -198,20 +198,37 @@ impl Settings {
         Ok(())
     }
 
-    /// Settings and text from decoded `key=value` pairs, and one message per value refused.
+    /// Settings and text from decoded `key=value` pairs, and one message per value refused (one
+    /// per key given several times, and the same refusal once).
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Settings, String, Vec<String>) {
-        let (mut s, mut text, mut problems) = (Settings::default(), String::new(), Vec::new());
-        let mut seen = std::collections::HashSet::new();
+        let (mut s, mut text, mut problems) = (Settings::default(), String::new(), Vec::<String>::new());
+        // Per key: how many times it was given and the value used (the last one accepted), in the order first met.
+        let mut given: Vec<(&str, usize, Option<&str>)> = Vec::new();
         for (k, v) in pairs {
-            // A key given twice (`beam=4&beam=8`): the last one counts, as URLSearchParams' get()
-            // would not, so say which.
-            if !seen.insert(k) {
-                problems.push(format!("{k} given more than once (the last, {v:?}, is used)"));
-            }
-            if k == "text" {
+            let accepted = if k == "text" {
                 text = v.to_string();
+                true
             } else if let Err(e) = s.set(k, v) {
-                problems.push(e);
+                if !problems.contains(&e) {
+                    problems.push(e);
+                }
+                false
+            } else {
+                true
+            };
+            let used = accepted.then_some(v);
+            match given.iter_mut().find(|(key, ..)| *key == k) {
+                Some(g) => (g.1, g.2) = (g.1 + 1, used.or(g.2)),
+                None => given.push((k, 1, used)),
+            }
+        }
+        // A key given twice (`beam=4&beam=8`): the last one counts, as URLSearchParams' get()
+        // would not, so say which. (When none was accepted, the refusal says it all.)
+        for (k, n, v) in given {
+            if let (true, Some(v)) = (n > 1, v) {
+                let others =
+                    if n == 2 { "other value (given twice".into() } else { format!("other values (given {n} times") };
+                problems.push(format!("{k}'s {others}; {v:?} is used)"));
             }
         }
         (s, text, problems)

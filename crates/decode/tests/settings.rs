@@ -131,11 +131,18 @@ fn a_setting_given_twice_is_named_and_the_last_one_counts() {
     assert_eq!((s.beam, text.as_str()), (8, "b"));
     assert_eq!(
         problems,
-        [
-            "beam given more than once (the last, \"8\", is used)",
-            "text given more than once (the last, \"b\", is used)"
-        ]
+        ["beam's other value (given twice; \"8\" is used)", "text's other value (given twice; \"b\" is used)"]
     );
+    // 302 copies make one message, and the same refusal is said once; the value used is the last accepted.
+    let query: Vec<&str> = std::iter::repeat_n("beam=2", 299).chain(["beam=abc"; 3]).collect();
+    let (s, _, problems) = parse(&query.join("&"));
+    assert_eq!(s.beam, 2);
+    assert_eq!(
+        problems,
+        ["beam width must be a number, not 'abc'", "beam's other values (given 302 times; \"2\" is used)"]
+    );
+    let (_, _, problems) = parse("beam=x&beam=y");
+    assert_eq!(problems, ["beam width must be a number, not 'x'", "beam width must be a number, not 'y'"]);
 }
 
 #[test]
