@@ -81,12 +81,37 @@ fn query_of(hash: &str) -> &str {
     }
 }
 
+/// The query a link's settings come from: the hash's, else the part before the "#" when it names
+/// one of ours (`/?text=…&beam=4`, as links elsewhere put them: it was ignored without a word);
+/// with a problem when both hold settings (the hash's are used), and whether the address should
+/// lose the part before the "#" (the page writes its state after it).
+fn link_query<'a>(hash: &'a str, search: &'a str) -> (&'a str, Option<String>, bool) {
+    let search = search.trim_start_matches('?');
+    let keys = settings::Settings::default().all_pairs();
+    let ours = search
+        .split('&')
+        .filter_map(|pair| pair.split('=').next())
+        .any(|k| k == "text" || keys.iter().any(|(key, _)| *key == k));
+    match (query_of(hash), ours) {
+        (q, false) => (q, None, false),
+        ("", true) => (search, None, true),
+        (q, true) => (q, Some(format!("the settings before the \"#\" (?{search}): those after it are used")), true),
+    }
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     let hash = browser::location_hash();
     let view = RwSignal::new(View::from_hash(&hash));
-    let (settings, text, problems) = settings::from_query(query_of(&hash));
-    let url_problems = RwSignal::new(link_problems(&hash, problems));
+    let search = browser::location_search();
+    let (query, before_hash, take_out) = link_query(&hash, &search);
+    let (settings, text, problems) = settings::from_query(query);
+    let mut problems = link_problems(&hash, problems);
+    problems.extend(before_hash);
+    if take_out {
+        browser::drop_location_search();
+    }
+    let url_problems = RwSignal::new(problems);
     let url_problems_seen = RwSignal::new(false);
     let shared = Shared {
         settings: RwSignal::new(settings),
@@ -243,5 +268,18 @@ mod tests {
         assert_eq!(View::from_hash("#translate&beam=3"), View::Translate);
         assert_eq!(View::from_hash("#compare&beam=3"), View::Compare);
         assert!(link_problems("#beam=3", vec![]).is_empty());
+    }
+
+    #[test]
+    fn settings_before_the_hash_are_read_when_the_hash_has_none() {
+        assert_eq!(link_query("", "?text=A%20dog&beam=4"), ("text=A%20dog&beam=4", None, true));
+        assert_eq!(link_query("#compare", "?beam=4"), ("beam=4", None, true));
+        // Someone else's parameters (a tracker's) are left alone.
+        assert_eq!(link_query("#translate?beam=2", "?fbclid=x"), ("beam=2", None, false));
+        assert_eq!(link_query("", "?utm_source=a"), ("", None, false));
+        assert_eq!(link_query("", ""), ("", None, false));
+        let (query, problem, take_out) = link_query("#translate?beam=2", "?text=A");
+        assert_eq!((query, take_out), ("beam=2", true));
+        assert_eq!(problem.as_deref(), Some("the settings before the \"#\" (?text=A): those after it are used"));
     }
 }

@@ -104,6 +104,22 @@ pub fn location_hash() -> String {
     web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
 }
 
+/// The URL's query before the hash (`?text=…`), or "".
+pub fn location_search() -> String {
+    web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
+}
+
+/// Takes the query before the hash out of the address (no history entry): the page's state is
+/// written after the "#", and a second one before it would be stale at once.
+pub fn drop_location_search() {
+    if let Some(w) = web_sys::window() {
+        let (path, hash) = (w.location().pathname().unwrap_or_default(), location_hash());
+        if let Ok(h) = w.history() {
+            let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{hash}")));
+        }
+    }
+}
+
 /// Replaces the URL's hash without a history entry (and without a `hashchange` event).
 pub fn set_location_hash(hash: &str) {
     if let Some(w) = web_sys::window() {

@@ -28,6 +28,30 @@ test('out-of-range URL settings are refused with a message and do not reach the 
   assert.deepEqual(errors, []);
 });
 
+test('settings before the "#" (?text=…&beam=4) are read when the part after it has none, and the address keeps one copy', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '?backend=cpu&text=A%20dog%20runs.&beam=4', errors);
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.equal(await page.inputValue('[data-testid=tr-input]'), 'A dog runs.');
+  assert.equal(await page.inputValue('[data-testid=tr-beam]'), '4');
+  assert.equal(await page.evaluate(() => location.search), '');
+  assert.match(await page.evaluate(() => location.hash), /^#translate\?beam=4&backend=cpu&text=A\+dog\+runs\.$/);
+  assert.equal(await page.locator('[data-testid=url-problems]').count(), 0);
+  // Both: the part after the "#" is used, and the other is named.
+  const both = await openPage(rig.browser, rig.url + '?beam=3#translate?beam=2&text=A%20cat.', errors);
+  await both.locator('[data-testid=url-problems]').waitFor();
+  assert.match(await both.locator('[data-testid=url-problems]').textContent(), /the settings before the "#" \(\?beam=3\): those after it are used/);
+  assert.equal(await both.inputValue('[data-testid=tr-beam]'), '2');
+  assert.equal(await both.evaluate(() => location.search), '');
+  // Someone else's parameters are left alone.
+  const other = await openPage(rig.browser, rig.url + '?fbclid=abc#translate?text=A%20cat.', errors);
+  assert.equal(await other.inputValue('[data-testid=tr-input]'), 'A cat.');
+  assert.equal(await other.evaluate(() => location.search), '?fbclid=abc');
+  assert.equal(await other.locator('[data-testid=url-problems]').count(), 0);
+  assert.deepEqual(errors, []);
+  await Promise.all([page.close(), both.close(), other.close()]);
+});
+
 test('a link to an unknown view or with a setting given twice says so', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#bogus?beam=4&beam=8', errors);
