@@ -362,6 +362,12 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                 v[0].text.set(r);
             });
             prefill.set(None);
+            // "Open in the BLEU page" shows the scores, not only the boxes: computed once the
+            // change of inputs has been noted, so the scores are not marked out of date.
+            spawn_local(async move {
+                browser::yield_now().await;
+                run();
+            });
         }
     });
 
@@ -430,7 +436,8 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                 </label>
                 <label>
                     <input type="checkbox" data-testid="bleu-lowercase" prop:checked=move || lowercase.get() on:change=move |ev| lowercase.set(event_target_checked(&ev)) />
-                    " Lowercase"
+                    // As sacreBLEU's -lc: BLEU's option; chrF keeps case, TER ignores it always.
+                    " Lowercase (BLEU)"
                 </label>
                 <label>
                     "Smoothing "

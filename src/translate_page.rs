@@ -426,9 +426,16 @@ pub fn TranslatePage() -> impl IntoView {
                 match result {
                     Ok(_) => {}
                     Err(JobError::Cancelled) => {
-                        let why = match settings.with_untracked(|now| now.model != s.model) {
-                            true => format!(": another model was chosen, so {} is no longer evaluated", s.model),
-                            false => String::new(),
+                        let now = settings.with_untracked(|now| now.model.clone());
+                        let why = match (now != s.model, direction(&now)) {
+                            (false, _) => String::new(),
+                            (true, (from, to)) if direction(&s.model) != (from.clone(), to.clone()) => format!(
+                                ": the direction was changed to {} → {}, so {} is no longer evaluated",
+                                language_name(&from),
+                                language_name(&to),
+                                s.model
+                            ),
+                            (true, _) => format!(": another model was chosen, so {} is no longer evaluated", s.model),
                         };
                         return eval_note
                             .set(Some(format!("Stopped after {done} of {} sentences{why}.", sources.len())));
@@ -620,9 +627,13 @@ pub fn TranslatePage() -> impl IntoView {
                 }}</p>
                 {move || eval_result.get().map(|r| {
                     let EvalResult { score, signature, hyps, refs, sentences, search, model } = r;
+                    let (model_used, search_used) = (model.clone(), search.clone());
                     view! {
                         <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {sentences} sentences, {model}, {search} ")} <code>{signature}</code></p>
                         <button data-testid="eval-open-bleu" on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
+                        {move || settings.with(|now| now.model != model_used || now.search_label() != search_used).then(|| view! {
+                            <p class="hint" data-testid="eval-stale">"The model or search chosen above changed since this evaluation; Evaluate again to score them."</p>
+                        })}
                     }
                 })}
             </div>

@@ -66,10 +66,12 @@ test('evaluating the first sentences of the test set gives the BLEU of `wgslate 
   assert.match(await page.locator('.evaluate code').textContent(), new RegExp(`^${signature.replace(/[.+|]/g, '\\$&')}$`));
   assert.match(await page.locator('.evaluate').innerText(), new RegExp(`on ${n} sentences`));
   await page.screenshot({ path: join(screenshots, 'evaluate.png'), fullPage: true });
+  assert.equal(await page.locator('[data-testid=eval-stale]').count(), 0);
+  // The BLEU page computes what it was opened with (it showed the boxes filled and no score).
   await page.click('[data-testid=eval-open-bleu]');
-  await page.click('[data-testid=bleu-run]');
   const pageScore = page.locator('[data-testid=bleu-score]');
-  await pageScore.waitFor();
+  await pageScore.waitFor({ timeout: 60000 });
+  assert.equal(await page.locator('[data-testid=bleu-stale]').count(), 0);
   // One decimal there, of the same corpus score.
   assert.ok(Math.abs(Number(await pageScore.textContent()) - Number(score)) <= 0.0551, `${await pageScore.textContent()} vs ${score}`);
   assert.equal((await page.locator('[data-testid=bleu-hyp]').inputValue()).split('\n').length, n);
@@ -84,9 +86,17 @@ test('an evaluation names its model, keeps its references, and stops when anothe
   await page.click('[data-testid=eval-run]');
   await page.locator('[data-testid=eval-bleu]').waitFor({ timeout: 300000 });
   assert.match(await page.locator('.evaluate').innerText(), /on 3 sentences, en-de\/gru, greedy/);
+  // A search chosen afterwards: the result says it is not the search's.
+  await page.fill('[data-testid=tr-beam]', '3');
+  await page.locator('[data-testid=tr-beam]').blur();
+  await page.locator('[data-testid=eval-stale]').waitFor();
+  await page.fill('[data-testid=tr-beam]', '1');
+  await page.locator('[data-testid=tr-beam]').blur();
+  await page.locator('[data-testid=eval-stale]').waitFor({ state: 'detached' });
   // Another direction afterwards: the result still opens with the references it was scored on.
   await page.click('[data-testid=tr-swap]');
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-model]')?.value?.startsWith('de-en/'));
+  await page.locator('[data-testid=eval-stale]').waitFor();
   await page.click('[data-testid=eval-open-bleu]');
   assert.equal(await page.locator('[data-testid=bleu-ref-0]').inputValue(), data('test_2016_flickr.de').slice(0, 3).join('\n'));
   // An evaluation under way stops when the direction changes, and says why.
@@ -98,7 +108,7 @@ test('an evaluation names its model, keeps its references, and stops when anothe
   await page.click('[data-testid=tr-swap]');
   const note = page.locator('[data-testid=eval-note]');
   await note.waitFor({ timeout: 60000 });
-  assert.match(await note.textContent(), /^Stopped after \d+ of 1000 sentences: another model was chosen, so de-en\/transformer is no longer evaluated\.$/);
+  assert.match(await note.textContent(), /^Stopped after \d+ of 1000 sentences: the direction was changed to English → German, so de-en\/transformer is no longer evaluated\.$/);
   assert.equal(await page.locator('[data-testid=eval-bleu]').count(), 0);
   assert.deepEqual(errors, []);
   await page.close();
