@@ -11,7 +11,7 @@ use crate::browser;
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job};
 use crate::model_download::{waiting_status, ModelDownload};
-use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
+use crate::translate_page::{capitalised, first_sentence, settings_pairs, what_runs, Shared};
 
 /// The label of a group of tokens: the token itself, or its first and last with their positions.
 fn group_label(labels: &[String], g: &std::ops::Range<usize>) -> String {
@@ -262,6 +262,10 @@ pub fn AttentionPage() -> impl IntoView {
             <h2>"Attention"</h2>
             <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover or tap a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
             // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
+            <p data-testid="att-plan">{move || {
+                what_runs(&shared, &shared.settings.with(|s| s.search_label()))
+                    .unwrap_or_else(|| "No sentence yet: type one in the Translate view.".into())
+            }}</p>
             <button class="primary" data-testid="att-run" on:click=run aria-disabled=move || busy.get().to_string()>"Show attention"</button>
             {move || busy.get().then(|| view! {
                 <button data-testid="att-stop" on:click=move |_| engine_client::cancel("attention")>"Stop"</button>

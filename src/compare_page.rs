@@ -8,7 +8,7 @@ use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::settings::Settings;
-use crate::translate_page::{capitalised, first_sentence, settings_pairs, Shared};
+use crate::translate_page::{capitalised, first_sentence, settings_pairs, what_runs, Shared};
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -230,6 +230,12 @@ pub fn ComparePage() -> impl IntoView {
             <h2>"Greedy vs beam search vs sampling"</h2>
             <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4; the beam's n-best shown as the search ranks it, not reranked). Words that differ between greedy and the best beam are highlighted."</p>
             // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
+            <p data-testid="cmp-plan">{move || {
+                let beam = shared.settings.with(|s| s.beam);
+                let raised = if beam < 4 { format!(" (the Translate view's beam {beam}, raised to 4)") } else { String::new() };
+                what_runs(&shared, &format!("greedy, beam {}{raised} and a sample", beam.max(4)))
+                    .unwrap_or_else(|| "No sentence yet: type one in the Translate view.".into())
+            }}</p>
             <button class="primary" data-testid="cmp-run" on:click=run aria-disabled=move || busy.get().to_string()>"Compare"</button>
             {move || busy.get().then(|| view! {
                 <button data-testid="cmp-stop" on:click=move |_| engine_client::cancel("compare")>"Stop"</button>

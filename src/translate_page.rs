@@ -82,6 +82,20 @@ pub fn first_sentence(shared: &Shared) -> Result<String, String> {
         .ok_or_else(|| "Type a sentence in the Translate view first.".to_string())
 }
 
+/// What Compare or Attention will run on (tracked): "“A dog runs.” with Transformer (distilled),
+/// SEARCH", the sentence cut at 80 characters; None while the Translate view has no text. A shared
+/// link to those views showed none of it until a run.
+pub fn what_runs(shared: &Shared, search: &str) -> Option<String> {
+    let sentence = shared.text.with(|t| first_sentence_of(t))?;
+    let shown: String = match sentence.chars().count() {
+        n if n > 80 => sentence.chars().take(79).collect::<String>() + "…",
+        _ => sentence,
+    };
+    shared.model_entries.track();
+    let model = shared.model_title(&shared.settings.with(|s| s.model.clone()));
+    Some(format!("“{shown}” with {model}, {search}"))
+}
+
 fn first_sentence_of(text: &str) -> Option<String> {
     split_sentences(text).into_iter().flatten().next()
 }

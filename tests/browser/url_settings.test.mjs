@@ -52,6 +52,22 @@ test('settings before the "#" (?text=…&beam=4) are read when the part after it
   await Promise.all([page.close(), both.close(), other.close()]);
 });
 
+test('a link to Compare or Attention shows the sentence, model and search it will run before any run', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#compare?backend=cpu&beam=2&text=' + encodeURIComponent('A man rides a bike. A dog runs.'), errors);
+  const plan = page.locator('[data-testid=cmp-plan]');
+  await page.waitForFunction(() => /Transformer/.test(document.querySelector('[data-testid=cmp-plan]')?.textContent ?? ''));
+  assert.match(await plan.textContent(), /^“A man rides a bike\.” with Transformer[^,]*, greedy, beam 4 \(the Translate view's beam 2, raised to 4\) and a sample$/);
+  await page.click('[data-testid=nav-attention]');
+  assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“A man rides a bike\.” with Transformer[^,]*, beam 2$/);
+  await page.click('[data-testid=nav-translate]');
+  await page.fill('[data-testid=tr-input]', '');
+  await page.click('[data-testid=nav-attention]');
+  assert.equal(await page.locator('[data-testid=att-plan]').textContent(), 'No sentence yet: type one in the Translate view.');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a link to an unknown view or with a setting given twice says so', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#bogus?beam=4&beam=8', errors);
