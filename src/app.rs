@@ -1,8 +1,8 @@
 //! The page shell: header, navigation between the views, shared layout.
 
 use leptos::prelude::*;
-
 use leptos::task::spawn_local;
+use wgslate_decode::settings::percent_decoded;
 
 use crate::attention_page::AttentionPage;
 use crate::bleu_page::BleuPage;
@@ -81,35 +81,57 @@ fn query_of(hash: &str) -> &str {
     }
 }
 
-/// The query a link's settings come from: the hash's, else the part before the "#" when it names
-/// one of ours (`/?text=…&beam=4`, as links elsewhere put them: it was ignored without a word);
-/// with a problem when both hold settings (the hash's are used), and whether the address should
-/// lose the part before the "#" (the page writes its state after it).
-fn link_query<'a>(hash: &'a str, search: &'a str) -> (&'a str, Option<String>, bool) {
-    let search = search.trim_start_matches('?');
-    let keys = settings::Settings::default().all_pairs();
-    let ours = search
-        .split('&')
-        .filter_map(|pair| pair.split('=').next())
-        .any(|k| k == "text" || keys.iter().any(|(key, _)| *key == k));
-    match (query_of(hash), ours) {
-        (q, false) => (q, None, false),
-        ("", true) => (search, None, true),
-        (q, true) => (q, Some(format!("the settings before the \"#\" (?{search}): those after it are used")), true),
+/// Where a link's settings come from, and what becomes of the part before the "#".
+#[derive(Debug, PartialEq)]
+struct LinkQuery {
+    /// The settings query to read.
+    query: String,
+    /// A message when both parts hold settings (those after the "#" are used).
+    problem: Option<String>,
+    /// The part before the "#" to leave in the address (someone else's parameters, as `?fbclid=…`),
+    /// or None to leave it as it is; ours move after the "#", where the page writes its state.
+    search_left: Option<String>,
+}
+
+/// Whether a `key=value` pair's key is one of the page's settings (or its text).
+fn is_ours(pair: &str) -> bool {
+    let key = pair.split('=').next().unwrap_or("");
+    let key = String::from_utf8_lossy(&percent_decoded(key)).into_owned();
+    key == "text" || settings::Settings::default().all_pairs().iter().any(|(k, _)| *k == key)
+}
+
+/// The settings of a link: the hash's, and those written before the "#" (`/?text=…&beam=4`, as
+/// links elsewhere put them: they were ignored without a word) when the hash holds none of ours.
+fn link_query(hash: &str, search: &str) -> LinkQuery {
+    let hash_query = query_of(hash);
+    let (ours, others): (Vec<&str>, Vec<&str>) =
+        search.trim_start_matches('?').split('&').filter(|p| !p.is_empty()).partition(|p| is_ours(p));
+    if ours.is_empty() {
+        return LinkQuery { query: hash_query.to_string(), problem: None, search_left: None };
     }
+    let search_left = Some(match others.is_empty() {
+        true => String::new(),
+        false => format!("?{}", others.join("&")),
+    });
+    if hash_query.split('&').any(is_ours) {
+        let keys: Vec<&str> = ours.iter().map(|p| p.split('=').next().unwrap_or("")).collect();
+        let problem = format!("the settings before the \"#\" ({}): those after it are used", keys.join(", "));
+        return LinkQuery { query: hash_query.to_string(), problem: Some(problem), search_left };
+    }
+    let query = ours.into_iter().chain(hash_query.split('&').filter(|p| !p.is_empty())).collect::<Vec<_>>().join("&");
+    LinkQuery { query, problem: None, search_left }
 }
 
 #[component]
 pub fn App() -> impl IntoView {
     let hash = browser::location_hash();
     let view = RwSignal::new(View::from_hash(&hash));
-    let search = browser::location_search();
-    let (query, before_hash, take_out) = link_query(&hash, &search);
-    let (settings, text, problems) = settings::from_query(query);
+    let link = link_query(&hash, &browser::location_search());
+    let (settings, text, problems) = settings::from_query(&link.query);
     let mut problems = link_problems(&hash, problems);
-    problems.extend(before_hash);
-    if take_out {
-        browser::drop_location_search();
+    problems.extend(link.problem);
+    if let Some(left) = &link.search_left {
+        browser::set_location_search(left);
     }
     let url_problems = RwSignal::new(problems);
     let url_problems_seen = RwSignal::new(false);
@@ -121,6 +143,7 @@ pub fn App() -> impl IntoView {
         model_error: RwSignal::new(None),
         load_progress: RwSignal::new(None),
         backend: RwSignal::new("Choosing the backend…".into()),
+        in_memory: RwSignal::new(vec![]),
         bleu_prefill: RwSignal::new(None),
         history_entry: StoredValue::new(false),
     };
@@ -130,6 +153,7 @@ pub fn App() -> impl IntoView {
         model_error: shared.model_error,
         load_progress: shared.load_progress,
         backend: shared.backend,
+        in_memory: shared.in_memory,
     });
     // A link naming a model that is not shipped gets the default, with a message.
     let keep_shipped_model = move || {
@@ -272,14 +296,25 @@ mod tests {
 
     #[test]
     fn settings_before_the_hash_are_read_when_the_hash_has_none() {
-        assert_eq!(link_query("", "?text=A%20dog&beam=4"), ("text=A%20dog&beam=4", None, true));
-        assert_eq!(link_query("#compare", "?beam=4"), ("beam=4", None, true));
-        // Someone else's parameters (a tracker's) are left alone.
-        assert_eq!(link_query("#translate?beam=2", "?fbclid=x"), ("beam=2", None, false));
-        assert_eq!(link_query("", "?utm_source=a"), ("", None, false));
-        assert_eq!(link_query("", ""), ("", None, false));
-        let (query, problem, take_out) = link_query("#translate?beam=2", "?text=A");
-        assert_eq!((query, take_out), ("beam=2", true));
-        assert_eq!(problem.as_deref(), Some("the settings before the \"#\" (?text=A): those after it are used"));
+        let read = |query: &str, left: Option<&str>| LinkQuery {
+            query: query.into(),
+            problem: None,
+            search_left: left.map(String::from),
+        };
+        assert_eq!(link_query("", "?text=A%20dog&beam=4"), read("text=A%20dog&beam=4", Some("")));
+        assert_eq!(link_query("#compare", "?beam=4"), read("beam=4", Some("")));
+        // Someone else's parameters are left where they are, also beside ours; a key may be escaped.
+        assert_eq!(link_query("#translate?beam=2", "?fbclid=x"), read("beam=2", None));
+        assert_eq!(link_query("", "?utm_source=a"), read("", None));
+        assert_eq!(link_query("", ""), read("", None));
+        assert_eq!(link_query("", "?fbclid=x&%74ext=A"), read("%74ext=A", Some("?fbclid=x")));
+        // A hash with none of ours (a tracker's) does not hide ours before it.
+        assert_eq!(link_query("#translate?utm=1", "?beam=3"), read("beam=3&utm=1", Some("")));
+        let both = link_query("#translate?beam=2", "?text=A%20long%20text&beam=3");
+        assert_eq!((both.query.as_str(), both.search_left.as_deref()), ("beam=2", Some("")));
+        assert_eq!(
+            both.problem.as_deref(),
+            Some("the settings before the \"#\" (text, beam): those after it are used")
+        );
     }
 }

@@ -5,11 +5,12 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
+use wgslate_model::catalog;
 
 use crate::attention_heatmap::Heatmap;
 use crate::browser;
 use crate::engine_client::{self, Ended};
-use crate::engine_jobs::{Event, Job};
+use crate::engine_jobs::{Event, Job, ATTENTION_OF_ONE_MODEL};
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, what_runs, Shared};
 
@@ -263,8 +264,13 @@ pub fn AttentionPage() -> impl IntoView {
             <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover or tap a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
             // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
             <p data-testid="att-plan">{move || {
-                what_runs(&shared, &shared.settings.with(|s| s.search_label()))
-                    .unwrap_or_else(|| "No sentence yet: type one in the Translate view.".into())
+                let model = shared.settings.with(|s| s.model.clone());
+                let ensemble = shared.model_entries.with(|e| catalog::find(e, &model).is_some_and(|m| !m.members.is_empty()));
+                match what_runs(&shared, &shared.settings.with(|s| s.search_label())) {
+                    None => "No sentence yet: type one in the Translate view.".into(),
+                    Some(plan) if ensemble => format!("{plan}. {ATTENTION_OF_ONE_MODEL}"),
+                    Some(plan) => plan,
+                }
             }}</p>
             <button class="primary" data-testid="att-run" on:click=run aria-disabled=move || busy.get().to_string()>"Show attention"</button>
             {move || busy.get().then(|| view! {

@@ -356,6 +356,8 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
 
     Effect::new(move |_| {
         if let Some((h, r)) = prefill.get() {
+            // A second system left from before would be compared with (or refused for its line count).
+            hyp2.set(String::new());
             hyp.set(h);
             refs.update(|v| {
                 v.truncate(1);

@@ -109,13 +109,13 @@ pub fn location_search() -> String {
     web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default()
 }
 
-/// Takes the query before the hash out of the address (no history entry): the page's state is
-/// written after the "#", and a second one before it would be stale at once.
-pub fn drop_location_search() {
+/// Replaces the query before the hash (`search`: "" or `?…`) without a history entry: the page's
+/// state is written after the "#", and a second copy before it would be stale at once.
+pub fn set_location_search(search: &str) {
     if let Some(w) = web_sys::window() {
         let (path, hash) = (w.location().pathname().unwrap_or_default(), location_hash());
         if let Ok(h) = w.history() {
-            let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{hash}")));
+            let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{search}{hash}")));
         }
     }
 }

@@ -5,7 +5,7 @@ use leptos::task::spawn_local;
 
 use crate::browser;
 use crate::engine_client::{self, Ended};
-use crate::engine_jobs::{Event, Job, SearchChoice};
+use crate::engine_jobs::{Event, Job, SearchChoice, COMPARE_MIN_BEAM};
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::settings::Settings;
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, what_runs, Shared};
@@ -114,14 +114,14 @@ fn notes_by_search(per_search: &[(&str, Vec<String>)]) -> Vec<String> {
     notes.into_iter().map(|(m, searches)| format!("{}: {m}.", capitalised(&searches.join(", ")))).collect()
 }
 
-/// The settings as Compare's searches use them: the beam column runs a beam of at least 4 (the engine
+/// The settings as Compare's searches use them: the beam column runs a beam of at least COMPARE_MIN_BEAM (the engine
 /// worker's `SearchChoice::Beam`), never reranked, and the sample column samples whatever the tick box says.
 fn used_settings(s: &Settings) -> Vec<(String, String)> {
     s.all_pairs()
         .into_iter()
         .map(|(k, v)| {
             let v = match k {
-                "beam" => s.beam.max(4).to_string(),
+                "beam" => s.beam.max(COMPARE_MIN_BEAM).to_string(),
                 // Each column sets its own search: the Sample tick box changes none of them.
                 "rerank" | "sample" => "false".into(),
                 _ => v,
@@ -228,12 +228,13 @@ pub fn ComparePage() -> impl IntoView {
     view! {
         <section class="compare">
             <h2>"Greedy vs beam search vs sampling"</h2>
-            <p class="hint">"The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least 4; the beam's n-best shown as the search ranks it, not reranked). Words that differ between greedy and the best beam are highlighted."</p>
+            <p class="hint">{format!("The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least {COMPARE_MIN_BEAM}; the beam's n-best shown as the search ranks it, not reranked). Words that differ between greedy and the best beam are highlighted.")}</p>
             // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
             <p data-testid="cmp-plan">{move || {
                 let beam = shared.settings.with(|s| s.beam);
-                let raised = if beam < 4 { format!(" (the Translate view's beam {beam}, raised to 4)") } else { String::new() };
-                what_runs(&shared, &format!("greedy, beam {}{raised} and a sample", beam.max(4)))
+                let used = beam.max(COMPARE_MIN_BEAM);
+                let raised = if beam < used { format!(" (the Translate view's beam {beam}, raised to {used})") } else { String::new() };
+                what_runs(&shared, &format!("greedy, beam {used}{raised} and a sample"))
                     .unwrap_or_else(|| "No sentence yet: type one in the Translate view.".into())
             }}</p>
             <button class="primary" data-testid="cmp-run" on:click=run aria-disabled=move || busy.get().to_string()>"Compare"</button>

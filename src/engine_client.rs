@@ -32,6 +32,8 @@ pub struct Status {
     pub model_error: RwSignal<Option<String>>,
     pub load_progress: RwSignal<Option<f64>>,
     pub backend: RwSignal<String>,
+    /// The models the main engine worker holds (they translate offline too); emptied when it dies.
+    pub in_memory: RwSignal<Vec<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -86,8 +88,6 @@ thread_local! {
     static PROGRESS_OF: Cell<Option<u64>> = const { Cell::new(None) };
     /// Whether the main worker last said the CPU engine runs its jobs.
     static ON_CPU: Cell<bool> = const { Cell::new(false) };
-    /// The backend the main worker last named, so a failed load can relabel it without a model.
-    static LAST_BACKEND: RefCell<Option<Backend>> = const { RefCell::new(None) };
 }
 
 /// How many engine workers share a CPU job: one per core the browser reports, at most `MAX_CPU_WORKERS`.
@@ -174,14 +174,9 @@ fn show(id: u64, event: &Event) {
             s.load_progress.set(None);
             s.model_status.set(String::new());
             s.model_error.set(Some(e.clone()));
-            // No model is loaded for this job, so an earlier ensemble's "ensemble of N" is out of date.
-            if let Some(backend) = LAST_BACKEND.with(|b| b.borrow().clone()) {
-                s.backend.set(backend.label(cpu_workers(), 0));
-            }
         }
         Event::Backend { backend, members } => {
             ON_CPU.with(|c| c.set(matches!(backend, Backend::Cpu { .. })));
-            LAST_BACKEND.with(|b| *b.borrow_mut() = Some(backend.clone()));
             s.backend.set(backend.label(cpu_workers(), *members));
         }
         _ => {}
@@ -201,9 +196,24 @@ fn forget_progress(id: u64) {
     }
 }
 
+/// Adds models the main worker has loaded to those it holds.
+fn note_in_memory(models: &[String]) {
+    let Some(s) = STATUS.with(Cell::get) else { return };
+    let new: Vec<String> =
+        s.in_memory.with_untracked(|held| models.iter().filter(|m| !held.contains(m)).cloned().collect());
+    if !new.is_empty() {
+        s.in_memory.update(|held| held.extend(new));
+    }
+}
+
 /// Fails every job of a dead worker and forgets it, so the next job starts a new one.
 fn crashed(slot: usize, jobs: &RefCell<HashMap<u64, UnboundedSender<Event>>>, worker: &Worker, why: &str) {
     worker.terminate();
+    if slot == 0 {
+        if let Some(s) = STATUS.with(Cell::get) {
+            s.in_memory.set(Vec::new());
+        }
+    }
     WORKERS.with(|w| {
         if let Some(s) = w.borrow_mut().get_mut(slot) {
             if matches!(s, State::Ready(e) if &e.worker == worker) {
@@ -240,6 +250,9 @@ async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
                 Ok(Reply::Event { id, event }) => {
                     if let Event::Loaded { models, .. } = &event {
                         crate::offline_models::keep(models);
+                        if slot == 0 {
+                            note_in_memory(models);
+                        }
                     }
                     // Model and backend news from a job no lane runs any more is out of date, and
                     // the helpers' is the main worker's again.

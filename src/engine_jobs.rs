@@ -9,10 +9,17 @@ use wgslate_model::translate::Notices;
 pub enum SearchChoice {
     Settings,
     Greedy,
-    /// Beam search with the settings' width, at least 4.
+    /// Beam search with the settings' width, at least [`COMPARE_MIN_BEAM`].
     Beam,
     Sample,
 }
+
+/// Why Attention draws nothing for an ensemble (each member has its own maps).
+pub const ATTENTION_OF_ONE_MODEL: &str =
+    "Attention is drawn for one model at a time: choose one of the ensemble's members.";
+
+/// The narrowest beam Compare's beam column runs: an n-best of fewer is hardly a list.
+pub const COMPARE_MIN_BEAM: usize = 4;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Job {

@@ -21,7 +21,9 @@ use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate_with_async, Notices, Translation};
 use wgslate_model::Model;
 
-use crate::engine_jobs::{Backend, Event, Job, Output, Reply, Request, SearchChoice};
+use crate::engine_jobs::{
+    Backend, Event, Job, Output, Reply, Request, SearchChoice, ATTENTION_OF_ONE_MODEL, COMPARE_MIN_BEAM,
+};
 use crate::{browser, gpu_engine, models};
 
 thread_local! {
@@ -89,7 +91,7 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             let search = match search {
                 SearchChoice::Settings => s.search(),
                 SearchChoice::Greedy => Search::Greedy(s.limits()),
-                SearchChoice::Beam => Search::Beam(s.beam_search(s.beam.max(4))),
+                SearchChoice::Beam => Search::Beam(s.beam_search(s.beam.max(COMPARE_MIN_BEAM))),
                 SearchChoice::Sample => Search::Sample(s.sampling()),
             };
             // Without the reverse model (offline, not kept) the beam's own best still translates.
@@ -116,7 +118,7 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             let s = settings_from(&settings);
             let models = load(id, &s).await?;
             if models.len() > 1 {
-                return Err("Attention is drawn for one model at a time: choose one of the ensemble's members.".into());
+                return Err(ATTENTION_OF_ONE_MODEL.into());
             }
             let model = &models[0];
             let texts = std::slice::from_ref(&text);
@@ -188,20 +190,26 @@ fn settings_from(pairs: &[(String, String)]) -> Settings {
 }
 
 /// The job's model (or an ensemble's members), each loaded once per worker; the first job to need
-/// one reports its download.
+/// one reports its download. A failure is reported with the backend's label again without an
+/// earlier ensemble's "ensemble of N" (no model is loaded for the job).
 async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
-    gpu_engine::set_preference(&s.backend);
-    let failed = |e: String| {
+    let result = load_models(id, s).await;
+    if let Err(e) = &result {
         send(id, Event::LoadFailed(format!("Could not load the model: {e}")));
-        e
-    };
-    let names = models::model_names(&s.model).await.map_err(failed)?;
+        send(id, Event::Backend { backend: gpu_engine::backend("").await, members: 0 });
+    }
+    result
+}
+
+async fn load_models(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
+    gpu_engine::set_preference(&s.backend);
+    let names = models::model_names(&s.model).await?;
     models::claim(id, &names);
     let mut loaded = Vec::with_capacity(names.len());
     for name in &names {
         let progress = |share| send(id, Event::Loading { model: name.clone(), share });
         // Every job says so (not only the one that loaded it): the page shows news only from current jobs.
-        let (model, _) = models::load(name, id, progress).await.map_err(failed)?;
+        let (model, _) = models::load(name, id, progress).await?;
         let status = format!("{name} loaded: weights {}", model.weight_format);
         send(id, Event::Loaded { status, models: vec![name.clone()] });
         loaded.push(model);

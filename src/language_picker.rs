@@ -20,12 +20,25 @@ fn arch(model: &str) -> String {
 
 /// The model's label in the picker: the index's, or its name for a model the index does not list;
 /// "· kept offline" when this browser holds its files (its size is then no download), "· needs a
-/// connection" for the others while the browser is offline.
-fn model_label(entries: &[CatalogEntry], kept_offline: &[String], online: bool, name: &str) -> String {
+/// connection" for the others while the browser is offline, unless the engine holds it (`in_memory`:
+/// it was loaded before the connection went).
+fn model_label(
+    entries: &[CatalogEntry],
+    kept_offline: &[String],
+    in_memory: &[String],
+    online: bool,
+    name: &str,
+) -> String {
+    let held = || {
+        catalog::find(entries, name)
+            .map_or_else(|| vec![name.to_string()], CatalogEntry::model_names)
+            .iter()
+            .all(|n| in_memory.contains(n))
+    };
     let suffix = match (kept_offline.iter().any(|k| k == name), online) {
         (true, _) => " · kept offline",
-        (false, false) => " · needs a connection",
-        (false, true) => "",
+        (false, false) if !held() => " · needs a connection",
+        (false, _) => "",
     };
     catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label()) + suffix
 }
@@ -36,6 +49,8 @@ pub fn LanguagePicker(
     entries: RwSignal<Vec<CatalogEntry>>,
     /// The models this browser keeps for offline use.
     kept_offline: Signal<Vec<String>>,
+    /// The models the engine worker holds (`Shared::in_memory`).
+    in_memory: RwSignal<Vec<String>>,
     /// False while the browser says it has no network.
     online: Signal<bool>,
     /// The output as text, which the swap button moves into the input.
@@ -113,13 +128,13 @@ pub fn LanguagePicker(
                     let (s, t) = direction(&model());
                     let current = model();
                     let entries = entries.get();
-                    let (kept, online) = (kept_offline.get(), online.get());
+                    let (kept, held, online) = (kept_offline.get(), in_memory.get(), online.get());
                     let listed = catalog::models_for(&entries, &s, &t);
                     let unknown = (!catalog::lists(&entries, &current))
-                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &kept, online, &current)}</option> });
+                        .then(|| view! { <option value=current.clone() selected=true>{model_label(&entries, &kept, &held, online, &current)}</option> });
                     let known = listed
                         .into_iter()
-                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{model_label(&entries, &kept, online, &e.name())}</option> })
+                        .map(|e| view! { <option value=e.name() selected=e.name() == current>{model_label(&entries, &kept, &held, online, &e.name())}</option> })
                         .collect_view();
                     (unknown, known)
                 }}
@@ -127,7 +142,7 @@ pub fn LanguagePicker(
         </label>
         // A phone cuts the chosen option's label to the select's width; this line shows it whole there.
         <span class="model-label" data-testid="tr-model-label" aria-hidden="true">
-            {move || model_label(&entries.get(), &kept_offline.get(), online.get(), &model())}
+            {move || model_label(&entries.get(), &kept_offline.get(), &in_memory.get(), online.get(), &model())}
         </span>
     }
 }

@@ -5,9 +5,18 @@ use leptos::prelude::*;
 
 use crate::translate_page::Shared;
 
-/// The status a view shows while its job (`running`) waits for the model's download.
+/// The status a view shows while its job (`running`) waits for the model: its download, or its
+/// loading before the download's first news (it said "Translating 0/1" there, as if it had begun).
 pub fn waiting_status(shared: &Shared, running: bool) -> Option<&'static str> {
-    (running && shared.load_progress.get().is_some()).then_some("Waiting for the model to download…")
+    if !running {
+        None
+    } else if shared.load_progress.get().is_some() {
+        Some("Waiting for the model to download…")
+    } else if !shared.in_memory(&shared.settings.with(|s| s.model.clone())) {
+        Some("Loading the model…")
+    } else {
+        None
+    }
 }
 
 /// The bar and its share while a model downloads (nothing otherwise); test ids `{prefix}-progress`

@@ -50,10 +50,8 @@ enum Damage {
 fn without_damage(query: &str, text: &str) -> Option<(String, Damage)> {
     let pairs = || query.split('&').filter_map(|pair| pair.split_once('='));
     let value = pairs().rfind(|(key, _)| *key == "text")?.1;
-    let cut = match query.rsplit('&').next().and_then(|pair| pair.split_once('=')) {
-        Some(("text", _)) => cut_escape(value),
-        _ => "",
-    };
+    let text_ends_link = matches!(query.rsplit('&').next().and_then(|pair| pair.split_once('=')), Some(("text", _)));
+    let cut = if text_ends_link { cut_escape(value) } else { "" };
     let decoded = percent_decoded(&value[..value.len() - cut.len()]);
     let broken =
         std::str::from_utf8(&decoded).is_err() && !decoded.utf8_chunks().any(|c| c.valid().contains('\u{fffd}'));
@@ -61,10 +59,13 @@ fn without_damage(query: &str, text: &str) -> Option<(String, Damage)> {
     if !broken && kept.is_none() {
         return None;
     }
-    // Broken only at the end: the last chunk is the only one with bytes that are not UTF-8.
-    let chunks: Vec<_> = decoded.utf8_chunks().collect();
-    let inside = chunks.iter().rev().skip(1).any(|c| !c.invalid().is_empty());
-    let damage = if broken && inside { Damage::Broken } else { Damage::CutAtTheEnd };
+    // A cut link ends the text with a character's first bytes (an error without a length: it
+    // ran out), and nothing else is wrong before them.
+    let cut_short = match std::str::from_utf8(&decoded) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    };
+    let damage = if text_ends_link && cut_short { Damage::CutAtTheEnd } else { Damage::Broken };
     let text = kept.unwrap_or(text);
     Some((if broken { text.replace('\u{fffd}', "") } else { text.to_string() }, damage))
 }
@@ -103,7 +104,11 @@ mod tests {
     #[test]
     fn a_cut_escape_is_dropped_and_whole_ones_are_kept() {
         assert_eq!(without_damage("beam=4&text=caf%C3%A9%20%E2%82%AC", "café €"), None);
-        assert_eq!(without_damage("text=5%E2%82&beam=4", "5\u{fffd}"), Some(("5".into(), Damage::CutAtTheEnd)));
+        // Cut short at the end of the link; the same, with the link going on, or a byte UTF-8 never
+        // has, is not a cut link.
+        assert_eq!(without_damage("beam=4&text=5%E2%82", "5\u{fffd}"), Some(("5".into(), Damage::CutAtTheEnd)));
+        assert_eq!(without_damage("text=5%E2%82&beam=4", "5\u{fffd}"), Some(("5".into(), Damage::Broken)));
+        assert_eq!(without_damage("text=a%FF", "a\u{fffd}"), Some(("a".into(), Damage::Broken)));
         assert_eq!(without_damage("text=a%FFb", "a\u{fffd}b"), Some(("ab".into(), Damage::Broken)));
         assert_eq!(
             without_damage("text=A%00B%EF%BF%BF%ED%A0%80dog.", "A\u{0}B\u{ffff}\u{fffd}\u{fffd}\u{fffd}dog."),

@@ -40,6 +40,8 @@ pub struct Shared {
     pub model_error: RwSignal<Option<String>>,
     pub load_progress: RwSignal<Option<f64>>,
     pub backend: RwSignal<String>,
+    /// The models the main engine worker holds (`engine_client::Status::in_memory`).
+    pub in_memory: RwSignal<Vec<String>>,
     /// Fill the BLEU page with (hypotheses, references).
     pub bleu_prefill: RwSignal<Option<(String, String)>>,
     /// The next change of the URL is a history entry even within a view (set by Swap, which replaces the
@@ -53,6 +55,15 @@ impl Shared {
         self.model_entries
             .with_untracked(|e| catalog::find(e, model).map(|m| m.title.clone()))
             .unwrap_or_else(|| model.to_string())
+    }
+
+    /// Whether the engine worker holds `model` (an ensemble: every member), tracked: it translates
+    /// without a download, offline too.
+    pub fn in_memory(&self, model: &str) -> bool {
+        let names = self
+            .model_entries
+            .with(|e| catalog::find(e, model).map_or_else(|| vec![model.to_string()], CatalogEntry::model_names));
+        self.in_memory.with(|held| names.iter().all(|n| held.contains(n)))
     }
 
     /// What Compare or Attention shows for a failed job: the model's own error, in place (the
@@ -470,6 +481,7 @@ pub fn TranslatePage() -> impl IntoView {
                     sentences: pairs.len(),
                     search: s.search_label(),
                     model: s.model.clone(),
+                    scored_with: scored_with(&s),
                 }));
             });
         }
@@ -493,13 +505,7 @@ pub fn TranslatePage() -> impl IntoView {
             // The other views have a visible title; here the language pickers say it, so it is for screen readers.
             <h2 class="sr-only">"Translate"</h2>
             <div class="toolbar">
-                <LanguagePicker settings entries=model_entries kept_offline=Signal::derive(kept_names) online=online.into() output_text=Signal::derive(output_text) stale=stale.into() text />
-            </div>
-            // A line of its own: on a phone it goes below the boxes, so the translation shows on the first screen.
-            <div class="toolbar engine-line">
-                <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
-                <span class="status" role="status" data-testid="tr-model-status">{move || model_status.get()}</span>
-                <ModelDownload prefix="tr" />
+                <LanguagePicker settings entries=model_entries kept_offline=Signal::derive(kept_names) in_memory=shared.in_memory online=online.into() output_text=Signal::derive(output_text) stale=stale.into() text />
             </div>
             {move || model_error.get().map(|e| view! {
                 <p class="error" role="alert" data-testid="tr-error">{e}" "
@@ -583,6 +589,12 @@ pub fn TranslatePage() -> impl IntoView {
                     {move || sentence_bleu().map(|b| view! { <p class="hint" data-testid="tr-example-bleu">"Sentence BLEU against the reference: "{b}</p> })}
                 </div>
             </div>
+            // Below the boxes: on a phone the translation and its Copy button show on the first screen.
+            <div class="toolbar engine-line">
+                <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
+                <span class="status" role="status" data-testid="tr-model-status">{move || model_status.get()}</span>
+                <ModelDownload prefix="tr" />
+            </div>
             // Below the boxes, so that on a phone the translation shows above the fold.
             <p class="hint" data-testid="tr-domain">"Every model here learnt from Multi30k's 29 000 image captions (“Two dogs run through the snow.”): descriptions of a picture translate well; greetings, numbers and other kinds of text often do not."</p>
             <SettingsPanel settings />
@@ -640,13 +652,12 @@ pub fn TranslatePage() -> impl IntoView {
                     (false, None) => String::new(),
                 }}</p>
                 {move || eval_result.get().map(|r| {
-                    let EvalResult { score, signature, hyps, refs, sentences, search, model } = r;
-                    let (model_used, search_used) = (model.clone(), search.clone());
+                    let EvalResult { score, signature, hyps, refs, sentences, search, model, scored_with: used } = r;
                     view! {
                         <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {sentences} sentences, {model}, {search} ")} <code>{signature}</code></p>
                         <button data-testid="eval-open-bleu" on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
-                        {move || settings.with(|now| now.model != model_used || now.search_label() != search_used).then(|| view! {
-                            <p class="hint" data-testid="eval-stale">"The model or search chosen above changed since this evaluation; Evaluate again to score them."</p>
+                        {move || settings.with(|now| scored_with(now) != used).then(|| view! {
+                            <p class="hint" data-testid="eval-stale">"The model or search settings changed since this evaluation; Evaluate again to score them."</p>
                         })}
                     }
                 })}
@@ -666,6 +677,14 @@ struct EvalResult {
     sentences: usize,
     search: String,
     model: String,
+    /// `scored_with` of the settings it ran with.
+    scored_with: Vec<(String, String)>,
+}
+
+/// The settings that make a translation what it is: the model and the search as it acts (a rerank
+/// box that cannot apply is off), not the backend, which gives the same tokens.
+fn scored_with(s: &Settings) -> Vec<(String, String)> {
+    settings_pairs(&s.effective()).into_iter().filter(|(k, _)| k != "backend").collect()
 }
 
 /// The "first N sentences" box's value, or why not.

@@ -249,6 +249,30 @@ test('after an ensemble, a model that fails to load leaves the backend label wit
   await page.close();
 });
 
+test('before its model\'s first news a translation says the model is loading, not "Translating 0/1"', async () => {
+  const { page, errors } = await blankPage();
+  // Every text the status had, however briefly.
+  await page.addInitScript(() => {
+    window.statuses = [];
+    new MutationObserver(() => {
+      const t = document.querySelector('[data-testid=tr-status]')?.textContent;
+      if (t !== undefined && window.statuses.at(-1) !== t) window.statuses.push(t);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
+  const hold = await holdWeights(page, 'en-de/gru');
+  await page.goto(rig.url + '#translate?backend=cpu&model=en-de%2Fgru&text=' + encodeURIComponent('A dog runs.'));
+  await hold.requested;
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-status]')?.textContent === 'Waiting for the model to download…');
+  hold.release();
+  await done(page);
+  const statuses = (await page.evaluate(() => window.statuses)).filter((t) => t !== '');
+  const news = statuses.indexOf('Waiting for the model to download…');
+  assert.ok(news >= 0, statuses.join(' | '));
+  assert.deepEqual(statuses.slice(0, news).filter((t) => /^Translating/.test(t)), [], statuses.join(' | '));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a model says it is loading from its first file on, not only once its weights arrive', async () => {
   const { page, errors } = await blankPage();
   let release;

@@ -212,5 +212,14 @@ test('an ensemble is listed as kept with its members, the picker marks kept mode
   for (const m of ['en-de/ensemble', ...members]) await row(m).waitFor({ state: 'detached', timeout: 10000 });
   const left = await page.evaluate(async (urls) => (await Promise.all(urls.map((u) => caches.match(new URL(u, location.href).href)))).filter(Boolean).length, members.flatMap(files));
   assert.equal(left, 0);
+  // Gone from the cache but still in the engine's memory: they translate offline, so the picker does not say they need a connection.
+  await context.setOffline(true);
+  await page.waitForFunction(() => / · needs a connection$/.test(document.querySelector('[data-testid=tr-model] option[value="en-de/gru"]')?.textContent));
+  for (const m of ['en-de/ensemble', ...members]) assert.doesNotMatch(await option(m), /needs a connection|kept offline/, m);
+  await page.fill('[data-testid=tr-input]', 'A cat sleeps.');
+  // Translated (the dog's translation replaced), not stopped by a missing file.
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? '') && !/Hund/.test(document.querySelector('[data-testid=tr-output]')?.innerText ?? 'Hund'), null, { timeout: 120000 });
+  assert.equal(await page.locator('[data-testid=tr-error]').count(), 0);
+  await context.setOffline(false);
   assert.deepEqual(errors, []);
 }));

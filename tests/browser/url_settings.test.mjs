@@ -40,13 +40,14 @@ test('settings before the "#" (?text=…&beam=4) are read when the part after it
   // Both: the part after the "#" is used, and the other is named.
   const both = await openPage(rig.browser, rig.url + '?beam=3#translate?beam=2&text=A%20cat.', errors);
   await both.locator('[data-testid=url-problems]').waitFor();
-  assert.match(await both.locator('[data-testid=url-problems]').textContent(), /the settings before the "#" \(\?beam=3\): those after it are used/);
+  assert.match(await both.locator('[data-testid=url-problems]').textContent(), /the settings before the "#" \(beam\): those after it are used/);
   assert.equal(await both.inputValue('[data-testid=tr-beam]'), '2');
   assert.equal(await both.evaluate(() => location.search), '');
-  // Someone else's parameters are left alone.
-  const other = await openPage(rig.browser, rig.url + '?fbclid=abc#translate?text=A%20cat.', errors);
+  // Someone else's parameters are left where they are, also beside ours.
+  const other = await openPage(rig.browser, rig.url + '?fbclid=abc&text=A%20cat.', errors);
   assert.equal(await other.inputValue('[data-testid=tr-input]'), 'A cat.');
   assert.equal(await other.evaluate(() => location.search), '?fbclid=abc');
+  assert.match(await other.evaluate(() => location.hash), /^#translate\?text=A\+cat\.$/);
   assert.equal(await other.locator('[data-testid=url-problems]').count(), 0);
   assert.deepEqual(errors, []);
   await Promise.all([page.close(), both.close(), other.close()]);
@@ -60,6 +61,11 @@ test('a link to Compare or Attention shows the sentence, model and search it wil
   assert.match(await plan.textContent(), /^“A man rides a bike\.” with Transformer[^,]*, greedy, beam 4 \(the Translate view's beam 2, raised to 4\) and a sample$/);
   await page.click('[data-testid=nav-attention]');
   assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“A man rides a bike\.” with Transformer[^,]*, beam 2$/);
+  // An ensemble has no single map: the plan says so before a run is refused.
+  await page.click('[data-testid=nav-translate]');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/ensemble');
+  await page.click('[data-testid=nav-attention]');
+  assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“A man rides a bike\.” with Transformer ×2[^,]*, beam 2\. Attention is drawn for one model at a time: choose one of the ensemble's members\.$/);
   await page.click('[data-testid=nav-translate]');
   await page.fill('[data-testid=tr-input]', '');
   await page.click('[data-testid=nav-attention]');

@@ -163,28 +163,28 @@ fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
     dirs.iter().map(|d| Model::from_dir(std::path::Path::new(d))).collect()
 }
 
-/// The engines for `c`'s models and `search`; with `--rerank`, the beam's whole n-best is kept for
-/// the reverse model (`backward`, loaded by the caller before any input is read) to reorder.
+/// The engines for `c`'s models and `search`; with a reverse model (`--rerank`: its directory and
+/// model), the beam's whole n-best is kept for it to reorder (`parse_args` made sure it is a beam).
 fn translator<'a>(
     c: &'a Common,
     models: &'a [Model],
-    backward: Option<&'a Model>,
+    reverse: Option<(&'a str, &'a Model)>,
     search: &Search,
 ) -> Result<Translator<'a>, String> {
-    let (Some(dir), Some(model)) = (&c.rerank, backward) else {
+    let Some((dir, model)) = reverse else {
         return Translator::new(&c.backend, &c.models, models, search, c.batch, None);
     };
     let search = match search {
-        Search::Beam(b) if b.beam >= 2 => Search::Beam(BeamConfig { nbest: b.beam, ..b.clone() }),
-        _ => return Err("--rerank reorders a beam's n-best: add --beam K with K ≥ 2, or --best".into()),
+        Search::Beam(b) => Search::Beam(BeamConfig { nbest: b.beam, ..b.clone() }),
+        other => other.clone(),
     };
     let weight = c.rerank_weight.unwrap_or(wgslate_decode::settings::RERANK_WEIGHT);
     Translator::new(&c.backend, &c.models, models, &search, c.batch, Some(Reranker { dir, model, weight }))
 }
 
-/// `--rerank DIR`'s model, loaded before the translation so that a bad DIR is reported first.
-fn load_reranker(c: &Common) -> Result<Option<Model>, String> {
-    c.rerank.as_ref().map(|dir| Model::from_dir(std::path::Path::new(dir))).transpose()
+/// `--rerank DIR` and its model, loaded before the translation so that a bad DIR is reported first.
+fn load_reranker(c: &Common) -> Result<Option<(&str, Model)>, String> {
+    c.rerank.as_deref().map(|dir| Ok((dir, Model::from_dir(std::path::Path::new(dir))?))).transpose()
 }
 
 /// The input's lines in chunks to translate and write one after another (`per_line`: the
@@ -269,8 +269,11 @@ fn parse_args(args: &[String]) -> Result<(Search, Common), String> {
     if c.rerank.is_none() && c.rerank_weight.is_some() {
         return Err("--rerank-weight weighs --rerank DIR's score: add --rerank (or --best)".into());
     }
-    // Before any input is read: a wrong DIR is refused at once.
+    // Before any input is read: a wrong DIR, or a search without an n-best to reorder, is refused at once.
     if let Some(dir) = &c.rerank {
+        if !beam {
+            return Err("--rerank reorders a beam's n-best: add --beam K with K ≥ 2, or --best".into());
+        }
         check_reranker(&c.models[0], dir)?;
     }
     Ok((decoding.search, c))
@@ -422,8 +425,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     // Windows line ends in, Windows line ends out, as the page's file translation does.
     let line_end = line_end(&text);
     let lines = without_bom(wgslate_metrics::pystr::lines(&text));
-    let backward = load_reranker(&c)?;
-    let mut translator = translator(&c, &models, backward.as_ref(), &search)?;
+    let reverse = load_reranker(&c)?;
+    let mut translator = translator(&c, &models, reverse.as_ref().map(|(d, m)| (*d, m)), &search)?;
     let write = |output: &mut Output, text: std::fmt::Arguments| {
         output.write_fmt(text).unwrap_or_else(|e| crate::output_failed(e));
     };
@@ -433,16 +436,12 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     if shown == 1 {
         // As the page does: each line's sentences translated one by one and joined back on their line.
         let segments = Segments::of(&lines);
-        let mut done = 0;
-        for chunk in line_chunks(&segments.per_line, c.batch, c.batch * 32) {
-            let per_line = segments.per_line[chunk].to_vec();
-            let count: usize = per_line.iter().sum();
-            let sentences: Vec<String> =
-                segments.sentences[done..done + count].iter().map(|(_, s)| s.clone()).collect();
-            done += count;
+        for chunk in line_chunks(&segments.per_line, c.batch, c.batch.saturating_mul(32)) {
+            let part = segments.slice(chunk);
+            let sentences: Vec<String> = part.sentences.iter().map(|(_, s)| s.clone()).collect();
             let out = translator.translate(&sentences)?;
             let translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
-            for text in (Segments { sentences: vec![], per_line }).rejoined(translations) {
+            for text in part.rejoined(translations) {
                 write(&mut output, format_args!("{text}{line_end}"));
             }
             output.flush().unwrap_or_else(|e| crate::output_failed(e));
@@ -458,7 +457,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     // A list per input line (n-best or samples): of the whole line; a blank line is not translated
     // (the models would make words of nothing) and gets one empty entry.
     let has_text: Vec<usize> = lines.iter().map(|l| usize::from(!l.trim().is_empty())).collect();
-    for chunk in line_chunks(&has_text, c.batch, c.batch * 32) {
+    for chunk in line_chunks(&has_text, c.batch, c.batch.saturating_mul(32)) {
         let texts: Vec<String> = lines[chunk.clone()].iter().filter(|l| !l.trim().is_empty()).cloned().collect();
         let out = translator.translate(&texts)?;
         let mut lists = out.iter();
@@ -527,9 +526,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         Some(_) => Some(output_to(&c, &[&c.src, &c.reference])?),
         None => None,
     };
-    let backward = load_reranker(&c)?;
+    let reverse = load_reranker(&c)?;
     let t0 = Instant::now();
-    let mut translator = translator(&c, &models, backward.as_ref(), &search)?;
+    let mut translator = translator(&c, &models, reverse.as_ref().map(|(d, m)| (*d, m)), &search)?;
     let out = translator.translate(&sources)?;
     let backend = translator.backend.clone();
     let model = &models[0];

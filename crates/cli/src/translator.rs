@@ -17,12 +17,19 @@ pub struct Reranker<'a> {
     pub weight: f32,
 }
 
+/// A reverse model on its engine, ready to rescore.
+struct Rescorer<'a> {
+    engine: Box<dyn StepModel + 'a>,
+    model: &'a Model,
+    weight: f32,
+}
+
 pub struct Translator<'a> {
     stepper: Box<dyn StepModel + 'a>,
     model: &'a Model,
     search: Search,
     batch: usize,
-    rerank: Option<(Box<dyn StepModel + 'a>, &'a Model, f32)>,
+    rescorer: Option<Rescorer<'a>>,
     /// The backend used, as `eval` reports it.
     pub backend: String,
 }
@@ -45,23 +52,23 @@ impl<'a> Translator<'a> {
                 Box::new(Ensemble::new(members)?)
             }
         };
-        let rerank = match reranker {
+        let rescorer = match reranker {
             None => None,
             Some(Reranker { dir, model, weight }) => {
-                let (mut scorer, _) =
+                let (mut engine, _) =
                     engines(backend, std::slice::from_ref(&dir.to_string()), std::slice::from_ref(model))?;
                 name = format!("{name}, reranked by {dir} with weight {weight}");
-                Some((scorer.pop().expect("one scorer"), model, weight))
+                Some(Rescorer { engine: engine.pop().expect("one engine"), model, weight })
             }
         };
-        Ok(Self { stepper, model: &models[0], search: search.clone(), batch, rerank, backend: name })
+        Ok(Self { stepper, model: &models[0], search: search.clone(), batch, rescorer, backend: name })
     }
 
     /// `texts` translated (and reranked, with a reverse model), in their order.
     pub fn translate(&mut self, texts: &[String]) -> Result<Vec<Translation>, String> {
         let mut out = translate_with(self.stepper.as_mut(), self.model, texts, &self.search, self.batch, false)?;
-        if let Some((scorer, backward, weight)) = &mut self.rerank {
-            block_on(rerank_async(scorer.as_mut(), backward, texts, &mut out, *weight, self.batch))?;
+        if let Some(Rescorer { engine, model, weight }) = &mut self.rescorer {
+            block_on(rerank_async(engine.as_mut(), model, texts, &mut out, *weight, self.batch))?;
         }
         Ok(out)
     }

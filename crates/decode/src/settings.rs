@@ -128,7 +128,7 @@ pub fn bounds(key: &str) -> Option<(f64, f64)> {
 pub fn checked_number(key: &str, value: &str) -> Result<f64, String> {
     let r = RANGES.iter().find(|r| r.key == key).ok_or_else(|| format!("unknown setting '{key}'"))?;
     let x: f64 = value.trim().parse().map_err(|_| format!("{} must be a number, not '{value}'", r.what))?;
-    // The settings are kept as f32, which holds "1e-50" as 0 (and f64 "1e-400"): a value the user
+    // The fractional settings are kept as f32, which holds "1e-50" as 0 (and f64 "1e-400"): a value the user
     // did not write. Only what is written as zero means zero, and it is 0, not -0.
     let mantissa = value.trim().split(['e', 'E']).next().unwrap_or("");
     if x as f32 == 0.0 && mantissa.contains(|c: char| ('1'..='9').contains(&c)) {
@@ -202,8 +202,13 @@ impl Settings {
     /// per key given several times, and the same refusal once).
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> (Settings, String, Vec<String>) {
         let (mut s, mut text, mut problems) = (Settings::default(), String::new(), Vec::<String>::new());
-        // Per key: how many times it was given and the value used (the last one accepted), in the order first met.
-        let mut given: Vec<(&str, usize, Option<&str>)> = Vec::new();
+        // Per key, in the order first met: how many times it was given and the value used (the last accepted).
+        struct Given<'v> {
+            key: &'v str,
+            times: usize,
+            used: Option<&'v str>,
+        }
+        let mut given: Vec<Given> = Vec::new();
         for (k, v) in pairs {
             let accepted = if k == "text" {
                 text = v.to_string();
@@ -217,19 +222,22 @@ impl Settings {
                 true
             };
             let used = accepted.then_some(v);
-            match given.iter_mut().find(|(key, ..)| *key == k) {
-                Some(g) => (g.1, g.2) = (g.1 + 1, used.or(g.2)),
-                None => given.push((k, 1, used)),
+            match given.iter_mut().find(|g| g.key == k) {
+                Some(g) => (g.times, g.used) = (g.times + 1, used.or(g.used)),
+                None => given.push(Given { key: k, times: 1, used }),
             }
         }
         // A key given twice (`beam=4&beam=8`): the last one counts, as URLSearchParams' get()
-        // would not, so say which. (When none was accepted, the refusal says it all.)
-        for (k, n, v) in given {
-            if let (true, Some(v)) = (n > 1, v) {
-                let others =
-                    if n == 2 { "other value (given twice".into() } else { format!("other values (given {n} times") };
-                problems.push(format!("{k}'s {others}; {v:?} is used)"));
-            }
+        // would not, so say which. (When none was accepted, the refusal says it all; a text is
+        // not quoted, it is in the box.)
+        for Given { key, times, used } in given {
+            let Some(used) = used.filter(|_| times > 1) else { continue };
+            let others = match times {
+                2 => "other value (given twice".to_string(),
+                n => format!("other values (given {n} times"),
+            };
+            let which = if key == "text" { "the last is used".to_string() } else { format!("{used:?} is used") };
+            problems.push(format!("{key}'s {others}; {which})"));
         }
         (s, text, problems)
     }
