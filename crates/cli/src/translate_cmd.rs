@@ -1,6 +1,6 @@
 //! `wgslate translate` and `wgslate eval`.
 
-use std::io::Write;
+use std::io::{BufRead, IsTerminal, Write};
 use std::time::Instant;
 
 use wgslate_decode::{BeamConfig, Search};
@@ -9,11 +9,11 @@ use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::catalog::{self, language_name};
 use wgslate_model::config::Direction;
 use wgslate_model::language::{self, Mismatch};
-use wgslate_model::sentences::{line_end, split_sentences, Segments};
-use wgslate_model::translate::Notices;
+use wgslate_model::sentences::{line_end, split_sentences};
 use wgslate_model::Model;
 
 use crate::decode_args;
+use crate::line_writer::LineWriter;
 use crate::output::Output;
 use crate::translator::{Reranker, Translator};
 
@@ -412,7 +412,11 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         return Err("--src and --ref are eval's: translate reads -i FILE, or standard input".into());
     }
     let models = load_models(&c.models)?;
+    let from_stdin = c.input.as_deref().is_none_or(|p| p == "-");
+    // Typed at a terminal: each line is translated when Enter is pressed, not after Ctrl-D.
+    let typed = from_stdin && std::io::stdin().is_terminal();
     let text = match &c.input {
+        _ if typed => String::new(),
         Some(p) if p != "-" => read_utf8(p)?,
         _ => {
             let mut bytes = Vec::new();
@@ -421,72 +425,71 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             wgslate_metrics::utf8_text("standard input", bytes)?
         }
     };
-    let mut output = output_to(&c, &[&c.input])?;
-    // Windows line ends in, Windows line ends out, as the page's file translation does.
-    let line_end = line_end(&text);
-    let lines = without_bom(wgslate_metrics::pystr::lines(&text));
+    let output = output_to(&c, &[&c.input])?;
     let reverse = load_reranker(&c)?;
-    let mut translator = translator(&c, &models, reverse.as_ref().map(|(d, m)| (*d, m)), &search)?;
-    let write = |output: &mut Output, text: std::fmt::Arguments| {
-        output.write_fmt(text).unwrap_or_else(|e| crate::output_failed(e));
+    let mut writer = LineWriter {
+        translator: translator(&c, &models, reverse.as_ref().map(|(d, m)| (*d, m)), &search)?,
+        output,
+        model: &models[0],
+        // Asked for before a rerank widens the n-best to the whole beam.
+        shown: decode_args::outputs_asked(&search),
+        // Windows line ends in, Windows line ends out, as the page's file translation does.
+        line_end: line_end(&text),
+        notices: Default::default(),
     };
-    let mut notices = Notices::default();
-    // Asked for before a rerank widens the n-best to the whole beam.
-    let shown = decode_args::outputs_asked(&search);
-    if shown == 1 {
-        // As the page does: each line's sentences translated one by one and joined back on their line.
-        let segments = Segments::of(&lines);
-        for chunk in line_chunks(&segments.per_line, c.batch, c.batch.saturating_mul(32)) {
-            let part = segments.slice(chunk);
-            let sentences: Vec<String> = part.sentences.iter().map(|(_, s)| s.clone()).collect();
-            let out = translator.translate(&sentences)?;
-            let translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
-            for text in part.rejoined(translations) {
-                write(&mut output, format_args!("{text}{line_end}"));
+    let lines = match typed {
+        true => translate_typed(&mut writer)?,
+        false => {
+            let lines = without_bom(wgslate_metrics::pystr::lines(&text));
+            for chunk in line_chunks(&writer.weights(&lines), c.batch, c.batch.saturating_mul(32)) {
+                writer.write(&lines[chunk.clone()], chunk.start)?;
             }
-            output.flush().unwrap_or_else(|e| crate::output_failed(e));
-            notices.merge(Notices::of(&models[0], &sentences, &out));
+            lines
         }
-        output.finish().unwrap_or_else(|e| crate::output_failed(e));
-        let language = language_note(&c.models[0], &lines);
-        for note in language.into_iter().chain(notices.messages()).chain(lone_carriage_returns(&lines)) {
-            eprintln!("wgslate: {note}");
-        }
-        return Ok(());
-    }
-    // A list per input line (n-best or samples): of the whole line; a blank line is not translated
-    // (the models would make words of nothing) and gets one empty entry.
-    let has_text: Vec<usize> = lines.iter().map(|l| usize::from(!l.trim().is_empty())).collect();
-    for chunk in line_chunks(&has_text, c.batch, c.batch.saturating_mul(32)) {
-        let texts: Vec<String> = lines[chunk.clone()].iter().filter(|l| !l.trim().is_empty()).cloned().collect();
-        let out = translator.translate(&texts)?;
-        let mut lists = out.iter();
-        for (i, line) in lines.iter().enumerate().skip(chunk.start).take(chunk.len()) {
-            if line.trim().is_empty() {
-                write(&mut output, format_args!("{i} |||  ||| F0= 0.0000 ||| 0.0000\n"));
-                continue;
-            }
-            // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
-            // ||| features (F0, the log-probability) ||| score (what the search ranked by).
-            for (text, h) in lists.next().expect("one list per line with text").outputs.iter().take(shown) {
-                write(&mut output, format_args!("{i} ||| {text} ||| F0= {:.4} ||| {:.4}\n", h.log_prob, h.score));
-            }
-        }
-        output.flush().unwrap_or_else(|e| crate::output_failed(e));
-        notices.merge(Notices::of(&models[0], &texts, &out));
-    }
-    output.finish().unwrap_or_else(|e| crate::output_failed(e));
-    let whole_lines = lines_that(
-        &lines,
-        |l| split_sentences(l).first().is_some_and(|s| s.len() > 1),
-        "several sentences: n-best lists and samples are of whole lines, and these models translate one sentence well; \
-         without --nbest/--samples each sentence is translated on its own",
-    );
+    };
+    let shown = writer.shown;
+    let notices = writer.finish();
+    let whole_lines = (shown > 1).then(|| {
+        lines_that(
+            &lines,
+            |l| split_sentences(l).first().is_some_and(|s| s.len() > 1),
+            "several sentences: n-best lists and samples are of whole lines, and these models translate one sentence well; \
+             without --nbest/--samples each sentence is translated on its own",
+        )
+    });
     let language = language_note(&c.models[0], &lines);
-    for note in language.into_iter().chain(notices.messages()).chain(whole_lines).chain(lone_carriage_returns(&lines)) {
+    let notes = language.into_iter().chain(notices.messages()).chain(whole_lines.flatten());
+    for note in notes.chain(lone_carriage_returns(&lines)) {
         eprintln!("wgslate: {note}");
     }
     Ok(())
+}
+
+/// Lines typed at a terminal, each translated and written when Enter ends it, until Ctrl-D; returns them.
+fn translate_typed(writer: &mut LineWriter) -> Result<Vec<String>, String> {
+    eprintln!("wgslate: type a line and press Enter to translate it; Ctrl-D ends");
+    let (mut lines, mut bytes) = (Vec::new(), Vec::new());
+    let mut stdin = std::io::stdin().lock();
+    loop {
+        bytes.clear();
+        if stdin.read_until(b'\n', &mut bytes).map_err(|e| format!("reading standard input: {e}"))? == 0 {
+            return Ok(lines);
+        }
+        let line = match String::from_utf8(bytes.clone()) {
+            Ok(line) => line,
+            Err(_) => {
+                eprintln!(
+                    "wgslate: that line is not UTF-8 text (is the terminal set to another encoding?); it is left out"
+                );
+                String::new()
+            }
+        };
+        let line = line.strip_suffix('\n').unwrap_or(&line);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let line = if lines.is_empty() { line.strip_prefix('\u{feff}').unwrap_or(line) } else { line };
+        writer.write(std::slice::from_ref(&line.to_string()), lines.len())?;
+        lines.push(line.to_string());
+    }
 }
 
 pub fn run_eval(args: &[String]) -> Result<(), String> {

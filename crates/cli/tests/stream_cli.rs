@@ -72,3 +72,34 @@ fn n_best_lists_keep_their_line_numbers_across_chunks() {
     let alone: Vec<&str> = alone.lines().map(|l| l.split_once(" ||| ").unwrap().1).collect();
     assert_eq!(eighth, alone);
 }
+
+#[test]
+fn a_line_typed_at_a_terminal_is_translated_when_enter_is_pressed() {
+    // Standard input is a terminal (a pseudo-terminal Python opens); no end of input comes until
+    // the translation of the first line has come out, or 60 s have passed.
+    let script = r#"
+import os, pty, select, subprocess, sys
+master, slave = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+os.close(slave)
+os.write(master, b"A dog runs.\n")
+ready, _, _ = select.select([p.stdout], [], [], 60)
+print(p.stdout.readline().decode().rstrip("\n") if ready else "(nothing before the end of input)")
+os.write(master, b"\x04")
+p.wait(timeout=60)
+print(p.stderr.read().decode().splitlines()[0])
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script, env!("CARGO_BIN_EXE_wgslate"), "translate", "--model", MODEL, "--backend", "cpu"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8(out.stdout).unwrap();
+    let (ok, alone, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], "A dog runs.\n");
+    assert!(ok);
+    assert_eq!(
+        said,
+        format!("{alone}wgslate: type a line and press Enter to translate it; Ctrl-D ends\n"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

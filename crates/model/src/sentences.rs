@@ -90,13 +90,6 @@ impl Segments {
         Self { sentences, per_line }
     }
 
-    /// The segments of the lines in `lines` (a range of line indices), with their sentences.
-    pub fn slice(&self, lines: std::ops::Range<usize>) -> Self {
-        let first: usize = self.per_line[..lines.start].iter().sum();
-        let count: usize = self.per_line[lines.clone()].iter().sum();
-        Self { sentences: self.sentences[first..first + count].to_vec(), per_line: self.per_line[lines].to_vec() }
-    }
-
     /// Lines with text.
     pub fn lines_with_text(&self) -> usize {
         self.per_line.iter().filter(|&&n| n > 0).count()

@@ -1,0 +1,81 @@
+//! `translate`'s output, written a group of lines at a time as they are translated (so that a long
+//! file streams and a line typed at a terminal is answered at once): each line's sentences joined
+//! back on it, or each line's list (n-best or samples).
+
+use std::io::Write;
+
+use wgslate_model::sentences::Segments;
+use wgslate_model::translate::Notices;
+use wgslate_model::Model;
+
+use crate::output::Output;
+use crate::translator::Translator;
+
+pub struct LineWriter<'a> {
+    pub translator: Translator<'a>,
+    pub output: Output,
+    /// The model whose notices are gathered (the first of an ensemble).
+    pub model: &'a Model,
+    /// Outputs per line: 1 (its translation) or more (a list).
+    pub shown: usize,
+    pub line_end: &'static str,
+    /// What the translations so far should tell the user (cut sources, stopped outputs…).
+    pub notices: Notices,
+}
+
+impl LineWriter<'_> {
+    /// How much each line weighs in a chunk: its sentences (translated one by one), or 1 for a line
+    /// with text when it gets a list (of the whole line).
+    pub fn weights(&self, lines: &[String]) -> Vec<usize> {
+        match self.shown {
+            1 => Segments::of(lines).per_line,
+            _ => lines.iter().map(|l| usize::from(!l.trim().is_empty())).collect(),
+        }
+    }
+
+    /// Translates `lines`, the input's lines from index `first` on, and writes them out.
+    pub fn write(&mut self, lines: &[String], first: usize) -> Result<(), String> {
+        let (texts, out) = if self.shown == 1 {
+            // As the page does: each line's sentences translated one by one and joined back on their line.
+            let segments = Segments::of(lines);
+            let texts: Vec<String> = segments.sentences.iter().map(|(_, s)| s.clone()).collect();
+            let out = self.translator.translate(&texts)?;
+            let translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
+            let line_end = self.line_end;
+            for text in segments.rejoined(translations) {
+                self.put(format_args!("{text}{line_end}"));
+            }
+            (texts, out)
+        } else {
+            // A blank line is not translated (the models would make words of nothing) and gets one empty entry.
+            let texts: Vec<String> = lines.iter().filter(|l| !l.trim().is_empty()).cloned().collect();
+            let out = self.translator.translate(&texts)?;
+            let mut lists = out.iter();
+            for (i, line) in lines.iter().enumerate().map(|(k, l)| (first + k, l)) {
+                if line.trim().is_empty() {
+                    self.put(format_args!("{i} |||  ||| F0= 0.0000 ||| 0.0000\n"));
+                    continue;
+                }
+                // An n-best list as Moses and Marian write one: sentence index (from 0) ||| translation
+                // ||| features (F0, the log-probability) ||| score (what the search ranked by).
+                for (text, h) in lists.next().expect("one list per line with text").outputs.iter().take(self.shown) {
+                    self.put(format_args!("{i} ||| {text} ||| F0= {:.4} ||| {:.4}\n", h.log_prob, h.score));
+                }
+            }
+            (texts, out)
+        };
+        self.output.flush().unwrap_or_else(|e| crate::output_failed(e));
+        self.notices.merge(Notices::of(self.model, &texts, &out));
+        Ok(())
+    }
+
+    /// Flushes standard output, or puts the finished file in place; returns the notices.
+    pub fn finish(self) -> Notices {
+        self.output.finish().unwrap_or_else(|e| crate::output_failed(e));
+        self.notices
+    }
+
+    fn put(&mut self, text: std::fmt::Arguments) {
+        self.output.write_fmt(text).unwrap_or_else(|e| crate::output_failed(e));
+    }
+}
