@@ -79,3 +79,39 @@ impl LineWriter<'_> {
         self.output.write_fmt(text).unwrap_or_else(|e| crate::output_failed(e));
     }
 }
+
+/// The input's lines in chunks to translate and write one after another (`weights`: what each line
+/// counts, `LineWriter::weights`): the first of about `first`, so that the first lines come out soon,
+/// each next one twice as big up to `most`, long enough for sorting by length to fill batches.
+pub fn line_chunks(weights: &[usize], first: usize, most: usize) -> Vec<std::ops::Range<usize>> {
+    let (mut chunks, mut start, mut weight, mut goal) = (Vec::new(), 0, 0, first.max(1));
+    for (i, n) in weights.iter().enumerate() {
+        weight += n;
+        if weight >= goal {
+            chunks.push(start..i + 1);
+            (start, weight, goal) = (i + 1, 0, goal.saturating_mul(2).min(most.max(1)));
+        }
+    }
+    if start < weights.len() {
+        chunks.push(start..weights.len());
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_chunks;
+
+    #[test]
+    fn chunks_start_small_double_up_to_the_most_and_cover_every_line() {
+        // Sentences per line; blank lines (0) go with the chunk they fall in.
+        let per_line = [1, 0, 2, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1];
+        let chunks = line_chunks(&per_line, 2, 4);
+        assert_eq!(chunks, [0..3, 3..7, 7..12, 12..16]);
+        assert!(line_chunks(&[], 2, 4).is_empty());
+        assert_eq!(line_chunks(&[0, 0], 2, 4), vec![0..2]);
+        assert_eq!(line_chunks(&[5], 0, 0), vec![0..1]);
+        // A --batch near usize::MAX: no overflow, one chunk.
+        assert_eq!(line_chunks(&[1, 1, 1], usize::MAX, usize::MAX), vec![0..3]);
+    }
+}

@@ -13,7 +13,7 @@ use wgslate_model::sentences::{line_end, split_sentences};
 use wgslate_model::Model;
 
 use crate::decode_args;
-use crate::line_writer::LineWriter;
+use crate::line_writer::{line_chunks, LineWriter};
 use crate::output::Output;
 use crate::translator::{Reranker, Translator};
 
@@ -185,24 +185,6 @@ fn translator<'a>(
 /// `--rerank DIR` and its model, loaded before the translation so that a bad DIR is reported first.
 fn load_reranker(c: &Common) -> Result<Option<(&str, Model)>, String> {
     c.rerank.as_deref().map(|dir| Ok((dir, Model::from_dir(std::path::Path::new(dir))?))).transpose()
-}
-
-/// The input's lines in chunks to translate and write one after another (`per_line`: the
-/// sentences of each line): the first of about `first` sentences, so that the first lines come out
-/// soon, each next one twice as big up to `most`, long enough for sorting by length to fill batches.
-fn line_chunks(per_line: &[usize], first: usize, most: usize) -> Vec<std::ops::Range<usize>> {
-    let (mut chunks, mut start, mut sentences, mut goal) = (Vec::new(), 0, 0, first.max(1));
-    for (i, n) in per_line.iter().enumerate() {
-        sentences += n;
-        if sentences >= goal {
-            chunks.push(start..i + 1);
-            (start, sentences, goal) = (i + 1, 0, (goal * 2).min(most.max(1)));
-        }
-    }
-    if start < per_line.len() {
-        chunks.push(start..per_line.len());
-    }
-    chunks
 }
 
 /// A file's UTF-8 text (a `.gz` name is gunzipped, as `wgslate bleu` reads one).
@@ -592,20 +574,4 @@ fn search_details(search: &Search, reranked: bool) -> String {
         Search::Greedy(_) => vec![],
     };
     [vec![label], extra].concat().join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::line_chunks;
-
-    #[test]
-    fn chunks_start_small_double_up_to_the_most_and_cover_every_line() {
-        // Sentences per line; blank lines (0) go with the chunk they fall in.
-        let per_line = [1, 0, 2, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1];
-        let chunks = line_chunks(&per_line, 2, 4);
-        assert_eq!(chunks, [0..3, 3..7, 7..12, 12..16]);
-        assert!(line_chunks(&[], 2, 4).is_empty());
-        assert_eq!(line_chunks(&[0, 0], 2, 4), vec![0..2]);
-        assert_eq!(line_chunks(&[5], 0, 0), vec![0..1]);
-    }
 }
