@@ -1,0 +1,82 @@
+//! `-o FILE` on what is not a plain new file: a symbolic link is followed (the link stays), a FIFO
+//! is written through (not replaced by a file), a replaced file keeps its permissions, and Ctrl-C
+//! leaves neither a changed FILE nor a temporary file.
+
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::process::{Command, Stdio};
+
+mod common;
+
+const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+
+fn translate_to(out: &std::path::Path) -> (bool, String) {
+    let (ok, _, err) =
+        common::translate(&["--model", MODEL, "--backend", "cpu", "-o", out.to_str().unwrap()], "A dog runs.\n");
+    (ok, err)
+}
+
+#[test]
+fn o_follows_links_writes_through_fifos_and_keeps_permissions() {
+    let dir = std::env::temp_dir().join(format!("wgslate-output-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ok, want, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], "A dog runs.\n");
+    assert!(ok);
+    // A link: its target gets the translation, and it is still a link.
+    std::fs::write(dir.join("target.de"), "old\n").unwrap();
+    std::os::unix::fs::symlink(dir.join("target.de"), dir.join("link.de")).unwrap();
+    let (ok, err) = translate_to(&dir.join("link.de"));
+    assert!(ok, "{err}");
+    assert!(std::fs::symlink_metadata(dir.join("link.de")).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(dir.join("target.de")).unwrap(), want);
+    // A private file stays private.
+    std::fs::write(dir.join("private.de"), "old\n").unwrap();
+    std::fs::set_permissions(dir.join("private.de"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (ok, err) = translate_to(&dir.join("private.de"));
+    assert!(ok, "{err}");
+    assert_eq!(std::fs::metadata(dir.join("private.de")).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::read_to_string(dir.join("private.de")).unwrap(), want);
+    // A FIFO: its reader gets the translation, and it is still a FIFO.
+    let fifo = dir.join("fifo.de");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let (ok, err) = translate_to(&fifo);
+    assert!(ok, "{err}");
+    assert_eq!(reader.join().unwrap(), want);
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    let names: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!names.iter().any(|n| n.ends_with(".part")), "{names:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_leaves_the_file_as_it_was_and_no_temporary_file() {
+    let dir = std::env::temp_dir().join(format!("wgslate-output-int-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("out.de"), "old\n").unwrap();
+    let input: String = (0..20_000).map(|i| format!("A dog runs across the field number {i}.\n")).collect();
+    std::fs::write(dir.join("in.en"), input).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["translate", "--model", MODEL, "--backend", "cpu", "-i"])
+        .arg(dir.join("in.en"))
+        .arg("-o")
+        .arg(dir.join("out.de"))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the temporary file holds translations (the run is under way), then Ctrl-C.
+    let part = dir.join(format!(".out.de.{}.part", child.id()));
+    while std::fs::metadata(&part).map_or(true, |m| m.len() == 0) {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before it was interrupted");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    assert_eq!(std::fs::read_to_string(dir.join("out.de")).unwrap(), "old\n");
+    assert!(!part.exists(), "{} was left behind", part.display());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
