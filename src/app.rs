@@ -230,9 +230,20 @@ pub fn App() -> impl IntoView {
     };
     let on_hash = window_event_listener(leptos::ev::hashchange, move |_| follow_url());
     let on_pop = window_event_listener(leptos::ev::popstate, move |_| follow_url());
+    // A file dropped beside the places that take one would be opened by the browser in place of
+    // the page, and the text typed there lost with it.
+    let keep_page = |ev: web_sys::DragEvent| {
+        if !ev.default_prevented() && browser::drags_files(&ev) {
+            ev.prevent_default();
+        }
+    };
+    let on_dragover = window_event_listener(leptos::ev::dragover, keep_page);
+    let on_drop = window_event_listener(leptos::ev::drop, keep_page);
     on_cleanup(move || {
         on_hash.remove();
         on_pop.remove();
+        on_dragover.remove();
+        on_drop.remove();
     });
     // The tab's title names the view: a screen reader announces it, and the history lists each view by name.
     Effect::new(move |_| browser::set_title(&format!("{} · wgslate — translation on your GPU", view.get().label())));

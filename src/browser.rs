@@ -67,6 +67,11 @@ pub fn dropped_file(ev: &web_sys::DragEvent) -> Option<Result<web_sys::File, Str
     })
 }
 
+/// Whether a drag carries files (during dragover only their kind is known, not the files).
+pub fn drags_files(ev: &web_sys::DragEvent) -> bool {
+    ev.data_transfer().is_some_and(|dt| dt.types().iter().any(|t| t.as_string().as_deref() == Some("Files")))
+}
+
 /// The first file picked in an `<input type=file>`.
 /// The input is emptied once its file is taken: the browser fires no change for a file picked again
 /// while it is still the input's value, so picking the same file after a Stop or with other settings

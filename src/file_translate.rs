@@ -187,9 +187,10 @@ pub fn FileTranslate() -> impl IntoView {
                         let done = assembly.lines_done;
                         status.set(format!("Stopped after {done} of {with_text} lines ({with})."));
                         // What was translated is kept: the lines not reached stay empty.
+                        // Named so that it is not taken for the whole translation.
                         if done > 0 {
                             result.set(Some((
-                                out_name,
+                                output_name(&file.name(), &format!("{target}.partial")),
                                 assembly.text(),
                                 format!("Download the {}", wgslate_metrics::plural(done, "translated line")),
                             )));
@@ -222,18 +223,19 @@ pub fn FileTranslate() -> impl IntoView {
     let start_drop = start;
     let start_again = start;
     view! {
-        <details class="file-translate">
+        // The whole section takes a dropped file (open or not), not only its drop zone.
+        <details
+            class="file-translate"
+            on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
+            on:drop=move |ev: web_sys::DragEvent| match browser::dropped_file(&ev) {
+                Some(Ok(file)) => start_drop(Some(file)),
+                Some(Err(e)) => error.set(Some(e)),
+                None => ev.prevent_default(),
+            }
+        >
             <summary>"Translate a file"</summary>
             <p class="hint">{format!("A .txt file (up to {MAX_LINES} lines, {MAX_SENTENCES} sentences and {MAX_MB:.0} MB), each line's sentences translated with the model and settings above; the result has the same lines.")}</p>
-            <div
-                class="drop"
-                on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
-                on:drop=move |ev: web_sys::DragEvent| match browser::dropped_file(&ev) {
-                    Some(Ok(file)) => start_drop(Some(file)),
-                    Some(Err(e)) => error.set(Some(e)),
-                    None => ev.prevent_default(),
-                }
-            >
+            <div class="drop">
                 <label class="file">"Choose or drop a .txt file "
                     <input type="file" accept=".txt,text/plain" data-testid="tr-file" on:change=move |ev| start(browser::picked_file(&ev)) />
                 </label>

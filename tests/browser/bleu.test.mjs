@@ -225,6 +225,15 @@ test('an empty file or two dropped files leave the box as it was, with a message
     };
   });
   assert.deepEqual(prevented, { files: true, text: false });
+  // A file dropped anywhere else (the page's heading, the Translate box) does not make the browser open it in place of the page.
+  const elsewhere = await page.evaluate(() => ['h2', '[data-testid=tr-input]'].map((at) => ['dragover', 'drop'].map((type) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['x\n'], 'a.txt', { type: 'text/plain' }));
+    const ev = new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true });
+    document.querySelector(at).dispatchEvent(ev);
+    return ev.defaultPrevented;
+  })));
+  assert.deepEqual(elsewhere, [[true, true], [true, true]]);
   await page.waitForFunction(() => document.querySelector('[data-testid=bleu-error]')?.textContent.includes('2 files were dropped'));
   assert.equal(await page.inputValue('[data-testid=bleu-ref-0]'), '');
   assert.deepEqual(errors, []);

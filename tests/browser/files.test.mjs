@@ -23,6 +23,22 @@ async function fileTranslatePage(errors) {
   return page;
 }
 
+test('a file dropped anywhere on the Translate a file section is translated (not only on its drop zone)', async () => {
+  const errors = [];
+  const page = await fileTranslatePage(errors);
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['A dog runs.\n'], 'dropped.txt', { type: 'text/plain' }));
+    document.querySelector('details.file-translate > p.hint').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.locator('[data-testid=tr-file-download]').waitFor({ timeout: 120000 });
+  const { name, text } = await download(page, 'tr-file-download');
+  assert.equal(name, 'dropped.de.txt');
+  assert.equal(text, wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'transformer'), '--backend', 'cpu'], 'A dog runs.\n'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a picked .txt is translated line for line and downloaded with the same lines', async () => {
   const errors = [];
   const lines = ['A man is riding a bike.', '', 'Two dogs play in the snow.', 'A woman reads a book on a bench. She is smiling.'];
@@ -103,7 +119,7 @@ test('Stop ends a long file’s translation and offers the lines finished', asyn
   const stopped = Number((await page.locator('[data-testid=tr-file-status]').textContent()).match(/Stopped after (\d+)/)[1]);
   assert.match(await page.locator('[data-testid=tr-file-download]').textContent(), new RegExp(`Download the ${stopped} translated line`));
   const { name, text } = await download(page, 'tr-file-download');
-  assert.equal(name, 'long.de.txt');
+  assert.equal(name, 'long.de.partial.txt');
   const out = text.split('\n');
   assert.equal(out.pop(), '');
   assert.equal(out.length, 400, 'every line has its place; those not reached are empty');
