@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use wgslate_model::sentences::Segments;
+use wgslate_model::sentences::{split_sentences, Segments};
 use wgslate_model::translate::Notices;
 use wgslate_model::Model;
 
@@ -24,12 +24,12 @@ pub struct LineWriter<'a> {
 }
 
 impl LineWriter<'_> {
-    /// How much each line weighs in a chunk: its sentences (translated one by one), or 1 for a line
+    /// How much a line weighs in a chunk: its sentences (translated one by one), or 1 for a line
     /// with text when it gets a list (of the whole line).
-    pub fn weights(&self, lines: &[String]) -> Vec<usize> {
+    pub fn weight(&self, line: &str) -> usize {
         match self.shown {
-            1 => Segments::of(lines).per_line,
-            _ => lines.iter().map(|l| usize::from(!l.trim().is_empty())).collect(),
+            1 => split_sentences(line).iter().map(Vec::len).sum(),
+            _ => usize::from(!line.trim().is_empty()),
         }
     }
 
@@ -81,7 +81,7 @@ impl LineWriter<'_> {
 }
 
 /// The input's lines in chunks to translate and write one after another (`weights`: what each line
-/// counts, `LineWriter::weights`): the first of about `first`, so that the first lines come out soon,
+/// counts, `LineWriter::weight`): the first of about `first`, so that the first lines come out soon,
 /// each next one twice as big up to `most`, long enough for sorting by length to fill batches.
 pub fn line_chunks(weights: &[usize], first: usize, most: usize) -> Vec<std::ops::Range<usize>> {
     let (mut chunks, mut start, mut weight, mut goal) = (Vec::new(), 0, 0, first.max(1));

@@ -12,6 +12,7 @@ mod precompress;
 mod pyfmt;
 mod quantize_cmd;
 mod serve;
+mod stdin_lines;
 mod table;
 mod translate_cmd;
 mod translator;

@@ -1,6 +1,6 @@
 //! `wgslate translate` and `wgslate eval`.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::time::Instant;
 
 use wgslate_decode::{BeamConfig, Search};
@@ -15,6 +15,7 @@ use wgslate_model::Model;
 use crate::decode_args;
 use crate::line_writer::{line_chunks, LineWriter};
 use crate::output::Output;
+use crate::stdin_lines::StdinLines;
 use crate::translator::{Reranker, Translator};
 
 pub const TRANSLATE_USAGE: &str =
@@ -395,17 +396,9 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
     }
     let models = load_models(&c.models)?;
     let from_stdin = c.input.as_deref().is_none_or(|p| p == "-");
-    // Typed at a terminal: each line is translated when Enter is pressed, not after Ctrl-D.
-    let typed = from_stdin && std::io::stdin().is_terminal();
     let text = match &c.input {
-        _ if typed => String::new(),
-        Some(p) if p != "-" => read_utf8(p)?,
-        _ => {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
-                .map_err(|e| format!("reading standard input: {e}"))?;
-            wgslate_metrics::utf8_text("standard input", bytes)?
-        }
+        Some(p) if !from_stdin => read_utf8(p)?,
+        _ => String::new(),
     };
     let output = output_to(&c, &[&c.input])?;
     let reverse = load_reranker(&c)?;
@@ -419,11 +412,28 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         line_end: line_end(&text),
         notices: Default::default(),
     };
-    let lines = match typed {
-        true => translate_typed(&mut writer)?,
+    let (first, most) = (c.batch, c.batch.saturating_mul(32));
+    let lines = match from_stdin {
+        // As they come: a line typed or written by a slow program is answered at once.
+        true => {
+            let typed = std::io::stdin().is_terminal();
+            if typed {
+                eprintln!("wgslate: type a line and press Enter to translate it; Ctrl-D ends");
+            }
+            let (mut input, mut lines, mut goal) = (StdinLines::start(typed), Vec::new(), first.max(1));
+            while let Some(group) = input.next_group(goal, |line| writer.weight(line)) {
+                let group = group?;
+                writer.line_end = input.line_end;
+                writer.write(&group, lines.len())?;
+                lines.extend(group);
+                goal = goal.saturating_mul(2).min(most.max(1));
+            }
+            lines
+        }
         false => {
             let lines = without_bom(wgslate_metrics::pystr::lines(&text));
-            for chunk in line_chunks(&writer.weights(&lines), c.batch, c.batch.saturating_mul(32)) {
+            let weights: Vec<usize> = lines.iter().map(|l| writer.weight(l)).collect();
+            for chunk in line_chunks(&weights, first, most) {
                 writer.write(&lines[chunk.clone()], chunk.start)?;
             }
             lines
@@ -445,33 +455,6 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         eprintln!("wgslate: {note}");
     }
     Ok(())
-}
-
-/// Lines typed at a terminal, each translated and written when Enter ends it, until Ctrl-D; returns them.
-fn translate_typed(writer: &mut LineWriter) -> Result<Vec<String>, String> {
-    eprintln!("wgslate: type a line and press Enter to translate it; Ctrl-D ends");
-    let (mut lines, mut bytes) = (Vec::new(), Vec::new());
-    let mut stdin = std::io::stdin().lock();
-    loop {
-        bytes.clear();
-        if stdin.read_until(b'\n', &mut bytes).map_err(|e| format!("reading standard input: {e}"))? == 0 {
-            return Ok(lines);
-        }
-        let line = match String::from_utf8(bytes.clone()) {
-            Ok(line) => line,
-            Err(_) => {
-                eprintln!(
-                    "wgslate: that line is not UTF-8 text (is the terminal set to another encoding?); it is left out"
-                );
-                String::new()
-            }
-        };
-        let line = line.strip_suffix('\n').unwrap_or(&line);
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        let line = if lines.is_empty() { line.strip_prefix('\u{feff}').unwrap_or(line) } else { line };
-        writer.write(std::slice::from_ref(&line.to_string()), lines.len())?;
-        lines.push(line.to_string());
-    }
 }
 
 pub fn run_eval(args: &[String]) -> Result<(), String> {

@@ -18,15 +18,15 @@ fn the_first_lines_come_out_while_the_rest_are_still_being_translated() {
     // 20 000 lines: minutes of work on any machine, so the run is still going when the first lines arrive.
     let lines = test_set();
     let input: String = (0..20).flat_map(|_| lines.iter()).map(|l| format!("{l}\n")).collect();
+    let file = std::env::temp_dir().join(format!("wgslate-stream-{}.en", std::process::id()));
+    std::fs::write(&file, input).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .args(["translate", "--model", MODEL, "--backend", "cpu", "--batch", "8"])
-        .stdin(Stdio::piped())
+        .args(["translate", "--model", MODEL, "--backend", "cpu", "--batch", "8", "-i"])
+        .arg(&file)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     // The first write: the first chunk (--batch 8: its first 8 sentences) as soon as it is done.
     // Written at the end, the output came out in the 8 KiB blocks of its buffer (≈ 120 lines).
     let mut first = vec![0u8; 1 << 16];
@@ -34,7 +34,7 @@ fn the_first_lines_come_out_while_the_rest_are_still_being_translated() {
     let still_running = child.try_wait().unwrap().is_none();
     child.kill().unwrap();
     child.wait().unwrap();
-    writer.join().unwrap().unwrap();
+    std::fs::remove_file(&file).unwrap();
     let first = String::from_utf8(first[..n].to_vec()).unwrap();
     assert!(still_running, "the first lines came out only once the whole input was translated");
     assert_eq!(first.lines().count(), 8, "{first}");
@@ -102,4 +102,35 @@ print(p.stderr.read().decode().splitlines()[0])
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn a_line_from_a_slow_program_is_translated_before_the_next_comes() {
+    // `(echo A; sleep 6; echo B) | wgslate translate` printed both at the end: the input was read to its end first.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["translate", "--model", MODEL, "--backend", "cpu"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"A dog runs.\n").unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            let _ = send.send(line.unwrap());
+        }
+    });
+    let first = lines.recv_timeout(std::time::Duration::from_secs(60));
+    stdin.write_all(b"A cat sleeps.\n").unwrap();
+    drop(stdin);
+    let second = lines.recv_timeout(std::time::Duration::from_secs(60));
+    assert!(child.wait().unwrap().success());
+    let (ok, want, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], "A dog runs.\nA cat sleeps.\n");
+    assert!(ok);
+    let want: Vec<&str> = want.lines().collect();
+    assert_eq!(first.as_deref().ok(), Some(want[0]), "nothing came out before the second line was written");
+    assert_eq!(second.as_deref().ok(), Some(want[1]));
 }

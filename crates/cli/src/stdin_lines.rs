@@ -1,0 +1,84 @@
+//! Standard input's lines as they come, in groups: a line typed at a terminal, or written by a
+//! slow program (`tail -f`), is translated without waiting for the end of the input, and a fast
+//! one fills groups as big as a file's chunks. A thread reads; the translation takes what it has.
+
+use std::io::BufRead;
+use std::sync::mpsc::{channel, Receiver};
+
+pub struct StdinLines {
+    read: Receiver<std::io::Result<Vec<u8>>>,
+    /// Bytes and lines taken so far, for messages.
+    offset: usize,
+    count: usize,
+    /// At a terminal a line that is not UTF-8 is left out with a message (the user types on);
+    /// elsewhere it ends the run, as a file's would.
+    typed: bool,
+    /// "\r\n" once the first line ended so (Windows line ends in, Windows line ends out).
+    pub line_end: &'static str,
+}
+
+impl StdinLines {
+    pub fn start(typed: bool) -> Self {
+        let (send, read) = channel();
+        std::thread::spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                let mut line = Vec::new();
+                match stdin.read_until(b'\n', &mut line) {
+                    Ok(0) => return,
+                    Ok(_) if send.send(Ok(line)).is_ok() => {}
+                    Ok(_) => return,
+                    Err(e) => return drop(send.send(Err(e))),
+                }
+            }
+        });
+        Self { read, offset: 0, count: 0, typed, line_end: "\n" }
+    }
+
+    /// The next group of lines: waits for one, then takes those already read until their
+    /// `weight` reaches `goal`; None at the end of the input.
+    pub fn next_group(&mut self, goal: usize, weight: impl Fn(&str) -> usize) -> Option<Result<Vec<String>, String>> {
+        let mut next = Some(self.read.recv().ok()?);
+        let (mut group, mut total) = (Vec::new(), 0);
+        while let Some(bytes) = next {
+            let line = match bytes.map_err(|e| format!("reading standard input: {e}")).and_then(|b| self.text(b)) {
+                Ok(line) => line,
+                Err(e) => return Some(Err(e)),
+            };
+            total += weight(&line);
+            group.push(line);
+            next = if total < goal { self.read.try_recv().ok() } else { None };
+        }
+        Some(Ok(group))
+    }
+
+    /// A line's text, rstripped as sacreBLEU reads lines, without a byte order mark on the first.
+    fn text(&mut self, bytes: Vec<u8>) -> Result<String, String> {
+        let (offset, number) = (self.offset, self.count + 1);
+        self.offset += bytes.len();
+        self.count += 1;
+        if number == 1 && bytes.ends_with(b"\r\n") {
+            self.line_end = "\r\n";
+        }
+        // With its byte order mark, UTF-16 is named (as `wgslate_metrics::utf8_text` names it).
+        if number == 1 && (bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])) {
+            return wgslate_metrics::utf8_text("standard input", bytes);
+        }
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) if self.typed => {
+                let at = e.utf8_error().valid_up_to();
+                eprintln!("wgslate: that line is not UTF-8 text (invalid byte at {at}; is the terminal set to another encoding?): it is left out");
+                String::new()
+            }
+            Err(e) => {
+                let at = offset + e.utf8_error().valid_up_to();
+                return Err(format!(
+                    "standard input is not UTF-8 text (invalid byte at offset {at}, in line {number})"
+                ));
+            }
+        };
+        let text = wgslate_metrics::pystr::rstrip(&text);
+        Ok(if number == 1 { text.strip_prefix('\u{feff}').unwrap_or(text) } else { text }.to_string())
+    }
+}
