@@ -235,6 +235,10 @@ pub fn App() -> impl IntoView {
     let keep_page = |ev: web_sys::DragEvent| {
         if !ev.default_prevented() && browser::drags_files(&ev) {
             ev.prevent_default();
+            // The pointer shows that nothing takes it here.
+            if let Some(dt) = ev.data_transfer() {
+                dt.set_drop_effect("none");
+            }
         }
     };
     let on_dragover = window_event_listener(leptos::ev::dragover, keep_page);

@@ -221,16 +221,26 @@ pub fn FileTranslate() -> impl IntoView {
         }
     };
     let start_drop = start;
+    let section = NodeRef::<leptos::html::Details>::new();
     let start_again = start;
     view! {
-        // The whole section takes a dropped file (open or not), not only its drop zone.
+        // The whole section takes a dropped file, not only its drop zone; closed, it opens to show the run.
         <details
             class="file-translate"
-            on:dragover=move |ev: web_sys::DragEvent| ev.prevent_default()
-            on:drop=move |ev: web_sys::DragEvent| match browser::dropped_file(&ev) {
-                Some(Ok(file)) => start_drop(Some(file)),
-                Some(Err(e)) => error.set(Some(e)),
-                None => ev.prevent_default(),
+            node_ref=section
+            on:dragover=move |ev: web_sys::DragEvent| if browser::drags_files(&ev) { ev.prevent_default() }
+            on:drop=move |ev: web_sys::DragEvent| {
+                let dropped = browser::dropped_file(&ev);
+                if dropped.is_some() {
+                    if let Some(d) = section.get_untracked() {
+                        d.set_open(true);
+                    }
+                }
+                match dropped {
+                    Some(Ok(file)) => start_drop(Some(file)),
+                    Some(Err(e)) => error.set(Some(e)),
+                    None => {}
+                }
             }
         >
             <summary>"Translate a file"</summary>

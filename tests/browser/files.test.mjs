@@ -23,15 +23,17 @@ async function fileTranslatePage(errors) {
   return page;
 }
 
-test('a file dropped anywhere on the Translate a file section is translated (not only on its drop zone)', async () => {
+test('a file dropped anywhere on the Translate a file section is translated (not only on its drop zone), and the section opens', async () => {
   const errors = [];
-  const page = await fileTranslatePage(errors);
+  // Closed: the file is dropped on its heading.
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
   await page.evaluate(() => {
     const dt = new DataTransfer();
     dt.items.add(new File(['A dog runs.\n'], 'dropped.txt', { type: 'text/plain' }));
-    document.querySelector('details.file-translate > p.hint').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    document.querySelector('details.file-translate > summary').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   });
   await page.locator('[data-testid=tr-file-download]').waitFor({ timeout: 120000 });
+  assert.equal(await page.evaluate(() => document.querySelector('details.file-translate').open), true);
   const { name, text } = await download(page, 'tr-file-download');
   assert.equal(name, 'dropped.de.txt');
   assert.equal(text, wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'transformer'), '--backend', 'cpu'], 'A dog runs.\n'));

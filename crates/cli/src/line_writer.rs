@@ -89,13 +89,18 @@ pub fn line_chunks(weights: &[usize], first: usize, most: usize) -> Vec<std::ops
         weight += n;
         if weight >= goal {
             chunks.push(start..i + 1);
-            (start, weight, goal) = (i + 1, 0, goal.saturating_mul(2).min(most.max(1)));
+            (start, weight, goal) = (i + 1, 0, next_goal(goal, most));
         }
     }
     if start < weights.len() {
         chunks.push(start..weights.len());
     }
     chunks
+}
+
+/// The next chunk's size: twice the last, up to `most`.
+pub fn next_goal(goal: usize, most: usize) -> usize {
+    goal.saturating_mul(2).min(most.max(1))
 }
 
 #[cfg(test)]

@@ -50,6 +50,8 @@ pub fn output_failed(e: std::io::Error) -> ! {
 /// `output_failed` from what is known: the reason, and whether the reader closed the pipe. Written
 /// without `eprintln!`, which panics itself when stderr is gone.
 fn output_failed_because(broken_pipe: bool, why: &str) -> ! {
+    // A full disk, say: its temporary file (and the space it takes) goes.
+    output::remove_temporary();
     if broken_pipe {
         std::process::exit(0);
     }

@@ -1,8 +1,9 @@
 //! Where `translate` and `eval` write: standard output, or `-o FILE`, written under a temporary name
 //! beside FILE and renamed over it once complete, so that a run that fails (or is stopped with
 //! Ctrl-C) leaves FILE as it was (and a hard link to an input is replaced, not written through).
-//! A symbolic link is followed (its target gets the translation, the link stays), a FIFO or device
-//! (`/dev/stdout`) is written straight through, and a replaced file keeps its permissions.
+//! A symbolic link is followed (its target gets the translation, the link stays), `/dev/stdout` is
+//! standard output, another device or a FIFO is written straight through, and a replaced file keeps
+//! its permissions.
 
 use std::fs::File;
 use std::io::{BufWriter, StdoutLock, Write};
@@ -20,17 +21,39 @@ pub enum Output {
     },
 }
 
-/// The temporary file being written, for the Ctrl-C handler to remove.
+/// The temporary file being written, for the Ctrl-C handler and `output_failed` to remove.
 static TEMPORARY: Mutex<Option<PathBuf>> = Mutex::new(None);
 
-/// On Ctrl-C (or SIGTERM) the temporary file goes too: no `.FILE.PID.part` is left behind.
+/// Removes the temporary file, if one is being written (a run that cannot finish).
+pub fn remove_temporary() {
+    if let Some(path) = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// On Ctrl-C the temporary file goes too (no `.FILE.PID.part` is left behind), then the process
+/// dies of the signal as it would have, so that a shell loop around it stops as well.
 fn remove_temporary_on_interrupt() {
     let _ = ctrlc::set_handler(|| {
-        if let Some(path) = TEMPORARY.lock().ok().and_then(|mut t| t.take()) {
-            let _ = std::fs::remove_file(path);
+        remove_temporary();
+        // SAFETY: restoring the default action and signalling this process are async-signal-safe,
+        // and this runs on ctrlc's own thread, not in a signal handler.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::kill(libc::getpid(), libc::SIGINT);
         }
-        std::process::exit(130);
     });
+}
+
+/// The file `path` names: through symbolic links, also one whose target does not exist yet.
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    match std::fs::read_link(path) {
+        Ok(target) => path.parent().unwrap_or(Path::new(".")).join(target),
+        Err(_) => path.to_path_buf(),
+    }
 }
 
 impl Output {
@@ -42,27 +65,34 @@ impl Output {
     /// folder; the temporary file is created now, so that a folder that cannot be written fails
     /// before the translation, not after it.
     pub fn file(path: &str, inputs: &[&str]) -> Result<Output, String> {
+        // Not through /proc: with standard output redirected to a file, it resolves to that file,
+        // which a rename would replace (and `>> log` lose what it held).
+        if ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"].contains(&path) {
+            return Ok(Output::stdout());
+        }
+        let given = Path::new(path);
+        let regular = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file());
         let same = |other: &str| match (std::fs::canonicalize(path), std::fs::canonicalize(other)) {
-            (Ok(a), Ok(b)) => a == b,
+            (Ok(a), Ok(b)) => a == b && regular(&a),
             _ => false,
         };
         if let Some(input) = inputs.iter().find(|i| same(i)) {
             return Err(format!("-o {path} is the input {input}: writing it would destroy it; give another file"));
         }
-        let given = Path::new(path);
         if given.is_dir() {
             return Err(format!("-o {path} is a folder: give a file name"));
         }
-        // Through symbolic links: the file they name is the one written.
-        let dest = std::fs::canonicalize(given).unwrap_or_else(|_| given.to_path_buf());
+        let dest = resolved(given);
         let existing = std::fs::metadata(&dest).ok();
-        if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        if existing.as_ref().is_some_and(|m| !m.is_file()) || path.starts_with("/dev/") {
             let device = std::fs::OpenOptions::new().write(true).open(&dest);
             return Ok(Output::Device(BufWriter::new(device.map_err(|e| format!("cannot write {path}: {e}"))?)));
         }
         let name = dest.file_name().ok_or_else(|| format!("-o {path} names no file"))?;
         let temporary = dest.with_file_name(format!(".{}.{}.part", name.to_string_lossy(), std::process::id()));
-        let file = File::create(&temporary).map_err(|e| format!("cannot write {path}: {e}"))?;
+        let file = File::create(&temporary).map_err(|e| {
+            format!("cannot write {path}: {e} (the translation is written beside it first, as {})", temporary.display())
+        })?;
         if let Some(m) = existing {
             // A private file stays private.
             let _ = std::fs::set_permissions(&temporary, m.permissions());
@@ -79,9 +109,14 @@ impl Output {
             Output::Device(out) => out.flush(),
             Output::File { file, temporary, path } => {
                 file.take().expect("finished once").into_inner().map_err(|e| e.into_error())?.sync_all()?;
-                std::fs::rename(&*temporary, &*path)?;
-                TEMPORARY.lock().unwrap_or_else(|e| e.into_inner()).take();
-                Ok(())
+                // Held across the rename: a Ctrl-C now waits, and then finds nothing to remove.
+                let mut pending = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
+                let renamed = std::fs::rename(&*temporary, &*path);
+                if renamed.is_err() {
+                    let _ = std::fs::remove_file(&*temporary);
+                }
+                pending.take();
+                renamed
             }
         }
     }
@@ -108,9 +143,8 @@ impl Write for Output {
 impl Drop for Output {
     /// A run that stopped before `finish` leaves no temporary file behind.
     fn drop(&mut self) {
-        if let Output::File { file: Some(_), temporary, .. } = self {
-            let _ = std::fs::remove_file(temporary);
-            TEMPORARY.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Output::File { file: Some(_), .. } = self {
+            remove_temporary();
         }
     }
 }

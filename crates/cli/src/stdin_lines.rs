@@ -3,7 +3,7 @@
 //! one fills groups as big as a file's chunks. A thread reads; the translation takes what it has.
 
 use std::io::BufRead;
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver};
 
 pub struct StdinLines {
     read: Receiver<std::io::Result<Vec<u8>>>,
@@ -19,7 +19,8 @@ pub struct StdinLines {
 
 impl StdinLines {
     pub fn start(typed: bool) -> Self {
-        let (send, read) = channel();
+        // Bounded: a program that writes faster than the translation goes is held back, not stored up.
+        let (send, read) = sync_channel(4096);
         std::thread::spawn(move || {
             let mut stdin = std::io::stdin().lock();
             loop {
@@ -36,20 +37,26 @@ impl StdinLines {
     }
 
     /// The next group of lines: waits for one, then takes those already read until their
-    /// `weight` reaches `goal`; None at the end of the input.
-    pub fn next_group(&mut self, goal: usize, weight: impl Fn(&str) -> usize) -> Option<Result<Vec<String>, String>> {
+    /// `weight` reaches `goal`; None at the end of the input. A line that cannot be read ends the
+    /// group, with the reason beside the lines before it (to be written before the run ends).
+    pub fn next_group(
+        &mut self,
+        goal: usize,
+        weight: impl Fn(&str) -> usize,
+    ) -> Option<(Vec<String>, Result<(), String>)> {
         let mut next = Some(self.read.recv().ok()?);
         let (mut group, mut total) = (Vec::new(), 0);
         while let Some(bytes) = next {
-            let line = match bytes.map_err(|e| format!("reading standard input: {e}")).and_then(|b| self.text(b)) {
-                Ok(line) => line,
-                Err(e) => return Some(Err(e)),
-            };
-            total += weight(&line);
-            group.push(line);
+            match bytes.map_err(|e| format!("reading standard input: {e}")).and_then(|b| self.text(b)) {
+                Ok(line) => {
+                    total += weight(&line);
+                    group.push(line);
+                }
+                Err(e) => return Some((group, Err(e))),
+            }
             next = if total < goal { self.read.try_recv().ok() } else { None };
         }
-        Some(Ok(group))
+        Some((group, Ok(())))
     }
 
     /// A line's text, rstripped as sacreBLEU reads lines, without a byte order mark on the first.

@@ -13,7 +13,7 @@ use wgslate_model::sentences::{line_end, split_sentences};
 use wgslate_model::Model;
 
 use crate::decode_args;
-use crate::line_writer::{line_chunks, LineWriter};
+use crate::line_writer::{line_chunks, next_goal, LineWriter};
 use crate::output::Output;
 use crate::stdin_lines::StdinLines;
 use crate::translator::{Reranker, Translator};
@@ -408,7 +408,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         model: &models[0],
         // Asked for before a rerank widens the n-best to the whole beam.
         shown: decode_args::outputs_asked(&search),
-        // Windows line ends in, Windows line ends out, as the page's file translation does.
+        // Windows line ends in, Windows line ends out, as the page's file translation does (standard
+        // input's is known with its first line).
         line_end: line_end(&text),
         notices: Default::default(),
     };
@@ -421,12 +422,12 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
                 eprintln!("wgslate: type a line and press Enter to translate it; Ctrl-D ends");
             }
             let (mut input, mut lines, mut goal) = (StdinLines::start(typed), Vec::new(), first.max(1));
-            while let Some(group) = input.next_group(goal, |line| writer.weight(line)) {
-                let group = group?;
+            while let Some((group, read)) = input.next_group(goal, |line| writer.weight(line)) {
                 writer.line_end = input.line_end;
                 writer.write(&group, lines.len())?;
                 lines.extend(group);
-                goal = goal.saturating_mul(2).min(most.max(1));
+                read?;
+                goal = next_goal(goal, most);
             }
             lines
         }

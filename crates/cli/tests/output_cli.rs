@@ -1,8 +1,10 @@
 //! `-o FILE` on what is not a plain new file: a symbolic link is followed (the link stays), a FIFO
-//! is written through (not replaced by a file), a replaced file keeps its permissions, and Ctrl-C
-//! leaves neither a changed FILE nor a temporary file.
+//! is written through (not replaced by a file), `/dev/stdout` appends to what standard output is
+//! redirected to, a replaced file keeps its permissions, and Ctrl-C leaves neither a changed FILE
+//! nor a temporary file.
 
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 
 mod common;
@@ -28,12 +30,12 @@ fn o_follows_links_writes_through_fifos_and_keeps_permissions() {
     assert!(ok, "{err}");
     assert!(std::fs::symlink_metadata(dir.join("link.de")).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read_to_string(dir.join("target.de")).unwrap(), want);
-    // A private file stays private.
+    // A file keeps its permissions (a mode no umask gives a new file).
     std::fs::write(dir.join("private.de"), "old\n").unwrap();
-    std::fs::set_permissions(dir.join("private.de"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(dir.join("private.de"), std::fs::Permissions::from_mode(0o604)).unwrap();
     let (ok, err) = translate_to(&dir.join("private.de"));
     assert!(ok, "{err}");
-    assert_eq!(std::fs::metadata(dir.join("private.de")).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::metadata(dir.join("private.de")).unwrap().permissions().mode() & 0o777, 0o604);
     assert_eq!(std::fs::read_to_string(dir.join("private.de")).unwrap(), want);
     // A FIFO: its reader gets the translation, and it is still a FIFO.
     let fifo = dir.join("fifo.de");
@@ -44,8 +46,15 @@ fn o_follows_links_writes_through_fifos_and_keeps_permissions() {
     };
     let (ok, err) = translate_to(&fifo);
     assert!(ok, "{err}");
-    assert_eq!(reader.join().unwrap(), want);
+    // Checked before waiting for the reader, which a FIFO replaced by a file would leave waiting.
     assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert_eq!(reader.join().unwrap(), want);
+    // A link whose target does not exist yet: the target is created, the link stays.
+    std::os::unix::fs::symlink("later.de", dir.join("dangling.de")).unwrap();
+    let (ok, err) = translate_to(&dir.join("dangling.de"));
+    assert!(ok, "{err}");
+    assert!(std::fs::symlink_metadata(dir.join("dangling.de")).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(dir.join("later.de")).unwrap(), want);
     let names: Vec<String> =
         std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     assert!(!names.iter().any(|n| n.ends_with(".part")), "{names:?}");
@@ -74,9 +83,32 @@ fn ctrl_c_leaves_the_file_as_it_was_and_no_temporary_file() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    // It dies of the signal, as without -o, so a shell loop around it stops too.
     let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{status:?}");
+    assert_eq!(status.signal(), Some(2), "{status:?}");
     assert_eq!(std::fs::read_to_string(dir.join("out.de")).unwrap(), "old\n");
     assert!(!part.exists(), "{} was left behind", part.display());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn o_dev_stdout_is_standard_output_not_the_file_it_is_redirected_to() {
+    // `wgslate translate -o /dev/stdout >> log`: /dev/stdout resolves to `log`, which used to be replaced.
+    let dir = std::env::temp_dir().join(format!("wgslate-output-stdout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("log.de");
+    std::fs::write(&log, "kept\n").unwrap();
+    let appended = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["translate", "--model", MODEL, "--backend", "cpu", "-o", "/dev/stdout"])
+        .stdin(Stdio::piped())
+        .stdout(appended)
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), b"A dog runs.\n").unwrap();
+    drop(child.stdin.take());
+    assert!(child.wait().unwrap().success());
+    let (_, want, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], "A dog runs.\n");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("kept\n{want}"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

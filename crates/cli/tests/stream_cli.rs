@@ -46,7 +46,7 @@ fn the_first_lines_come_out_while_the_rest_are_still_being_translated() {
 
 #[test]
 fn n_best_lists_keep_their_line_numbers_across_chunks() {
-    // --batch 2: chunks of 2, 4, 8… lines, so the ten lines span several.
+    // --batch 2: groups of at most 2, 4, 8… lines (as standard input brings them), so the ten lines span several.
     let lines = test_set();
     let mut input: Vec<&str> = lines.iter().take(8).map(String::as_str).collect();
     input.insert(3, "");

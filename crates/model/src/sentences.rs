@@ -58,12 +58,12 @@ pub fn joined<'a>(translations: impl IntoIterator<Item = &'a str>) -> String {
     translations.into_iter().filter(|t| !t.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
-/// The line end a translation of `text` is written with: Windows line ends when the text has any.
+/// The line end a translation of `text` is written with: its first line's (Windows line ends when
+/// it has one), as `wgslate translate` knows it with the first line of its standard input.
 pub fn line_end(text: &str) -> &'static str {
-    if text.contains("\r\n") {
-        "\r\n"
-    } else {
-        "\n"
+    match text.split_once('\n') {
+        Some((first, _)) if first.ends_with('\r') => "\r\n",
+        _ => "\n",
     }
 }
 
