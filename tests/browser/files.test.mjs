@@ -27,6 +27,7 @@ test('a file dropped anywhere on the Translate a file section is translated (not
   const errors = [];
   // Closed: the file is dropped on its heading.
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
+  await page.locator('details.file-translate > summary').waitFor();
   await page.evaluate(() => {
     const dt = new DataTransfer();
     dt.items.add(new File(['A dog runs.\n'], 'dropped.txt', { type: 'text/plain' }));
