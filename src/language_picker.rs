@@ -29,12 +29,7 @@ fn model_label(
     online: bool,
     name: &str,
 ) -> String {
-    let held = || {
-        catalog::find(entries, name)
-            .map_or_else(|| vec![name.to_string()], CatalogEntry::model_names)
-            .iter()
-            .all(|n| in_memory.contains(n))
-    };
+    let held = || catalog::model_names(entries, name).iter().all(|n| in_memory.contains(n));
     let suffix = match (kept_offline.iter().any(|k| k == name), online) {
         (true, _) => " · kept offline",
         (false, false) if !held() => " · needs a connection",

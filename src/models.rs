@@ -27,7 +27,7 @@ async fn index() -> Result<Vec<CatalogEntry>, String> {
 /// The models `name` stands for: an ensemble's members (from the index), else itself.
 pub async fn model_names(name: &str) -> Result<Vec<String>, String> {
     let index = index().await?;
-    Ok(catalog::find(&index, name).map_or_else(|| vec![name.to_string()], CatalogEntry::model_names))
+    Ok(catalog::model_names(&index, name))
 }
 
 /// The single model of the opposite direction that reranks `name`'s hypotheses (an ensemble there

@@ -60,9 +60,7 @@ impl Shared {
     /// Whether the engine worker holds `model` (an ensemble: every member), tracked: it translates
     /// without a download, offline too.
     pub fn in_memory(&self, model: &str) -> bool {
-        let names = self
-            .model_entries
-            .with(|e| catalog::find(e, model).map_or_else(|| vec![model.to_string()], CatalogEntry::model_names));
+        let names = self.model_entries.with(|e| catalog::model_names(e, model));
         self.in_memory.with(|held| names.iter().all(|n| held.contains(n)))
     }
 

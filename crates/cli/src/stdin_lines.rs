@@ -64,8 +64,8 @@ impl StdinLines {
         let (offset, number) = (self.offset, self.count + 1);
         self.offset += bytes.len();
         self.count += 1;
-        if number == 1 && bytes.ends_with(b"\r\n") {
-            self.line_end = "\r\n";
+        if number == 1 {
+            self.line_end = wgslate_model::sentences::line_end(&String::from_utf8_lossy(&bytes));
         }
         // With its byte order mark, UTF-16 is named (as `wgslate_metrics::utf8_text` names it).
         if number == 1 && (bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])) {

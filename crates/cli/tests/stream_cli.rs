@@ -46,16 +46,31 @@ fn the_first_lines_come_out_while_the_rest_are_still_being_translated() {
 
 #[test]
 fn n_best_lists_keep_their_line_numbers_across_chunks() {
-    // --batch 2: groups of at most 2, 4, 8… lines (as standard input brings them), so the ten lines span several.
+    // A file, --batch 2: chunks of 2, 4 and 2 lines with text (standard input's groups depend on timing).
     let lines = test_set();
     let mut input: Vec<&str> = lines.iter().take(8).map(String::as_str).collect();
     input.insert(3, "");
     input.push("");
-    let text: String = input.iter().map(|l| format!("{l}\n")).collect();
+    let file = std::env::temp_dir().join(format!("wgslate-nbest-{}.en", std::process::id()));
+    std::fs::write(&file, input.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
     let (ok, out, err) = common::translate(
-        &["--model", MODEL, "--backend", "cpu", "--beam", "3", "--nbest", "2", "--batch", "2"],
-        &text,
+        &[
+            "--model",
+            MODEL,
+            "--backend",
+            "cpu",
+            "--beam",
+            "3",
+            "--nbest",
+            "2",
+            "--batch",
+            "2",
+            "-i",
+            file.to_str().unwrap(),
+        ],
+        "",
     );
+    std::fs::remove_file(&file).unwrap();
     assert!(ok, "{err}");
     let indices: Vec<usize> = out.lines().map(|l| l.split(" ||| ").next().unwrap().parse().unwrap()).collect();
     let expected: Vec<usize> =

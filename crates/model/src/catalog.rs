@@ -105,6 +105,11 @@ pub fn find<'a>(entries: &'a [CatalogEntry], name: &str) -> Option<&'a CatalogEn
     entries.iter().find(|e| e.name() == name)
 }
 
+/// The models `name` stands for: an ensemble's members (`pair/arch` names), else itself.
+pub fn model_names(entries: &[CatalogEntry], name: &str) -> Vec<String> {
+    find(entries, name).map_or_else(|| vec![name.to_string()], CatalogEntry::model_names)
+}
+
 /// Whether the index lists `model` (a `pair/arch` name) as a model or an ensemble.
 pub fn lists(entries: &[CatalogEntry], model: &str) -> bool {
     find(entries, model).is_some()
