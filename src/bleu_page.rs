@@ -6,7 +6,7 @@ use leptos::task::spawn_local;
 use serde_json::Value;
 use wgslate_metrics::{pystr, Bleu};
 
-use crate::{browser, metrics_client, metrics_job};
+use crate::{browser, metrics_client, metrics_job, tsv};
 
 const PAGE: usize = 100;
 
@@ -576,7 +576,7 @@ enum SortBy {
 }
 
 /// The per-line table in line order, every line (not only those shown): line, sentence BLEU,
-/// hypothesis, references. TSV cells have tabs and line breaks turned into spaces.
+/// hypothesis, references (TSV cells as `tsv::text_cell` writes them).
 fn export_lines(report: &Report, lines: &[LineScore], json: bool) -> String {
     let mut rows: Vec<&LineScore> = lines.iter().collect();
     rows.sort_by_key(|l| l.index);
@@ -594,13 +594,12 @@ fn export_lines(report: &Report, lines: &[LineScore], json: bool) -> String {
             .collect();
         return serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
     }
-    let cell = |s: &str| s.replace(['\t', '\n', '\r'], " ");
     let mut out = String::from("line\tsentence_bleu\thypothesis");
     (1..=report.refs.len()).for_each(|k| out.push_str(&format!("\treference_{k}")));
     out.push('\n');
     for l in rows {
-        out.push_str(&format!("{}\t{:.4}\t{}", l.index + 1, l.bleu, cell(&report.hyps[l.index])));
-        report.refs.iter().for_each(|r| out.push_str(&format!("\t{}", cell(&r[l.index]))));
+        out.push_str(&format!("{}\t{:.4}\t{}", l.index + 1, l.bleu, tsv::text_cell(&report.hyps[l.index])));
+        report.refs.iter().for_each(|r| out.push_str(&format!("\t{}", tsv::text_cell(&r[l.index]))));
         out.push('\n');
     }
     out
@@ -685,7 +684,7 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
             </tbody>
         </table>
         <div class="export">
-            <button data-testid="bleu-export-tsv" on:click=move |_| {
+            <button data-testid="bleu-export-tsv" title=tsv::TSV_TITLE on:click=move |_| {
                 let text = export_lines(&report.get_value(), &lines.get_value(), false);
                 browser::download_text("sentence-bleu.tsv", &text, "text/tab-separated-values");
             }>"Export TSV"</button>

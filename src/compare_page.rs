@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::browser;
+use crate::{browser, tsv};
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, SearchChoice, COMPARE_MIN_BEAM};
 use crate::model_download::{waiting_status, ModelDownload};
@@ -70,7 +70,7 @@ fn export(source: &str, settings: &[(String, String)], cols: [(&str, &Column); 3
     for (search, rank, text, tokens, lp, score) in rows {
         out.push_str(&format!(
             "{search}\t{rank}\t{}\t{tokens}\t{lp:.4}\t{score:.4}\n",
-            text.replace(['\t', '\n'], " ")
+            tsv::text_cell(text)
         ));
     }
     out
@@ -269,7 +269,7 @@ pub fn ComparePage() -> impl IntoView {
                     <p class="source" class:stale=stale>"Source: "{src}<span class="meta" data-testid="cmp-model">{format!(" · {model}")}</span></p>
                     {notes.into_iter().map(|n| view! { <p class="hint" data-testid="cmp-note">{n}</p> }).collect_view()}
                     <div class="export">
-                        <button data-testid="cmp-export-tsv" on:click=move |_| save(false)>"Export TSV"</button>
+                        <button data-testid="cmp-export-tsv" title=tsv::TSV_TITLE on:click=move |_| save(false)>"Export TSV"</button>
                         <button data-testid="cmp-export-json" on:click=move |_| save2(true)>"Export JSON"</button>
                     </div>
                     <div class="columns" class:stale=stale>

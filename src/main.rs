@@ -21,6 +21,7 @@ mod models;
 mod offline_models;
 mod settings;
 mod translate_page;
+mod tsv;
 
 fn main() {
     match metrics_worker::worker_name().as_deref() {

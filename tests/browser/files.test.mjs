@@ -3,6 +3,7 @@
 // stopped with its finished lines kept, and the BLEU per-line table and Compare outputs exported as TSV and JSON.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,12 @@ const dir = mkdtempSync(join(tmpdir(), 'wgslate-files-'));
 async function download(page, testid) {
   const [d] = await Promise.all([page.waitForEvent('download'), page.click(`[data-testid=${testid}]`)]);
   return { name: d.suggestedFilename(), text: readFileSync(await d.path(), 'utf8') };
+}
+
+// A TSV file's rows as Python's csv module reads them (the tab dialect spreadsheets import).
+function pythonTsvRows(text) {
+  const read = 'import csv, json, sys; print(json.dumps(list(csv.reader(sys.stdin, dialect="excel-tab"))))';
+  return JSON.parse(execFileSync('python3', ['-c', read], { input: text, encoding: 'utf8' }));
 }
 
 // The Translate view on the CPU engine with "Translate a file" open.
@@ -167,20 +174,23 @@ test('a new file clears the last one’s status; an empty or non-text file gets 
 test('the BLEU per-line table and the Compare outputs export as TSV and JSON', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#bleu', errors);
-  await page.fill('[data-testid=bleu-hyp]', 'a b c d\nthe cat\tsat');
-  await page.fill('[data-testid=bleu-ref-0]', 'a b c d\nthe cat sat');
+  // A tab, quotes, and texts a spreadsheet would run as formulas.
+  const hyps = ['a b c d', 'the cat\tsat', 'say "hi" now', '=HYPERLINK("http://x")', '-a dog', '+1 @ 2'];
+  const refs = ['a b c d', 'the cat sat', 'say hi now', '"quoted" ref', '@ref', 'x'];
+  await page.fill('[data-testid=bleu-hyp]', hyps.join('\n'));
+  await page.fill('[data-testid=bleu-ref-0]', refs.join('\n'));
   await page.click('[data-testid=bleu-run]');
   await page.locator('[data-testid=bleu-export-tsv]').waitFor();
   const tsv = await download(page, 'bleu-export-tsv');
   assert.equal(tsv.name, 'sentence-bleu.tsv');
-  const rows = tsv.text.trimEnd().split('\n').map((r) => r.split('\t'));
+  const rows = pythonTsvRows(tsv.text);
   assert.deepEqual(rows[0], ['line', 'sentence_bleu', 'hypothesis', 'reference_1']);
-  assert.deepEqual(rows.slice(1).map((r) => [r[0], r[2]]), [['1', 'a b c d'], ['2', 'the cat sat']]);
+  const asText = (s) => (/^[=+\-@]/.test(s) ? "'" + s : s);
+  assert.deepEqual(rows.slice(1).map((r) => [r[0], r[2], r[3]]), hyps.map((h, i) => [String(i + 1), asText(h), asText(refs[i])]));
   assert.equal(Number(rows[1][1]), 100);
   const json = JSON.parse((await download(page, 'bleu-export-json')).text);
-  assert.equal(json.length, 2);
-  assert.equal(json[1].hypothesis, 'the cat\tsat');
-  assert.deepEqual(json[1].references, ['the cat sat']);
+  assert.deepEqual(json.map((l) => l.hypothesis), hyps, 'the JSON keeps every text exact');
+  assert.deepEqual(json[3].references, ['"quoted" ref']);
 
   assert.deepEqual(errors, []);
 
@@ -195,7 +205,7 @@ test('the BLEU per-line table and the Compare outputs export as TSV and JSON', a
   assert.deepEqual([...new Set(cmp.outputs.map((o) => o.search))], ['greedy', 'beam', 'sample']);
   assert.equal(cmp.outputs.filter((o) => o.search === 'beam').length, 4, 'Compare runs beam 4 at least');
   assert.equal(cmp.outputs.find((o) => o.search === 'greedy').text, (await compare.locator('[data-testid=cmp-greedy]').innerText()).trim());
-  const cmpTsv = (await download(compare, 'cmp-export-tsv')).text.trimEnd().split('\n');
-  assert.equal(cmpTsv.length, cmp.outputs.length + 1);
+  const cmpTsv = pythonTsvRows((await download(compare, 'cmp-export-tsv')).text);
+  assert.deepEqual(cmpTsv.slice(1).map((r) => r[2]), cmp.outputs.map((o) => o.text));
   assert.deepEqual(errors, []);
 });
