@@ -3,12 +3,12 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::{browser, tsv};
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, SearchChoice, COMPARE_MIN_BEAM};
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::settings::Settings;
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, what_runs, Shared};
+use crate::{browser, tsv};
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -68,10 +68,7 @@ fn export(source: &str, settings: &[(String, String)], cols: [(&str, &Column); 3
     }
     let mut out = String::from("search\trank\ttext\ttokens\tlog_prob\tscore\n");
     for (search, rank, text, tokens, lp, score) in rows {
-        out.push_str(&format!(
-            "{search}\t{rank}\t{}\t{tokens}\t{lp:.4}\t{score:.4}\n",
-            tsv::text_cell(text)
-        ));
+        out.push_str(&format!("{search}\t{rank}\t{}\t{tokens}\t{lp:.4}\t{score:.4}\n", tsv::text_cell(text)));
     }
     out
 }

@@ -585,8 +585,8 @@ async fn run_shared(
         run_chunk(0, k).await?;
     }
     let mut all = Notices::default();
-    for n in notices.into_inner().into_values() {
-        all.merge(n);
+    for (k, n) in notices.into_inner() {
+        all.merge(n.renumbered(|i| k * batch + i));
     }
     Ok(Event::Finished { notices: all })
 }

@@ -179,7 +179,9 @@ pub fn FileTranslate() -> impl IntoView {
                 })
                 .await;
                 let (notices, ms) = match outcome {
-                    Ok(Ended { last: Event::Finished { notices }, search_ms }) => (notices.messages(), search_ms),
+                    Ok(Ended { last: Event::Finished { notices }, search_ms }) => {
+                        (notices.renumbered(|i| segments.sentences[i].0).messages_at("line"), search_ms)
+                    }
                     Ok(Ended { search_ms, .. }) => (vec![], search_ms),
                     // A newer file took over.
                     Err(JobError::Cancelled) if ticket.is_superseded() => return,

@@ -80,6 +80,21 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   assert.deepEqual(errors, []);
 });
 
+test('the notes say which lines of a file, and which sentences of the box, were cut to the model\'s limit', async () => {
+  const errors = [];
+  const long = 'a '.repeat(300).trim() + '.';
+  // 20 lines, more than one batch of 8 sentences: the CPU workers' shares are numbered in the whole file.
+  const lines = Array.from({ length: 20 }, (_, i) => (i === 2 || i === 18 ? long : i === 5 ? '' : `A dog runs ${i}.`));
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu&a=0&b=4&text=' + encodeURIComponent('A dog runs. A ' + long), errors);
+  await page.waitForFunction(() => /in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.match(await page.locator('[data-testid=tr-status]').textContent(), /1 sentence \(sentence 2\) was cut to the model's limit of 256 subwords/);
+  await page.click('details.file-translate summary');
+  await page.setInputFiles('[data-testid=tr-file]', { name: 'long.txt', mimeType: 'text/plain', buffer: Buffer.from(lines.join('\n') + '\n') });
+  await page.waitForFunction(() => /translated\)/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /2 sentences \(lines 3 and 19\) were cut to the model's limit of 256 subwords/);
+  assert.deepEqual(errors, []);
+});
+
 test('a file in another language gets a hint, and its button translates the file again with that language\'s model', async () => {
   const errors = [];
   const german = readFileSync(join(root, 'www', 'data', 'val.de'), 'utf8').split('\n').slice(0, 3);

@@ -19,7 +19,7 @@ pub struct LineWriter<'a> {
     /// Outputs per line: 1 (its translation) or more (a list).
     pub shown: usize,
     pub line_end: &'static str,
-    /// What the translations so far should tell the user (cut sources, stopped outputs…).
+    /// What the translations so far should tell the user (cut sources, stopped outputs…), by line.
     pub notices: Notices,
 }
 
@@ -35,7 +35,8 @@ impl LineWriter<'_> {
 
     /// Translates `lines`, the input's lines from index `first` on, and writes them out.
     pub fn write(&mut self, lines: &[String], first: usize) -> Result<(), String> {
-        let (texts, out) = if self.shown == 1 {
+        // Each translated text's line, in the whole input.
+        let (texts, out, line_of) = if self.shown == 1 {
             // As the page does: each line's sentences translated one by one and joined back on their line.
             let segments = Segments::of(lines);
             let texts: Vec<String> = segments.sentences.iter().map(|(_, s)| s.clone()).collect();
@@ -45,10 +46,11 @@ impl LineWriter<'_> {
             for text in segments.rejoined(translations) {
                 self.put(format_args!("{text}{line_end}"));
             }
-            (texts, out)
+            (texts, out, segments.sentences.iter().map(|(line, _)| first + line).collect::<Vec<_>>())
         } else {
             // A blank line is not translated (the models would make words of nothing) and gets one empty entry.
-            let texts: Vec<String> = lines.iter().filter(|l| !l.trim().is_empty()).cloned().collect();
+            let with_text: Vec<usize> = (0..lines.len()).filter(|&k| !lines[k].trim().is_empty()).collect();
+            let texts: Vec<String> = with_text.iter().map(|&k| lines[k].clone()).collect();
             let out = self.translator.translate(&texts)?;
             let mut lists = out.iter();
             for (i, line) in lines.iter().enumerate().map(|(k, l)| (first + k, l)) {
@@ -62,10 +64,10 @@ impl LineWriter<'_> {
                     self.put(format_args!("{i} ||| {text} ||| F0= {:.4} ||| {:.4}\n", h.log_prob, h.score));
                 }
             }
-            (texts, out)
+            (texts, out, with_text.iter().map(|k| first + k).collect())
         };
         self.output.flush().unwrap_or_else(|e| crate::output_failed(e));
-        self.notices.merge(Notices::of(self.model, &texts, &out));
+        self.notices.merge(Notices::of(self.model, &texts, &out).renumbered(|i| line_of[i]));
         Ok(())
     }
 

@@ -451,7 +451,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         )
     });
     let language = language_note(&c.models[0], &lines);
-    let notes = language.into_iter().chain(notices.messages()).chain(whole_lines.flatten());
+    let notes = language.into_iter().chain(notices.messages_at("line")).chain(whole_lines.flatten());
     for note in notes.chain(lone_carriage_returns(&lines)) {
         eprintln!("wgslate: {note}");
     }

@@ -76,6 +76,21 @@ fn cut_outputs_and_unseen_characters_are_reported_on_stderr() {
     assert!(stderr.contains("1 input line holds a carriage return that ends no line (old Mac line ends?)"), "{stderr}");
 }
 
+/// The notes say which lines they are about (a file of thousands of lines is no use with a count alone):
+/// in line numbers from 1, blank lines counted, several sentences of a line named once, for a
+/// translation and for an n-best list.
+#[test]
+fn notes_name_the_lines_they_are_about() {
+    let long = "a ".repeat(300);
+    let input = format!("A dog.\n\n{long}\nA cat. A {long}. A {long}\n");
+    let short = ["--max-len-a", "0", "--max-len-b", "4"];
+    let (stdout, stderr) = run(&short, &input);
+    assert_eq!(stdout.lines().count(), 4);
+    assert!(stderr.contains("3 sentences (lines 3 and 4) were cut to the model's limit of 256 subwords"), "{stderr}");
+    let (_, stderr) = run(&[&short[..], &["--beam", "2", "--nbest", "2"]].concat(), &input);
+    assert!(stderr.contains("2 sentences (lines 3 and 4) were cut"), "{stderr}");
+}
+
 /// `--best` is beam 4 reranked with the reverse direction's model (chosen on val: README,
 /// "Decoding on test_2016_flickr"), found through the index beside the model, without sampling;
 /// flags after it override its parts.

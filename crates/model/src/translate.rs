@@ -70,12 +70,15 @@ pub async fn translate_with_async<M: AsyncStepModel + ?Sized>(
 }
 
 /// What the user should be told about a translation job: sources cut to the model's limit,
-/// outputs stopped by the maximum length, characters the model has never seen. Kept as counts so
-/// that the page's CPU workers, each with a share of the sentences, add theirs up.
+/// outputs stopped by the maximum length, characters the model has never seen. The sentences are
+/// kept by index in the job's texts, so that the page's CPU workers, each with a share of them,
+/// add theirs up, and a message can say which lines they are (`messages_at`).
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Notices {
-    pub cut: usize,
-    pub stopped: usize,
+    /// The sentences whose source was cut, ascending.
+    pub cut: Vec<usize>,
+    /// The sentences whose translation stopped at the maximum length, ascending.
+    pub stopped: Vec<usize>,
     /// The model's limit in subwords (named in the message).
     pub limit: usize,
     /// In the order first met.
@@ -90,18 +93,32 @@ impl Notices {
                 unseen.push(c);
             }
         }
+        let which =
+            |f: &dyn Fn(&Translation) -> bool| out.iter().enumerate().filter(|(_, t)| f(t)).map(|(i, _)| i).collect();
         Notices {
-            cut: out.iter().filter(|t| t.truncated).count(),
-            stopped: out.iter().filter(|t| t.outputs.first().is_some_and(|o| !o.1.reached_eos())).count(),
+            cut: which(&|t| t.truncated),
+            stopped: which(&|t| t.outputs.first().is_some_and(|o| !o.1.reached_eos())),
             limit: model.config.max_len(),
             unseen,
         }
     }
 
-    /// Adds another share of the same job's sentences.
+    /// The same notices with each sentence's index mapped by `to` (a share's index to the whole
+    /// job's, a sentence to its line).
+    pub fn renumbered(mut self, to: impl Fn(usize) -> usize) -> Self {
+        for list in [&mut self.cut, &mut self.stopped] {
+            list.iter_mut().for_each(|i| *i = to(*i));
+            list.sort_unstable();
+        }
+        self
+    }
+
+    /// Adds another share of the same job's sentences (numbered in the whole job).
     pub fn merge(&mut self, other: Notices) {
-        self.cut += other.cut;
-        self.stopped += other.stopped;
+        for (mine, theirs) in [(&mut self.cut, other.cut), (&mut self.stopped, other.stopped)] {
+            mine.extend(theirs);
+            mine.sort_unstable();
+        }
         self.limit = self.limit.max(other.limit);
         for c in other.unseen {
             if !self.unseen.contains(&c) {
@@ -110,20 +127,33 @@ impl Notices {
         }
     }
 
+    /// The messages, counting the sentences.
     pub fn messages(&self) -> Vec<String> {
+        self.messages_where(|_| String::new())
+    }
+
+    /// The messages, naming where the sentences are: `unit` ("line", "sentence") and the index + 1.
+    pub fn messages_at(&self, unit: &str) -> Vec<String> {
+        self.messages_where(|indices| place(unit, indices))
+    }
+
+    fn messages_where(&self, place: impl Fn(&[usize]) -> String) -> Vec<String> {
         let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut notes = Vec::new();
-        if self.cut > 0 {
+        if !self.cut.is_empty() {
+            let (sentences, were) = if self.cut.len() == 1 { ("sentence", "was") } else { ("sentences", "were") };
             notes.push(format!(
-                "{} cut to the model's limit of {} subwords",
-                plural(self.cut, "sentence was", "sentences were"),
+                "{} {sentences}{} {were} cut to the model's limit of {} subwords",
+                self.cut.len(),
+                place(&self.cut),
                 self.limit
             ));
         }
-        if self.stopped > 0 {
+        if !self.stopped.is_empty() {
             notes.push(format!(
-                "{} stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
-                plural(self.stopped, "translation", "translations")
+                "{}{} stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
+                plural(self.stopped.len(), "translation", "translations"),
+                place(&self.stopped)
             ));
         }
         if !self.unseen.is_empty() {
@@ -138,6 +168,21 @@ impl Notices {
             ));
         }
         notes
+    }
+}
+
+/// " (line 4)", " (lines 4, 9 and 12)", " (lines 4, 9, 12, 20, 31 and 6 more)": where the sentences
+/// of `indices` (ascending, from 0) are, each place once.
+fn place(unit: &str, indices: &[usize]) -> String {
+    const NAMED: usize = 5;
+    let mut numbers: Vec<usize> = indices.iter().map(|i| i + 1).collect();
+    numbers.dedup();
+    let named: Vec<String> = numbers.iter().take(NAMED).map(usize::to_string).collect();
+    match numbers.len() {
+        0 => String::new(),
+        1 => format!(" ({unit} {})", named[0]),
+        n if n <= NAMED => format!(" ({unit}s {} and {})", named[..n - 1].join(", "), named[n - 1]),
+        n => format!(" ({unit}s {} and {} more)", named.join(", "), n - NAMED),
     }
 }
 
@@ -183,9 +228,12 @@ mod tests {
 
     #[test]
     fn notices_of_shares_add_up_to_the_whole_job() {
-        let mut first = Notices { cut: 1, stopped: 0, limit: 256, unseen: vec!['€', 'ß'] };
-        first.merge(Notices { cut: 1, stopped: 2, limit: 256, unseen: vec!['ß', '¤'] });
-        assert_eq!(first, Notices { cut: 2, stopped: 2, limit: 256, unseen: vec!['€', 'ß', '¤'] });
+        let mut first = Notices { cut: vec![0], stopped: vec![], limit: 256, unseen: vec!['€', 'ß'] };
+        // The second share starts at the job's sentence 8.
+        first.merge(
+            Notices { cut: vec![1], stopped: vec![0, 2], limit: 256, unseen: vec!['ß', '¤'] }.renumbered(|i| i + 8),
+        );
+        assert_eq!(first, Notices { cut: vec![0, 9], stopped: vec![8, 10], limit: 256, unseen: vec!['€', 'ß', '¤'] });
         assert_eq!(
             first.messages(),
             [
@@ -194,6 +242,33 @@ mod tests {
                 "characters the model has never seen (translated as unknown): € ß ¤",
             ]
         );
+        assert_eq!(
+            first.messages_at("line")[..2],
+            [
+                "2 sentences (lines 1 and 10) were cut to the model's limit of 256 subwords",
+                "2 translations (lines 9 and 11) stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
+            ]
+        );
+    }
+
+    #[test]
+    fn messages_name_each_line_once_and_the_first_five() {
+        let one = Notices { cut: vec![3], limit: 256, ..Notices::default() };
+        assert_eq!(
+            one.messages_at("sentence"),
+            ["1 sentence (sentence 4) was cut to the model's limit of 256 subwords"]
+        );
+        // Two sentences of line 3 (sentence indices renumbered to their lines).
+        let lines = Notices { cut: vec![0, 1, 5, 6, 7, 8, 9, 12], limit: 9, ..Notices::default() }
+            .renumbered(|i| [2, 2, 0, 0, 0, 4, 5, 6, 7, 8, 9, 0, 20][i]);
+        assert_eq!(
+            lines.messages_at("line"),
+            ["8 sentences (lines 3, 5, 6, 7, 8 and 2 more) were cut to the model's limit of 9 subwords"]
+        );
+    }
+
+    #[test]
+    fn odd_characters_are_named_by_code_point() {
         let odd = Notices { unseen: vec!['\0', '\u{200d}', '\u{301}', 'ש', 'ל', '你'], ..Notices::default() };
         assert_eq!(
             odd.messages(),
