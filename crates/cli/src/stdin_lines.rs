@@ -24,11 +24,20 @@ impl StdinLines {
         std::thread::spawn(move || {
             let mut stdin = std::io::stdin().lock();
             loop {
-                let mut line = Vec::new();
-                match stdin.read_until(b'\n', &mut line) {
-                    Ok(0) => return,
-                    Ok(_) if send.send(Ok(line)).is_ok() => {}
-                    Ok(_) => return,
+                let line = match typed {
+                    true => typed_line(&mut stdin),
+                    false => {
+                        let mut line = Vec::new();
+                        stdin.read_until(b'\n', &mut line).map(|_| line)
+                    }
+                };
+                match line {
+                    Ok(line) if line.is_empty() => return,
+                    Ok(line) => {
+                        if send.send(Ok(line)).is_err() {
+                            return;
+                        }
+                    }
                     Err(e) => return drop(send.send(Err(e))),
                 }
             }
@@ -88,4 +97,20 @@ impl StdinLines {
         let text = wgslate_metrics::pystr::rstrip(&text);
         Ok(if number == 1 { text.strip_prefix('\u{feff}').unwrap_or(text) } else { text }.to_string())
     }
+}
+
+/// The next line typed at a terminal; empty at the end. A terminal hands over a line at Enter, or
+/// what is typed of it at Ctrl-D: that is the line (so a last line ended by Ctrl-D is translated
+/// at once, and the next Ctrl-D ends the input, as with `cat`; `read_until` would wait for two more).
+fn typed_line(stdin: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
+    let read = loop {
+        match stdin.fill_buf() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            read => break read?,
+        }
+    };
+    let end = read.iter().position(|&b| b == b'\n').map_or(read.len(), |i| i + 1);
+    let line = read[..end].to_vec();
+    stdin.consume(end);
+    Ok(line)
 }

@@ -91,17 +91,26 @@ fn n_best_lists_keep_their_line_numbers_across_chunks() {
 #[test]
 fn a_line_typed_at_a_terminal_is_translated_when_enter_is_pressed() {
     // Standard input is a terminal (a pseudo-terminal Python opens); no end of input comes until
-    // the translation of the first line has come out, or 60 s have passed.
+    // the translation of each line has come out, or 60 s have passed. A last line ended by Ctrl-D
+    // instead of Enter is translated at that Ctrl-D, and the next Ctrl-D ends the run (as `cat` does).
     let script = r#"
 import os, pty, select, subprocess, sys
 master, slave = pty.openpty()
 p = subprocess.Popen(sys.argv[1:], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 os.close(slave)
+def answer():
+    ready, _, _ = select.select([p.stdout], [], [], 60)
+    print(p.stdout.readline().decode().rstrip("\n") if ready else "(nothing before the end of input)")
 os.write(master, b"A dog runs.\n")
-ready, _, _ = select.select([p.stdout], [], [], 60)
-print(p.stdout.readline().decode().rstrip("\n") if ready else "(nothing before the end of input)")
+answer()
+os.write(master, b"Two men.\x04")
+answer()
 os.write(master, b"\x04")
-p.wait(timeout=60)
+try:
+    p.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("(still running after the second Ctrl-D)")
 print(p.stderr.read().decode().splitlines()[0])
 "#;
     let out = Command::new("python3")
@@ -109,7 +118,7 @@ print(p.stderr.read().decode().splitlines()[0])
         .output()
         .unwrap();
     let said = String::from_utf8(out.stdout).unwrap();
-    let (ok, alone, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], "A dog runs.\n");
+    let (ok, alone, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], "A dog runs.\nTwo men.\n");
     assert!(ok);
     assert_eq!(
         said,
