@@ -1,6 +1,6 @@
 //! Where `translate` and `eval` write: standard output, or `-o FILE`, written under a temporary name
-//! beside FILE and renamed over it once complete, so that a run that fails (or is stopped with
-//! Ctrl-C) leaves FILE as it was (and a hard link to an input is replaced, not written through).
+//! beside FILE and renamed over it once complete, so that a run that fails (or is stopped by
+//! Ctrl-C, kill or a hangup) leaves FILE as it was (and a hard link to an input is replaced, not written through).
 //! A symbolic link is followed (its target gets the translation, the link stays), `/dev/stdout` is
 //! standard output, another device or a FIFO is written straight through, and a replaced file keeps
 //! its permissions.
@@ -31,18 +31,29 @@ pub fn remove_temporary() {
     }
 }
 
-/// On Ctrl-C the temporary file goes too (no `.FILE.PID.part` is left behind), then the process
-/// dies of the signal as it would have, so that a shell loop around it stops as well.
-fn remove_temporary_on_interrupt() {
-    let _ = ctrlc::set_handler(|| {
-        remove_temporary();
-        // SAFETY: restoring the default action and signalling this process are async-signal-safe,
-        // and this runs on ctrlc's own thread, not in a signal handler.
-        unsafe {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            libc::kill(libc::getpid(), libc::SIGINT);
+/// On Ctrl-C, `kill` (SIGTERM) or a closed terminal (SIGHUP) the temporary file goes too (no
+/// `.FILE.PID.part` is left behind), then the process dies of the signal as it would have, so that
+/// a shell loop around it stops as well. A signal this process was started ignoring (`nohup`, a
+/// script's `&`) stays ignored.
+fn remove_temporary_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let handled: Vec<i32> = [SIGINT, SIGTERM, SIGHUP].into_iter().filter(|&s| !ignored(s)).collect();
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(handled) else { return };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            remove_temporary();
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
         }
     });
+}
+
+/// Whether `signal` is ignored (as `nohup` leaves SIGHUP).
+fn ignored(signal: i32) -> bool {
+    // SAFETY: a null new action only reads the current one into `current`.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut current) == 0 && current.sa_sigaction == libc::SIG_IGN
+    }
 }
 
 /// The file `path` names: through symbolic links, also one whose target does not exist yet.
@@ -98,7 +109,7 @@ impl Output {
             let _ = std::fs::set_permissions(&temporary, m.permissions());
         }
         *TEMPORARY.lock().unwrap_or_else(|e| e.into_inner()) = Some(temporary.clone());
-        remove_temporary_on_interrupt();
+        remove_temporary_on_signals();
         Ok(Output::File { file: Some(BufWriter::new(file)), temporary, path: dest })
     }
 

@@ -61,32 +61,60 @@ fn o_follows_links_writes_through_fifos_and_keeps_permissions() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn ctrl_c_leaves_the_file_as_it_was_and_no_temporary_file() {
-    let dir = std::env::temp_dir().join(format!("wgslate-output-int-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// A translation of 20 000 lines into `dir`/out.de (which holds "old"), under way: the child and its
+/// temporary file, which holds translations already. `ignoring` names a signal it starts ignoring.
+fn run_under_way(dir: &std::path::Path, ignoring: Option<&str>) -> (std::process::Child, std::path::PathBuf) {
+    std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("out.de"), "old\n").unwrap();
     let input: String = (0..20_000).map(|i| format!("A dog runs across the field number {i}.\n")).collect();
     std::fs::write(dir.join("in.en"), input).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .args(["translate", "--model", MODEL, "--backend", "cpu", "-i"])
+    // As `nohup` starts it: the shell ignores the signal and becomes wgslate (the same process).
+    let trap = format!("trap '' {}; exec \"$0\" \"$@\"", ignoring.unwrap_or("USR2"));
+    let mut child = Command::new("sh")
+        .args(["-c", &trap, env!("CARGO_BIN_EXE_wgslate"), "translate", "--model", MODEL, "--backend", "cpu", "-i"])
         .arg(dir.join("in.en"))
         .arg("-o")
         .arg(dir.join("out.de"))
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Wait until the temporary file holds translations (the run is under way), then Ctrl-C.
     let part = dir.join(format!(".out.de.{}.part", child.id()));
     while std::fs::metadata(&part).map_or(true, |m| m.len() == 0) {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before it was interrupted");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before it could be signalled");
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    // It dies of the signal, as without -o, so a shell loop around it stops too.
-    let status = child.wait().unwrap();
-    assert_eq!(status.signal(), Some(2), "{status:?}");
-    assert_eq!(std::fs::read_to_string(dir.join("out.de")).unwrap(), "old\n");
+    (child, part)
+}
+
+fn signal(child: &std::process::Child, name: &str) {
+    assert!(Command::new("kill").args([&format!("-{name}"), &child.id().to_string()]).status().unwrap().success());
+}
+
+#[test]
+fn ctrl_c_kill_or_a_hangup_leave_the_file_as_it_was_and_no_temporary_file() {
+    // Ctrl-C, `kill` (SIGTERM) and a closed terminal (SIGHUP).
+    for (name, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+        let dir = std::env::temp_dir().join(format!("wgslate-output-{name}-{}", std::process::id()));
+        let (mut child, part) = run_under_way(&dir, None);
+        signal(&child, name);
+        // It dies of the signal, as without -o, so a shell loop around it stops too.
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(number), "SIG{name}: {status:?}");
+        assert_eq!(std::fs::read_to_string(dir.join("out.de")).unwrap(), "old\n");
+        assert!(!part.exists(), "SIG{name}: {} was left behind", part.display());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_run_started_under_nohup_keeps_running_after_a_hangup() {
+    let dir = std::env::temp_dir().join(format!("wgslate-output-nohup-{}", std::process::id()));
+    let (mut child, part) = run_under_way(&dir, Some("HUP"));
+    signal(&child, "HUP");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(child.try_wait().unwrap().is_none(), "a hangup stopped a run started with it ignored");
+    signal(&child, "TERM");
+    assert_eq!(child.wait().unwrap().signal(), Some(15));
     assert!(!part.exists(), "{} was left behind", part.display());
     std::fs::remove_dir_all(&dir).unwrap();
 }
