@@ -6,6 +6,7 @@ mod bleu_args;
 mod bleu_cmd;
 mod decode_args;
 mod encoding;
+mod input_notes;
 mod line_writer;
 mod output;
 mod precompress;

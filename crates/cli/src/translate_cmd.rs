@@ -8,11 +8,12 @@ use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 use wgslate_model::catalog::{self, language_name};
 use wgslate_model::config::Direction;
-use wgslate_model::language::{self, Mismatch};
-use wgslate_model::sentences::{line_end, split_sentences};
+use wgslate_model::language::{LineCounts, Mismatch};
+use wgslate_model::sentences::line_end;
 use wgslate_model::Model;
 
 use crate::decode_args;
+use crate::input_notes::InputNotes;
 use crate::line_writer::{line_chunks, next_goal, LineWriter};
 use crate::output::Output;
 use crate::stdin_lines::StdinLines;
@@ -197,25 +198,6 @@ fn read_lines(path: &str) -> Result<Vec<String>, String> {
     Ok(wgslate_metrics::pystr::lines(&read_utf8(path)?))
 }
 
-/// A note when lines hold a carriage return that ends no line (old Mac files): only "\n" ends a line,
-/// as for sacreBLEU, so each such line is translated as one sentence run together.
-fn lone_carriage_returns(lines: &[String]) -> Option<String> {
-    lines_that(
-        lines,
-        |l| l.contains('\r'),
-        "a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one",
-    )
-}
-
-/// "N input lines hold WHAT" for the lines that match, or nothing when none does.
-fn lines_that(lines: &[String], matches: impl Fn(&str) -> bool, what: &str) -> Option<String> {
-    match lines.iter().filter(|l| matches(l)).count() {
-        0 => None,
-        1 => Some(format!("1 input line holds {what}")),
-        n => Some(format!("{n} input lines hold {what}")),
-    }
-}
-
 /// Sentences to translate: a byte order mark is not part of the first one (references keep it,
 /// as sacreBLEU does).
 fn without_bom(mut lines: Vec<String>) -> Vec<String> {
@@ -340,9 +322,9 @@ fn output_to(c: &Common, inputs: &[&Option<String>]) -> Result<Output, String> {
 /// A note when most lines with text read as another language than the (first) model translates
 /// from (config.json's direction, else the index's), naming the index's model for that language:
 /// such "translations" are nonsense.
-fn language_note(dir: &str, lines: &[String]) -> Option<String> {
+fn language_note(dir: &str, lines: &LineCounts) -> Option<String> {
     let direction = model_direction(dir).ok()??;
-    let (read_as, n, with_text) = language::of_lines(lines.iter().map(String::as_str))?;
+    let (read_as, n, with_text) = lines.most()?;
     let listed = Listed::find(dir).ok();
     let (entries, name, arch) = match &listed {
         Some(l) => (&l.entries[..], l.entry.name(), l.entry.arch.as_str()),
@@ -414,22 +396,23 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         notices: Default::default(),
     };
     let (first, most) = (c.batch, c.batch.saturating_mul(32));
-    let lines = match from_stdin {
+    let mut notes = InputNotes::default();
+    match from_stdin {
         // As they come: a line typed or written by a slow program is answered at once.
         true => {
             let typed = std::io::stdin().is_terminal();
             if typed {
                 eprintln!("wgslate: type a line and press Enter to translate it; Ctrl-D ends");
             }
-            let (mut input, mut lines, mut goal) = (StdinLines::start(typed), Vec::new(), first.max(1));
+            let (mut input, mut read_so_far, mut goal) = (StdinLines::start(typed), 0, first.max(1));
             while let Some((group, read)) = input.next_group(goal, |line| writer.weight(line)) {
                 writer.line_end = input.line_end;
-                writer.write(&group, lines.len())?;
-                lines.extend(group);
+                writer.write(&group, read_so_far)?;
+                read_so_far += group.len();
+                group.iter().for_each(|l| notes.add(l));
                 read?;
                 goal = next_goal(goal, most);
             }
-            lines
         }
         false => {
             let lines = without_bom(wgslate_metrics::pystr::lines(&text));
@@ -437,22 +420,15 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             for chunk in line_chunks(&weights, first, most) {
                 writer.write(&lines[chunk.clone()], chunk.start)?;
             }
-            lines
+            lines.iter().for_each(|l| notes.add(l));
         }
     };
     let shown = writer.shown;
     let notices = writer.finish();
-    let whole_lines = (shown > 1).then(|| {
-        lines_that(
-            &lines,
-            |l| split_sentences(l).first().is_some_and(|s| s.len() > 1),
-            "several sentences: n-best lists and samples are of whole lines, and these models translate one sentence well; \
-             without --nbest/--samples each sentence is translated on its own",
-        )
-    });
-    let language = language_note(&c.models[0], &lines);
-    let notes = language.into_iter().chain(notices.messages_at("line")).chain(whole_lines.flatten());
-    for note in notes.chain(lone_carriage_returns(&lines)) {
+    let language = language_note(&c.models[0], &notes.language);
+    let whole_lines = (shown > 1).then(|| notes.several_sentences()).flatten();
+    let all = language.into_iter().chain(notices.messages_at("line")).chain(whole_lines);
+    for note in all.chain(notes.lone_carriage_returns()) {
         eprintln!("wgslate: {note}");
     }
     Ok(())
@@ -477,7 +453,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
     let sources = without_bom(read_lines(&src)?);
-    for note in language_note(&c.models[0], &sources).into_iter().chain(lone_carriage_returns(&sources)) {
+    let mut notes = InputNotes::default();
+    sources.iter().for_each(|l| notes.add(l));
+    for note in language_note(&c.models[0], &notes.language).into_iter().chain(notes.lone_carriage_returns()) {
         eprintln!("wgslate: {note}");
     }
     let refs = read_lines(&reference)?;

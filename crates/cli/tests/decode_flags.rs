@@ -64,7 +64,7 @@ fn cut_outputs_and_unseen_characters_are_reported_on_stderr() {
     let (stdout, stderr) = run(&["--max-len-a", "0", "--max-len-b", "3"], man);
     assert_eq!(stdout.lines().count(), 1);
     assert!(stdout.split_whitespace().count() <= 3, "three tokens at most: {stdout}");
-    assert!(stderr.contains("1 translation stopped at the maximum output length"), "{stderr}");
+    assert!(stderr.contains("1 translation (line 1) stopped at the maximum output length"), "{stderr}");
     let (_, stderr) = run(&[], man);
     assert_eq!(stderr, "", "a full translation has nothing to report");
     let (stdout, stderr) = run(&[], "A man says 你好 to a dog.\nA dog.\n");

@@ -137,16 +137,35 @@ pub fn guess(text: &str) -> Option<&'static str> {
 /// The language most of `lines` with text are written in, with how many read as it and how many
 /// have text: for a file, where a stray line or a heading does not decide.
 pub fn of_lines<'a>(lines: impl IntoIterator<Item = &'a str>) -> Option<(&'static str, usize, usize)> {
-    let mut counts: Vec<(&str, usize)> = WORDS.iter().map(|(c, _)| (*c, 0)).collect();
-    let mut with_text = 0;
-    for line in lines.into_iter().filter(|l| !l.trim().is_empty()) {
-        with_text += 1;
+    let mut counts = LineCounts::default();
+    lines.into_iter().for_each(|l| counts.add(l));
+    counts.most()
+}
+
+/// `of_lines` gathered a line at a time, for input that is not kept (standard input may never end).
+#[derive(Clone, Debug, Default)]
+pub struct LineCounts {
+    /// Lines read as each language of `WORDS`, in its order.
+    read_as: [usize; WORDS.len()],
+    with_text: usize,
+}
+
+impl LineCounts {
+    pub fn add(&mut self, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        self.with_text += 1;
         if let Some(code) = guess(line) {
-            counts.iter_mut().find(|(c, _)| *c == code).unwrap().1 += 1;
+            self.read_as[WORDS.iter().position(|(c, _)| *c == code).expect("guess names a language of WORDS")] += 1;
         }
     }
-    let (code, n) = counts.into_iter().max_by_key(|(_, n)| *n)?;
-    (2 * n > with_text).then_some((code, n, with_text))
+
+    /// What `of_lines` says of the lines added so far.
+    pub fn most(&self) -> Option<(&'static str, usize, usize)> {
+        let (k, &n) = self.read_as.iter().enumerate().max_by_key(|(_, n)| **n)?;
+        (2 * n > self.with_text).then_some((WORDS[k].0, n, self.with_text))
+    }
 }
 
 /// Text in another language than a model translates from: what it reads as, and the index's model

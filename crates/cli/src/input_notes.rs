@@ -1,0 +1,48 @@
+//! What the end-of-run notes say about the input, gathered as its lines pass: standard input is not
+//! kept (`tail -f | wgslate translate` may never end).
+
+use wgslate_model::language::LineCounts;
+use wgslate_model::sentences::split_sentences;
+
+#[derive(Default)]
+pub struct InputNotes {
+    /// The languages the lines read as (`language_note`).
+    pub language: LineCounts,
+    several_sentences: usize,
+    lone_carriage_returns: usize,
+}
+
+impl InputNotes {
+    pub fn add(&mut self, line: &str) {
+        self.language.add(line);
+        self.several_sentences += usize::from(split_sentences(line).first().is_some_and(|s| s.len() > 1));
+        self.lone_carriage_returns += usize::from(line.contains('\r'));
+    }
+
+    /// A note when lines of several sentences got n-best lists or samples (which are of whole lines).
+    pub fn several_sentences(&self) -> Option<String> {
+        lines_hold(
+            self.several_sentences,
+            "several sentences: n-best lists and samples are of whole lines, and these models translate one sentence well; \
+             without --nbest/--samples each sentence is translated on its own",
+        )
+    }
+
+    /// A note when lines hold a carriage return that ends no line (old Mac files): only "\n" ends a
+    /// line, as for sacreBLEU, so each such line is translated as one sentence run together.
+    pub fn lone_carriage_returns(&self) -> Option<String> {
+        lines_hold(
+            self.lone_carriage_returns,
+            "a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one",
+        )
+    }
+}
+
+/// "N input lines hold WHAT", or nothing when none does.
+fn lines_hold(n: usize, what: &str) -> Option<String> {
+    match n {
+        0 => None,
+        1 => Some(format!("1 input line holds {what}")),
+        n => Some(format!("{n} input lines hold {what}")),
+    }
+}
