@@ -258,7 +258,13 @@ pub fn App() -> impl IntoView {
                 class:active=move || view.get() == v
                 aria-current=move || (view.get() == v).then_some("page")
                 data-testid=format!("nav-{}", v.slug())
-                on:click=move |_| view.set(v)
+                on:click=move |_| {
+                    // The link's problems were read on the view it opened; they do not follow to the next.
+                    if view.get_untracked() != v {
+                        url_problems_seen.set(true);
+                    }
+                    view.set(v)
+                }
             >
                 {v.label()}
             </button>

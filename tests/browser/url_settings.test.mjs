@@ -81,6 +81,11 @@ test('a link to an unknown view or with a setting given twice says so', async ()
   await problems.waitFor();
   assert.match(await problems.textContent(), /view "bogus" \(not a view; Translate is shown\); beam's other value \(given twice; "8" is used\)/);
   assert.equal(await page.inputValue('[data-testid=tr-beam]'), '8');
+  // Going on to another view puts the link's message away (it stayed on every view until Dismiss).
+  await page.click('[data-testid=nav-bleu]');
+  await problems.waitFor({ state: 'detached' });
+  await page.click('[data-testid=nav-translate]');
+  assert.equal(await problems.count(), 0);
   assert.deepEqual(errors, []);
 });
 

@@ -4,7 +4,7 @@
 //! nor a temporary file.
 
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-use std::os::unix::process::ExitStatusExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 
 mod common;
@@ -62,22 +62,30 @@ fn o_follows_links_writes_through_fifos_and_keeps_permissions() {
 }
 
 /// A translation of 20 000 lines into `dir`/out.de (which holds "old"), under way: the child and its
-/// temporary file, which holds translations already. `ignoring` names a signal it starts ignoring.
-fn run_under_way(dir: &std::path::Path, ignoring: Option<&str>) -> (std::process::Child, std::path::PathBuf) {
+/// temporary file, which holds translations already. It starts ignoring the signal `ignoring`.
+fn run_under_way(dir: &std::path::Path, ignoring: Option<i32>) -> (std::process::Child, std::path::PathBuf) {
     std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("out.de"), "old\n").unwrap();
     let input: String = (0..20_000).map(|i| format!("A dog runs across the field number {i}.\n")).collect();
     std::fs::write(dir.join("in.en"), input).unwrap();
-    // As `nohup` starts it: the shell ignores the signal and becomes wgslate (the same process).
-    let trap = format!("trap '' {}; exec \"$0\" \"$@\"", ignoring.unwrap_or("USR2"));
-    let mut child = Command::new("sh")
-        .args(["-c", &trap, env!("CARGO_BIN_EXE_wgslate"), "translate", "--model", MODEL, "--backend", "cpu", "-i"])
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wgslate"));
+    command
+        .args(["translate", "--model", MODEL, "--backend", "cpu", "-i"])
         .arg(dir.join("in.en"))
         .arg("-o")
         .arg(dir.join("out.de"))
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::null());
+    // SAFETY: only async-signal-safe calls between fork and exec. The signals start at their default
+    // (a test run from a script's `&` inherits SIGINT ignored), except `ignoring`, as `nohup` leaves SIGHUP.
+    unsafe {
+        command.pre_exec(move || {
+            for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(s, if Some(s) == ignoring { libc::SIG_IGN } else { libc::SIG_DFL });
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
     let part = dir.join(format!(".out.de.{}.part", child.id()));
     while std::fs::metadata(&part).map_or(true, |m| m.len() == 0) {
         assert!(child.try_wait().unwrap().is_none(), "the run ended before it could be signalled");
@@ -109,7 +117,7 @@ fn ctrl_c_kill_or_a_hangup_leave_the_file_as_it_was_and_no_temporary_file() {
 #[test]
 fn a_run_started_under_nohup_keeps_running_after_a_hangup() {
     let dir = std::env::temp_dir().join(format!("wgslate-output-nohup-{}", std::process::id()));
-    let (mut child, part) = run_under_way(&dir, Some("HUP"));
+    let (mut child, part) = run_under_way(&dir, Some(libc::SIGHUP));
     signal(&child, "HUP");
     std::thread::sleep(std::time::Duration::from_secs(1));
     assert!(child.try_wait().unwrap().is_none(), "a hangup stopped a run started with it ignored");
