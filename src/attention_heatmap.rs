@@ -24,9 +24,17 @@ impl Heatmap {
         (LABEL + self.col_labels.len() as f64 * CELL + 60.0, LABEL + self.weights.len() as f64 * CELL + 10.0)
     }
 
-    /// The cell under a point given in CSS pixels from the heatmap's top left corner.
-    pub fn cell_at(&self, x: f64, y: f64) -> Option<(usize, usize)> {
-        if x < LABEL || y < LABEL {
+    /// Where the row labels are drawn: at the visible left edge of a map scrolled `scrolled` pixels
+    /// to the right (on a phone the map is wider than the screen, and rows without their words
+    /// cannot be read), never past the map's right edge.
+    pub fn labels_at(&self, scrolled: f64) -> f64 {
+        scrolled.clamp(0.0, (self.size().0 - LABEL).max(0.0))
+    }
+
+    /// The cell under a point given in CSS pixels from the heatmap's top left corner, with the map
+    /// scrolled `scrolled` pixels to the right (nothing under the row labels).
+    pub fn cell_at(&self, x: f64, y: f64, scrolled: f64) -> Option<(usize, usize)> {
+        if x < self.labels_at(scrolled) + LABEL || y < LABEL {
             return None;
         }
         let (r, c) = (((y - LABEL) / CELL) as usize, ((x - LABEL) / CELL) as usize);
@@ -80,8 +88,9 @@ impl Heatmap {
     }
 
     /// Draws the heatmap on `canvas` at the screen's pixel density, the hovered cell's row and
-    /// column outlined and their labels highlighted.
-    pub fn draw(&self, canvas: &web_sys::HtmlCanvasElement, scale: f64, hover: Option<(usize, usize)>) {
+    /// column outlined and their labels highlighted, the row labels kept in view of a map scrolled
+    /// `scrolled` pixels to the right.
+    pub fn draw(&self, canvas: &web_sys::HtmlCanvasElement, scale: f64, hover: Option<(usize, usize)>, scrolled: f64) {
         let (w, h) = self.size();
         canvas.set_width((w * scale).ceil() as u32);
         canvas.set_height((h * scale).ceil() as u32);
@@ -122,7 +131,12 @@ impl Heatmap {
             ctx.set_font(if hot { "bold 11px sans-serif" } else { FONT });
         };
         ctx.set_text_align("start");
+        let left = self.labels_at(scrolled);
         for (c, t) in self.col_labels.iter().enumerate() {
+            // A column scrolled under the row labels has no label over them.
+            if (c as f64 + 0.5) * CELL < left {
+                continue;
+            }
             ink(hover.is_some_and(|x| x.1 == c));
             ctx.save();
             let _ = ctx.translate(LABEL + (c as f64 + 0.6) * CELL, LABEL - 4.0);
@@ -130,17 +144,20 @@ impl Heatmap {
             let _ = ctx.fill_text(t, 0.0, 0.0);
             ctx.restore();
         }
-        ctx.set_text_align("end");
-        for (r, t) in self.row_labels.iter().enumerate() {
-            ink(hover.is_some_and(|x| x.0 == r));
-            let _ = ctx.fill_text(t, LABEL - 6.0, LABEL + (r as f64 + 0.7) * CELL);
-        }
         if let Some((r, c)) = hover.filter(|&(r, c)| r < self.weights.len() && c < self.col_labels.len()) {
             let (nr, nc) = (self.weights.len() as f64, self.col_labels.len() as f64);
             ctx.set_stroke_style_str("#f08c00");
             ctx.set_line_width(1.5);
             ctx.stroke_rect(LABEL, LABEL + r as f64 * CELL, nc * CELL, CELL);
             ctx.stroke_rect(LABEL + c as f64 * CELL, LABEL, CELL, nr * CELL);
+        }
+        // The row labels last, over the cells scrolled under them.
+        ctx.set_fill_style_str("#ffffff");
+        ctx.fill_rect(left, LABEL, LABEL, nr as f64 * CELL);
+        ctx.set_text_align("end");
+        for (r, t) in self.row_labels.iter().enumerate() {
+            ink(hover.is_some_and(|x| x.0 == r));
+            let _ = ctx.fill_text(t, left + LABEL - 6.0, LABEL + (r as f64 + 0.7) * CELL);
         }
     }
 
@@ -211,10 +228,14 @@ mod tests {
     #[test]
     fn the_pointer_finds_the_cell_under_it_and_nothing_in_the_margins() {
         let h = sample();
-        assert_eq!(h.cell_at(LABEL + 1.0, LABEL + CELL + 1.0), Some((1, 0)));
-        assert_eq!(h.cell_at(LABEL + 2.0 * CELL - 1.0, LABEL + 1.0), Some((0, 1)));
-        assert_eq!(h.cell_at(LABEL - 1.0, LABEL + 1.0), None);
-        assert_eq!(h.cell_at(LABEL + 2.0 * CELL + 1.0, LABEL + 1.0), None);
+        assert_eq!(h.cell_at(LABEL + 1.0, LABEL + CELL + 1.0, 0.0), Some((1, 0)));
+        assert_eq!(h.cell_at(LABEL + 2.0 * CELL - 1.0, LABEL + 1.0, 0.0), Some((0, 1)));
+        assert_eq!(h.cell_at(LABEL - 1.0, LABEL + 1.0, 0.0), None);
+        assert_eq!(h.cell_at(LABEL + 2.0 * CELL + 1.0, LABEL + 1.0, 0.0), None);
+        // Scrolled one cell to the right: the first column is under the row labels.
+        assert_eq!(h.cell_at(LABEL + 1.0, LABEL + 1.0, CELL), None);
+        assert_eq!(h.cell_at(LABEL + CELL + 1.0, LABEL + 1.0, CELL), Some((0, 1)));
+        assert_eq!(h.labels_at(1e6), h.size().0 - LABEL);
         assert_eq!(h.describe((0, 1)).as_deref(), Some("a<b → z: 0.750"));
         assert_eq!(h.describe((2, 0)), None);
         assert_eq!(h.step(None, (1, 0)), Some((0, 0)));

@@ -76,7 +76,7 @@ fn export_png(h: &Heatmap) {
     else {
         return;
     };
-    h.draw(&canvas, 1.0, None);
+    h.draw(&canvas, 1.0, None, 0.0);
     let Ok(data) = canvas.to_data_url_with_type("image/png") else { return };
     if let Some(a) = web_sys::window()
         .and_then(|w| w.document())
@@ -210,17 +210,19 @@ pub fn AttentionPage() -> impl IntoView {
         hover.set(None);
     });
     let canvas = NodeRef::<leptos::html::Canvas>::new();
+    // How far the map is scrolled to the right: its row labels are drawn at the visible left edge.
+    let scrolled = RwSignal::new(0.0);
     Effect::new(move |_| {
         if let (Some(c), Some(h)) = (canvas.get(), shown.get()) {
             let scale = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
-            h.draw(&c, scale, hover.get());
+            h.draw(&c, scale, hover.get(), scrolled.get());
         }
     });
     let heatmap = move || {
         shown.get().map(|h| {
             let (w, ht) = h.size();
             let at = move |ev: &web_sys::MouseEvent| {
-                shown.with_untracked(|s| s.as_ref().and_then(|s| s.cell_at(ev.offset_x() as f64, ev.offset_y() as f64)))
+                shown.with_untracked(|s| s.as_ref().and_then(|s| s.cell_at(ev.offset_x() as f64, ev.offset_y() as f64, scrolled.get_untracked())))
             };
             view! {
                 <canvas
@@ -328,7 +330,11 @@ pub fn AttentionPage() -> impl IntoView {
             })}
             {pooled_note}
             {readout}
-            <div class="heatmap" class:stale=stale>{heatmap}</div>
+            <div class="heatmap" class:stale=stale on:scroll=move |ev| {
+                if let Some(wrapper) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
+                    scrolled.set(wrapper.scroll_left() as f64);
+                }
+            }>{heatmap}</div>
         </section>
     }
 }

@@ -59,6 +59,24 @@ test('every view fits 360 px', async () => {
     await page.click('[data-testid=att-run]');
     await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
     await fits(page, 'attention');
+    // Scrolled to its right end, the map keeps its rows' words in view at its left edge (drawn there:
+    // dark text where, unpinned, the blue and white cells would be).
+    const label = await page.evaluate(async () => {
+      const wrapper = document.querySelector('.heatmap');
+      wrapper.scrollLeft = wrapper.scrollWidth;
+      await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+      const canvas = document.querySelector('[data-testid=att-heatmap]');
+      const scale = canvas.width / canvas.getBoundingClientRect().width;
+      const [LABEL, CELL] = [110, 26];
+      const x = Math.round((wrapper.scrollLeft + LABEL - 70) * scale);
+      const strip = canvas.getContext('2d').getImageData(x, LABEL * scale, 60 * scale, CELL * scale).data;
+      let dark = 0;
+      for (let i = 0; i < strip.length; i += 4) dark += strip[i] < 120 && strip[i + 1] < 120 && strip[i + 2] < 120;
+      return { scrolled: wrapper.scrollLeft, dark };
+    });
+    assert.ok(label.scrolled > 100, `the map scrolls on a phone (${label.scrolled} px)`);
+    assert.ok(label.dark > 0, 'the first row\'s label is drawn at the visible left edge');
+    await page.locator('.heatmap').screenshot({ path: join(screenshots, 'phone-attention-scrolled.png') });
 
     await page.click('[data-testid=nav-bleu]');
     const c = golden('orejuela-4refs');
