@@ -135,7 +135,7 @@ fn bleu(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
                 &scorer,
                 BOOTSTRAP_SAMPLES,
                 &[BOOTSTRAP_SEED],
-            );
+            )?;
             json!({ "sys_score": sys_score, "identical": sys == &c.hyps, "baseline_mean": p.baseline.mean, "baseline_ci": p.baseline.ci,
                     "system_mean": p.system.mean, "system_ci": p.system.ci, "p_value": p.p_value })
         }

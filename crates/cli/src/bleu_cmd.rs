@@ -147,14 +147,18 @@ impl Metric {
         }
     }
 
-    fn score(&self, hyps: &[&str], refs: &[Vec<&str>]) -> Scored {
-        match self {
+    /// The corpus score; an error where sacreBLEU raises (a negative BLEU precision).
+    fn score(&self, hyps: &[&str], refs: &[Vec<&str>]) -> Result<Scored, String> {
+        Ok(match self {
             Metric::Bleu(o) => {
                 let bleu = Bleu::new(o.clone());
                 let per_seg = bleu.corpus_stats(hyps, refs);
                 let mut sum = BleuStats::zeros(o.max_ngram_order);
                 per_seg.iter().for_each(|s| sum.add(s));
                 let s = bleu.compute(&sum);
+                if s.has_negative_precision() {
+                    return Err(o.smoothing.negative_precision_error());
+                }
                 let verbose = bleu_verbose(&s);
                 let stats = per_seg
                     .iter()
@@ -176,7 +180,7 @@ impl Metric {
                 let (e, r) = stats.iter().fold((0.0, 0.0), |(e, r), s| (e + s[0], r + s[1]));
                 Scored { name: "TER".into(), score: t.compute(e, r), verbose: None, stats }
             }
-        }
+        })
     }
 }
 
@@ -400,7 +404,7 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
         let sig = m.signature(nrefs, &Resampling::default());
         for (i, h) in systems[0].iter().enumerate() {
             let seg_refs: Vec<Vec<&str>> = ref_view.iter().map(|r| vec![r[i]]).collect();
-            let s = m.score(&[h.as_str()], &seg_refs);
+            let s = m.score(&[h.as_str()], &seg_refs)?;
             println!("{}", format_score(&s, None, &a, &sig, false));
         }
         return Ok(());
@@ -416,10 +420,10 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
         metrics.sort_by_key(|m| m.sort_key());
         let mut results = Vec::new();
         for m in &metrics {
-            let s = m.score(&hyp_views[0], &ref_view);
+            let s = m.score(&hyp_views[0], &ref_view)?;
             let (ci, resampling) = if a.confidence && a.confidence_n > 1 {
                 let seed = bootstrap_seed(a.seed.as_deref())?;
-                let ci = significance::confidence(&s.stats, &m.scorer(), a.confidence_n, &seed.words);
+                let ci = significance::confidence(&s.stats, &m.scorer(), a.confidence_n, &seed.words)?;
                 (Some(ci), Resampling { bootstrap: Some(a.confidence_n), seed: Some(seed.label) })
             } else {
                 (None, Resampling::default())
@@ -441,7 +445,7 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
     // One per metric: (header, cells per system, signature).
     let mut columns: Vec<(String, Vec<Cell>, String)> = Vec::new();
     for m in &metrics {
-        let scored: Vec<Scored> = hyp_views.iter().map(|h| m.score(h, &ref_view)).collect();
+        let scored: Vec<Scored> = hyp_views.iter().map(|h| m.score(h, &ref_view)).collect::<Result<_, _>>()?;
         let name = scored[0].name.clone();
         if let Some(seed) = &seed {
             let resampling = Resampling { bootstrap: Some(a.paired_bs_n), seed: Some(seed.paired_label.clone()) };
@@ -458,7 +462,7 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
                     &m.scorer(),
                     a.paired_bs_n,
                     &seed.words,
-                );
+                )?;
                 baseline_ci.get_or_insert(r.baseline);
                 let w = a.width;
                 let star = if r.p_value > 0.05 { "" } else { "*" };
@@ -515,7 +519,8 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
                 Json::Obj(obj)
             })
             .collect();
-        println!("{}", Json::List(list).dumps(4));
+        // sacreBLEU writes its table's JSON with json.dumps' default ensure_ascii, unlike a single system's.
+        println!("{}", Json::List(list).dumps_ascii(4));
         return Ok(());
     }
     let suffix = if a.paired_bs { " (μ ± 95% CI)" } else { "" };

@@ -84,7 +84,9 @@ pub enum Json {
     List(Vec<Json>),
 }
 
-fn escape(s: &str) -> String {
+/// A JSON string as Python writes it; with `ascii` (`ensure_ascii=True`) every character outside
+/// space..`~` as `\uXXXX`, beyond the BMP as its UTF-16 surrogate pair.
+fn escape(s: &str, ascii: bool) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -96,7 +98,12 @@ fn escape(s: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 || (ascii && !(' '..='~').contains(&c)) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
             c => out.push(c),
         }
     }
@@ -108,13 +115,21 @@ impl Json {
     /// `json.dumps(value, indent=indent, ensure_ascii=False)`
     pub fn dumps(&self, indent: usize) -> String {
         let mut out = String::new();
-        self.write(indent, 0, &mut out);
+        self.write(indent, 0, false, &mut out);
         out
     }
-    fn write(&self, indent: usize, level: usize, out: &mut String) {
+
+    /// `json.dumps(value, indent=indent)`: non-ASCII characters escaped.
+    pub fn dumps_ascii(&self, indent: usize) -> String {
+        let mut out = String::new();
+        self.write(indent, 0, true, &mut out);
+        out
+    }
+
+    fn write(&self, indent: usize, level: usize, ascii: bool, out: &mut String) {
         let pad = |l: usize| " ".repeat(indent * l);
         match self {
-            Json::Str(s) => out.push_str(&escape(s)),
+            Json::Str(s) => out.push_str(&escape(s, ascii)),
             Json::Raw(s) => out.push_str(s),
             Json::Null => out.push_str("null"),
             Json::Obj(items) if items.is_empty() => out.push_str("{}"),
@@ -123,9 +138,9 @@ impl Json {
                 out.push_str("{\n");
                 for (i, (k, v)) in items.iter().enumerate() {
                     out.push_str(&pad(level + 1));
-                    out.push_str(&escape(k));
+                    out.push_str(&escape(k, ascii));
                     out.push_str(": ");
-                    v.write(indent, level + 1, out);
+                    v.write(indent, level + 1, ascii, out);
                     out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
                 }
                 out.push_str(&pad(level));
@@ -135,7 +150,7 @@ impl Json {
                 out.push_str("[\n");
                 for (i, v) in items.iter().enumerate() {
                     out.push_str(&pad(level + 1));
-                    v.write(indent, level + 1, out);
+                    v.write(indent, level + 1, ascii, out);
                     out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
                 }
                 out.push_str(&pad(level));

@@ -182,6 +182,19 @@ fn options_are_spelled_as_sacrebleu_accepts_them() {
     assert_error(&["ref.de", "-i", "hyp1.de", "-ci", "-cin", "99999999999999999999"], None, "at most 1000000");
     assert_error(&["ref.de", "-i", "hyp1.de", "hyp2.de", "-pbs", "-pbsn", "1000000000000"], None, "at most 1000000");
     assert_error(&["ref.de", "-i", "hyp1.de", "-m", "chrf", "-cc", "100000000000"], None, "at most 10000");
+    // A negative smoothing value that makes a precision negative: sacreBLEU stops with "math domain
+    // error" (this printed a NaN score and exit 0), at corpus and sentence level, with a bootstrap.
+    // The hypothesis: each reference line's first word, then words it does not have (no bigram matches).
+    let reference = std::fs::read_to_string(format!("{}/ref.de", data_dir())).unwrap();
+    let unmatched: String = reference
+        .lines()
+        .map(|l| l.split_whitespace().enumerate().map(|(i, w)| if i == 0 { w.to_string() } else { format!("{w}x") }))
+        .map(|words| words.collect::<Vec<_>>().join(" ") + "\n")
+        .collect();
+    for extra in [&[][..], &["-sl"], &["-ci", "-cin", "20"]] {
+        let args = [&["ref.de", "-s", "floor", "-sv", "-1"][..], extra].concat();
+        assert_error(&args, Some(unmatched.as_bytes()), "-s floor -sv -1 makes an n-gram precision negative");
+    }
     let (code, out, err) =
         wgslate(&["ref.de", "-i", "hyp1.de", "-s", "add-k", "-sv=1e308", "-w", "70000", "-f", "text", "-b"], None);
     assert!(code == 0 && !out.is_empty(), "{err}");

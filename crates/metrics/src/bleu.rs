@@ -24,6 +24,20 @@ impl Smoothing {
             other => return Err(format!("unknown smoothing method '{other}' (choose from none, floor, add-k, exp)")),
         })
     }
+    /// What sacreBLEU's "math domain error" means: a negative smoothing value made an n-gram
+    /// precision negative, and BLEU takes its log.
+    pub fn negative_precision_error(&self) -> String {
+        let value = match self {
+            Smoothing::Floor(v) | Smoothing::AddK(v) => *v,
+            _ => 0.0,
+        };
+        format!(
+            "-s {} -sv {value} makes an n-gram precision negative, and its log is undefined (sacreBLEU stops with \
+             \"math domain error\"); give a smoothing value of 0 or more",
+            self.name()
+        )
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Smoothing::None => "none",
@@ -93,6 +107,12 @@ pub struct BleuScore {
 }
 
 impl BleuScore {
+    /// Whether a precision is negative (a negative smoothing value): sacreBLEU raises where it takes
+    /// its log, and the score here is NaN.
+    pub fn has_negative_precision(&self) -> bool {
+        self.precisions.iter().any(|&p| p < 0.0)
+    }
+
     pub fn ratio(&self) -> f64 {
         if self.ref_len > 0 {
             self.sys_len as f64 / self.ref_len as f64

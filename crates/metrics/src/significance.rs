@@ -21,9 +21,10 @@ fn my_log(x: f64) -> f64 {
 }
 
 impl Scorer<'_> {
-    pub fn score(&self, stats: &[Num]) -> Num {
-        match self {
-            Scorer::Bleu(o) => bleu_score(o, stats),
+    /// The score of summed statistics; an error where sacreBLEU raises (a negative BLEU precision).
+    pub fn score(&self, stats: &[Num]) -> Result<Num, String> {
+        Ok(match self {
+            Scorer::Bleu(o) => bleu_score(o, stats)?,
             Scorer::Chrf(c) => c.f_score_num(stats),
             Scorer::Ter => {
                 let (edits, ref_len) = (stats[0], stats[1]);
@@ -36,12 +37,12 @@ impl Scorer<'_> {
                 };
                 Num::Py(100.0) * rate
             }
-        }
+        })
     }
 }
 
 /// sacreBLEU's `compute_bleu` (corpus level, no effective order) on [sys, ref, correct…, total…].
-fn bleu_score(o: &BleuOptions, stats: &[Num]) -> Num {
+fn bleu_score(o: &BleuOptions, stats: &[Num]) -> Result<Num, String> {
     let order = o.max_ngram_order;
     // sacreBLEU passes int(stats[0]) and int(stats[1]): the lengths are Python ints.
     let (sys_len, ref_len) = (Num::Py(stats[0].value().trunc()), Num::Py(stats[1].value().trunc()));
@@ -57,7 +58,7 @@ fn bleu_score(o: &BleuOptions, stats: &[Num]) -> Num {
         1.0
     };
     if correct.iter().all(|c| c.value() == 0.0) {
-        return Num::Py(0.0);
+        return Ok(Num::Py(0.0));
     }
     let mut precisions = vec![Num::Py(0.0); order];
     let mut smooth = Num::Py(1.0);
@@ -84,11 +85,14 @@ fn bleu_score(o: &BleuOptions, stats: &[Num]) -> Num {
             precisions[n] = Num::Py(100.0) * correct[n] / total[n];
         }
     }
-    Num::Py(bp * (precisions.iter().map(|p| my_log(p.value())).sum::<f64>() / order as f64).exp())
+    if precisions.iter().any(|p| p.value() < 0.0) {
+        return Err(o.smoothing.negative_precision_error());
+    }
+    Ok(Num::Py(bp * (precisions.iter().map(|p| my_log(p.value())).sum::<f64>() / order as f64).exp()))
 }
 
 /// Scores of `n_samples` resamples (with replacement) of the segments, drawn as sacreBLEU does.
-pub fn resample(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: &[u32]) -> Vec<Num> {
+pub fn resample(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: &[u32]) -> Result<Vec<Num>, String> {
     let n = stats.len();
     let idx = numpy::choice(seed, n, n_samples * n);
     let width = stats.first().map_or(0, |s| s.len());
@@ -213,9 +217,9 @@ fn count_above(sys: &Array, bl: &Array, real: f64) -> usize {
 }
 
 /// `--confidence`: sacreBLEU's `Score.estimate_ci` over the bootstrap scores.
-pub fn confidence(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: &[u32]) -> Interval {
-    let s = sorted(&resample(stats, scorer, n_samples, seed));
-    Interval { mean: statistics_mean(&s), ci: half_width(&s).value() }
+pub fn confidence(stats: &[Vec<f64>], scorer: &Scorer, n_samples: usize, seed: &[u32]) -> Result<Interval, String> {
+    let s = sorted(&resample(stats, scorer, n_samples, seed)?);
+    Ok(Interval { mean: statistics_mean(&s), ci: half_width(&s).value() })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -234,13 +238,13 @@ pub fn paired_bootstrap(
     scorer: &Scorer,
     n_samples: usize,
     seed: &[u32],
-) -> PairedResult {
-    let bl = Array::new(&resample(baseline, scorer, n_samples, seed));
-    let sys = Array::new(&resample(system, scorer, n_samples, seed));
+) -> Result<PairedResult, String> {
+    let bl = Array::new(&resample(baseline, scorer, n_samples, seed)?);
+    let sys = Array::new(&resample(system, scorer, n_samples, seed)?);
     let count = count_above(&sys, &bl, (baseline_score - system_score).abs());
-    PairedResult {
+    Ok(PairedResult {
         baseline: bl.interval(),
         system: sys.interval(),
         p_value: (count + 1) as f64 / (n_samples + 1) as f64,
-    }
+    })
 }
