@@ -153,7 +153,8 @@ impl Heatmap {
         }
         // The row labels last, over the cells scrolled under them.
         ctx.set_fill_style_str("#ffffff");
-        ctx.fill_rect(left, LABEL, LABEL, nr as f64 * CELL);
+        // A pixel over the map's top and bottom edges: the hovered row's outline ends under it.
+        ctx.fill_rect(left, LABEL - 1.0, LABEL, nr as f64 * CELL + 2.0);
         ctx.set_text_align("end");
         for (r, t) in self.row_labels.iter().enumerate() {
             ink(hover.is_some_and(|x| x.0 == r));

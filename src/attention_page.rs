@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
 use wgslate_model::catalog;
 
-use crate::attention_heatmap::Heatmap;
+use crate::attention_heatmap::{Heatmap, CELL, LABEL};
 use crate::browser;
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, ATTENTION_OF_ONE_MODEL};
@@ -210,8 +210,42 @@ pub fn AttentionPage() -> impl IntoView {
         hover.set(None);
     });
     let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let wrapper = NodeRef::<leptos::html::Div>::new();
     // How far the map is scrolled to the right: its row labels are drawn at the visible left edge.
     let scrolled = RwSignal::new(0.0);
+    // A map of other columns (a new run, another kind of map) starts at its left edge; another layer
+    // or head of the same map keeps the place.
+    let columns = StoredValue::new(0);
+    Effect::new(move |_| {
+        let n = shown.with(|h| h.as_ref().map_or(0, |h| h.col_labels.len()));
+        if n != columns.get_value() {
+            columns.set_value(n);
+            if let Some(w) = wrapper.get_untracked() {
+                w.set_scroll_left(0);
+            }
+            scrolled.set(0.0);
+        }
+    });
+    // The cell chosen with the keyboard is scrolled into view: beside the row labels, and below the
+    // readout, which stays at the top of the screen while the map is on it.
+    let reveal = move |(r, c): (usize, usize)| {
+        let (Some(w), Some(map)) = (wrapper.get_untracked(), canvas.get_untracked()) else { return };
+        let (x, left, width) = (LABEL + c as f64 * CELL, w.scroll_left() as f64, w.client_width() as f64);
+        if x < left + LABEL {
+            w.set_scroll_left((x - LABEL) as i32);
+        } else if x + CELL > left + width {
+            w.set_scroll_left((x + CELL - width).ceil() as i32);
+        }
+        let Some(window) = web_sys::window() else { return };
+        let top = map.get_bounding_client_rect().top() + LABEL + r as f64 * CELL;
+        let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+        const READOUT: f64 = 48.0;
+        if top < READOUT {
+            window.scroll_by_with_x_and_y(0.0, top - READOUT);
+        } else if top + CELL > height {
+            window.scroll_by_with_x_and_y(0.0, top + CELL - height);
+        }
+    };
     Effect::new(move |_| {
         if let (Some(c), Some(h)) = (canvas.get(), shown.get()) {
             let scale = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
@@ -251,6 +285,9 @@ pub fn AttentionPage() -> impl IntoView {
                         ev.prevent_default();
                         let next = shown.with_untracked(|s| s.as_ref().and_then(|s| s.step(hover.get_untracked(), d)));
                         hover.set(next);
+                        if let Some(cell) = next {
+                            reveal(cell);
+                        }
                     }
                 ></canvas>
             }
@@ -258,7 +295,7 @@ pub fn AttentionPage() -> impl IntoView {
     };
     let readout = move || {
         let text = hover.get().and_then(|c| shown.with(|s| s.as_ref().and_then(|s| s.describe(c))));
-        view! { <p class="hint" data-testid="att-readout" aria-live="polite">{text.unwrap_or_else(|| "\u{a0}".into())}</p> }
+        view! { <p class="hint readout" data-testid="att-readout" aria-live="polite">{text.unwrap_or_else(|| "\u{a0}".into())}</p> }
     };
     view! {
         <section class="attention">
@@ -330,7 +367,7 @@ pub fn AttentionPage() -> impl IntoView {
             })}
             {pooled_note}
             {readout}
-            <div class="heatmap" class:stale=stale on:scroll=move |ev| {
+            <div class="heatmap" class:stale=stale node_ref=wrapper on:scroll=move |ev| {
                 if let Some(wrapper) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
                     scrolled.set(wrapper.scroll_left() as f64);
                 }

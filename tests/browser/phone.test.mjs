@@ -77,6 +77,25 @@ test('every view fits 360 px', async () => {
     assert.ok(label.scrolled > 100, `the map scrolls on a phone (${label.scrolled} px)`);
     assert.ok(label.dark > 0, 'the first row\'s label is drawn at the visible left edge');
     await page.locator('.heatmap').screenshot({ path: join(screenshots, 'phone-attention-scrolled.png') });
+    // The keyboard scrolls the map to the cell it chooses, beside the row labels, and the page so that
+    // the cell and its readout are both on screen.
+    const where = () => page.evaluate(() => {
+      const w = document.querySelector('.heatmap');
+      const readout = document.querySelector('[data-testid=att-readout]');
+      const [rows, cols] = document.querySelector('[data-testid=att-heatmap]').getAttribute('aria-label').match(/\d+/g).map(Number);
+      const r = readout.getBoundingClientRect();
+      return { left: w.scrollLeft, width: w.clientWidth, rows, cols, top: r.top, bottom: r.bottom, inner: innerHeight, text: readout.textContent };
+    });
+    await page.focus('[data-testid=att-heatmap]');
+    await page.keyboard.press('Home');
+    assert.equal((await where()).left, 0, 'the first cell is scrolled to, out from under the row labels');
+    await page.keyboard.press('End');
+    const end = await where();
+    assert.ok(end.left > 0 && 110 + end.cols * 26 <= end.left + end.width, `the last column is in view: ${JSON.stringify(end)}`);
+    for (let i = 1; i < end.rows; i++) await page.keyboard.press('ArrowDown');
+    const bottom = await where();
+    assert.match(bottom.text, /→ .*: \d\.\d{3}/);
+    assert.ok(bottom.top >= 0 && bottom.bottom <= bottom.inner, `the readout is on screen at the last row: ${JSON.stringify(bottom)}`);
 
     await page.click('[data-testid=nav-bleu]');
     const c = golden('orejuela-4refs');
