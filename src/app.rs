@@ -177,7 +177,9 @@ pub fn App() -> impl IntoView {
             }
             // The worker names the backend it chose (the label says "Choosing…" until then).
             let backend = shared.settings.get_untracked().backend;
-            if let Err(JobError::Failed(e)) = engine_client::run("backend", Job::Backend { backend }, |_, _| {}).await {
+            if let Err(JobError::Failed(e)) =
+                engine_client::run("backend", Job::Backend { backend }, |_, _, _| {}).await
+            {
                 shared.backend.set(format!("unavailable: {e}"));
             }
         });

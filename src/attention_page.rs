@@ -126,7 +126,7 @@ pub fn AttentionPage() -> impl IntoView {
             spawn_local(async move {
                 let drawn_for = (sentence.clone(), settings_pairs(&s));
                 let job = Job::Attention { settings: drawn_for.1.clone(), text: sentence };
-                let result = match engine_client::run("attention", job, |_, _| {}).await {
+                let result = match engine_client::run("attention", job, |_, _, _| {}).await {
                     Ok(Ended { last: Event::Attention { maps, source, target, notices }, .. }) => {
                         Ok(Loaded { maps, source, target, notes: notices.messages(), drawn_for })
                     }

@@ -167,7 +167,7 @@ pub fn ComparePage() -> impl IntoView {
                         batch: 1,
                     };
                     let mut outputs = Vec::new();
-                    let result = engine_client::run("compare", job, |_, mut sentences| {
+                    let result = engine_client::run("compare", job, |_, mut sentences, _| {
                         outputs = sentences
                             .pop()
                             .unwrap_or_default()

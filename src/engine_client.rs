@@ -378,7 +378,7 @@ fn cancel_parts(parts: &[(usize, u64)]) {
     }
 }
 
-type OnDone<'a> = &'a mut dyn FnMut(usize, Vec<Vec<Output>>);
+type OnDone<'a> = &'a mut dyn FnMut(usize, Vec<Vec<Output>>, Notices);
 
 /// A lane taken for a job that has yet to start (a debounce, a file being read): the lane's older
 /// job stops at once, and a newer `reserve` or `cancel` of the lane supersedes this one.
@@ -418,11 +418,11 @@ pub fn reserve(lane: &'static str) -> Ticket {
 }
 
 /// Runs `job`, cancelling the older job of `lane`; `on_done` gets each batch of finished sentences
-/// (index of the first, n-best of each), in order. Returns the job's last event and its search time.
+/// (index of the first, n-best of each, their notices numbered as they are), in order. Returns the job's last event and its search time.
 pub async fn run(
     lane: &'static str,
     job: Job,
-    on_done: impl FnMut(usize, Vec<Vec<Output>>),
+    on_done: impl FnMut(usize, Vec<Vec<Output>>, Notices),
 ) -> Result<Ended, JobError> {
     run_reserved(reserve(lane), job, on_done).await
 }
@@ -432,7 +432,7 @@ pub async fn run(
 pub async fn run_reserved(
     ticket: Ticket,
     job: Job,
-    mut on_done: impl FnMut(usize, Vec<Vec<Output>>),
+    mut on_done: impl FnMut(usize, Vec<Vec<Output>>, Notices),
 ) -> Result<Ended, JobError> {
     let Ticket { lane, token } = ticket;
     if !ticket.is_current() {
@@ -474,9 +474,9 @@ async fn run_part(
     let outcome = loop {
         match rx.next().await {
             Some(Event::Done { .. }) if !lane_is(lane, token) => break Err(JobError::Cancelled),
-            Some(Event::Done { first, sentences }) => {
+            Some(Event::Done { first, sentences, notices }) => {
                 search_news(lane, token, true);
-                on_done(first, sentences)
+                on_done(first, sentences, notices)
             }
             // The main worker's news that the model is loaded comes just before its search.
             Some(Event::Loaded { .. } | Event::Backend { .. }) if slot == 0 => search_news(lane, token, false),
@@ -508,14 +508,14 @@ async fn run_shared(
     on_done: OnDone<'_>,
 ) -> Result<Event, JobError> {
     // The main worker loads the model first and so says which engine runs it.
-    run_part(lane, token, 0, Job::Load { settings: settings.clone() }, &mut |_, _| {}).await?;
+    run_part(lane, token, 0, Job::Load { settings: settings.clone() }, &mut |_, _, _| {}).await?;
     if !ON_CPU.with(Cell::get) {
         return run_part(lane, token, 0, Job::Translate { settings, texts, search, batch }, on_done).await;
     }
     let chunks: Vec<&[String]> = texts.chunks(batch).collect();
     let queue = RefCell::new(ChunkQueue { next: 0, returned: vec![], len: chunks.len(), closed: false });
     // Finished batches (and their notices) wait here until those before them are passed on.
-    let waiting = RefCell::new(BTreeMap::<usize, Vec<Vec<Output>>>::new());
+    let waiting = RefCell::new(BTreeMap::<usize, (Vec<Vec<Output>>, Notices)>::new());
     let notices = RefCell::new(BTreeMap::<usize, Notices>::new());
     let passed = Cell::new(0);
     let on_done = RefCell::new(on_done);
@@ -525,9 +525,13 @@ async fn run_shared(
         // The helpers never look for a GPU: they only run when the CPU engine does.
         let settings = if slot > 0 { helper_settings(&settings) } else { settings.clone() };
         async move {
-            let mut got = Vec::with_capacity(chunks[k].len());
+            let (mut got, mut got_notices) = (Vec::with_capacity(chunks[k].len()), Notices::default());
             let job = Job::Translate { settings, texts: chunks[k].to_vec(), search, batch };
-            if let Event::Finished { notices: n } = run_part(lane, token, slot, job, &mut |_, s| got.extend(s)).await? {
+            let mut take = |first: usize, s: Vec<Vec<Output>>, n: Notices| {
+                got.extend(s);
+                got_notices.merge(n.renumbered(|i| first + i));
+            };
+            if let Event::Finished { notices: n } = run_part(lane, token, slot, job, &mut take).await? {
                 notices.borrow_mut().insert(k, n);
             }
             // Nothing of a job that the main worker's failure ended reaches the view.
@@ -535,9 +539,9 @@ async fn run_shared(
                 return Ok(());
             }
             let mut waiting = waiting.borrow_mut();
-            waiting.insert(k, got);
-            while let Some(sentences) = waiting.remove(&passed.get()) {
-                (on_done.borrow_mut())(passed.get() * batch, sentences);
+            waiting.insert(k, (got, got_notices));
+            while let Some((sentences, batch_notices)) = waiting.remove(&passed.get()) {
+                (on_done.borrow_mut())(passed.get() * batch, sentences, batch_notices);
                 passed.set(passed.get() + 1);
             }
             Ok::<(), JobError>(())

@@ -146,10 +146,12 @@ pub enum Event {
         backend: Backend,
         members: usize,
     },
-    /// Sentences `first..first + n` of the job's texts, each its n-best (best first).
+    /// Sentences `first..first + n` of the job's texts, each its n-best (best first), and what the
+    /// user should be told about them (numbered as `sentences`: a Stop keeps them).
     Done {
         first: usize,
         sentences: Vec<Vec<Output>>,
+        notices: Notices,
     },
     /// The job is finished; what the user should be told about it.
     Finished {
@@ -286,7 +288,10 @@ mod tests {
             log_prob: f32::NEG_INFINITY,
             score: f32::NAN,
         };
-        let reply = Reply::Event { id: 3, event: Event::Done { first: 0, sentences: vec![vec![out]] } };
+        let reply = Reply::Event {
+            id: 3,
+            event: Event::Done { first: 0, sentences: vec![vec![out]], notices: Notices::default() },
+        };
         let back: Reply = serde_json::from_str(&serde_json::to_string(&reply)?)?;
         let sentences = match back {
             Reply::Event { event: Event::Done { sentences, .. }, .. } => sentences,

@@ -109,7 +109,8 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
                     rerank_chunk(id, reverse_name, reverse_model, chunk, &mut done, batch).await?;
                 }
                 let sentences = done.iter().map(|t| outputs(model, t)).collect();
-                send(id, Event::Done { first: n * batch.max(1), sentences });
+                let notices = Notices::of(model, chunk, &done);
+                send(id, Event::Done { first: n * batch.max(1), sentences, notices });
                 all.extend(done);
             }
             Ok(Event::Finished { notices: Notices::of(model, &texts, &all) })

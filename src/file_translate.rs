@@ -7,10 +7,11 @@ use leptos::task::spawn_local;
 use wgslate_model::catalog::language_name;
 use wgslate_model::language;
 use wgslate_model::sentences::{line_end, Segments};
+use wgslate_model::translate::Notices;
 
 use crate::browser;
 use crate::engine_client::{self, Ended, JobError};
-use crate::engine_jobs::{Event, Job, SearchChoice};
+use crate::engine_jobs::{Job, SearchChoice};
 use crate::language_hint::LanguageHint;
 use crate::language_picker::direction;
 use crate::translate_page::{settings_pairs, Shared};
@@ -166,8 +167,11 @@ pub fn FileTranslate() -> impl IntoView {
                     search: SearchChoice::Settings,
                     batch: LINES_PER_CALL,
                 };
-                let outcome = engine_client::run_reserved(ticket, job, |first, sentences| {
+                // What the user should be told about the sentences translated so far (a Stop keeps them).
+                let mut told = Notices::default();
+                let outcome = engine_client::run_reserved(ticket, job, |first, sentences, notices| {
                     sentences_done += sentences.len();
+                    told.merge(notices.renumbered(|i| first + i));
                     for (k, nbest) in sentences.into_iter().enumerate() {
                         let text = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
                         assembly.add(segments.sentences[first + k].0, &text);
@@ -178,16 +182,15 @@ pub fn FileTranslate() -> impl IntoView {
                     ));
                 })
                 .await;
-                let (notices, ms) = match outcome {
-                    Ok(Ended { last: Event::Finished { notices }, search_ms }) => {
-                        (notices.renumbered(|i| segments.sentences[i].0).messages_at("line"), search_ms)
-                    }
-                    Ok(Ended { search_ms, .. }) => (vec![], search_ms),
+                let notes = told.renumbered(|i| segments.sentences[i].0).messages_at("line");
+                let notes: String = notes.iter().map(|n| format!("; {n}")).collect();
+                let ms = match outcome {
+                    Ok(Ended { search_ms, .. }) => search_ms,
                     // A newer file took over.
                     Err(JobError::Cancelled) if ticket.is_superseded() => return,
                     Err(JobError::Cancelled) => {
                         let done = assembly.lines_done;
-                        status.set(format!("Stopped after {done} of {with_text} lines ({with})."));
+                        status.set(format!("Stopped after {done} of {with_text} lines ({with}){notes}."));
                         // What was translated is kept: the lines not reached stay empty.
                         // Named so that it is not taken for the whole translation.
                         if done > 0 {
@@ -214,7 +217,7 @@ pub fn FileTranslate() -> impl IntoView {
                     "{} ({with_text} translated) {with} in {:.1} s{}",
                     wgslate_metrics::plural(lines.len(), "line"),
                     ms / 1000.0,
-                    notices.iter().map(|n| format!("; {n}")).collect::<String>()
+                    notes
                 ));
                 let label = format!("Download {out_name}");
                 result.set(Some((out_name, assembly.text(), label)));

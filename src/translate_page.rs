@@ -188,7 +188,7 @@ async fn translate_text(
     pane.status.set(format!("Translating 0/{total} sentences…"));
     let job =
         Job::Translate { settings: settings_pairs(&s), texts: flat, search: SearchChoice::Settings, batch: BATCH };
-    let result = engine_client::run_reserved(ticket, job, |_, sentences| {
+    let result = engine_client::run_reserved(ticket, job, |_, sentences, _| {
         done.extend(sentences.into_iter().map(|nbest| {
             nbest
                 .into_iter()
@@ -329,7 +329,7 @@ pub fn TranslatePage() -> impl IntoView {
     let prefetch = move || {
         let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
         spawn_local(async move {
-            let _ = engine_client::run("load", job, |_, _| {}).await;
+            let _ = engine_client::run("load", job, |_, _, _| {}).await;
         });
     };
 
@@ -441,7 +441,7 @@ pub fn TranslatePage() -> impl IntoView {
                 let mut hyps = vec![String::new(); sources.len()];
                 let mut done = 0;
                 eval_progress.set(Some(0.0));
-                let result = engine_client::run("evaluate", job, |first, sentences| {
+                let result = engine_client::run("evaluate", job, |first, sentences, _| {
                     for (k, nbest) in sentences.into_iter().enumerate() {
                         hyps[order[first + k]] = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
                         done += 1;

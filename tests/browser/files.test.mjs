@@ -134,7 +134,10 @@ test('a file with Windows line ends comes back with Windows line ends', async ()
 test('Stop ends a long file’s translation and offers the lines finished', async () => {
   const errors = [];
   const file = join(dir, 'long.txt');
-  writeFileSync(file, Array.from({ length: 400 }, (_, i) => `A man with ${i % 9} dogs walks down the street number ${i}. He is happy.`).join('\n'));
+  // Line 2's first sentence is longer than the model takes: the stopped run still says so.
+  const lines = Array.from({ length: 400 }, (_, i) => `A man with ${i % 9} dogs walks down the street number ${i}. He is happy.`);
+  lines[1] = `A ${'a '.repeat(300)}dog. He is happy.`;
+  writeFileSync(file, lines.join('\n'));
   const page = await fileTranslatePage(errors);
   await page.setInputFiles('[data-testid=tr-file]', file);
   await page.waitForFunction(() => /Translating [1-9]\d* of 400 lines \([1-9]\d* of 800 sentences\)/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
@@ -149,7 +152,8 @@ test('Stop ends a long file’s translation and offers the lines finished', asyn
   assert.equal(out.pop(), '');
   assert.equal(out.length, 400, 'every line has its place; those not reached are empty');
   assert.equal(out.filter((l) => l).length, stopped, 'a line whose second sentence was not reached stays empty');
-  assert.ok(out.filter((l) => l).every((l) => /\.\s+\S.*\.$/.test(l)), 'each kept line has both its sentences');
+  assert.ok(out.filter((l, i) => l && i !== 1).every((l) => /\.\s+\S.*\.$/.test(l)), 'each kept line has both its sentences');
+  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /Stopped after \d+ of 400 lines \(.*\); 1 sentence \(line 2\) was cut to the model's limit of 256 subwords/);
   assert.deepEqual(errors, []);
 });
 
