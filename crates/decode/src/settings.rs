@@ -239,6 +239,11 @@ impl Settings {
             let which = if key == "text" { "the last is used".to_string() } else { format!("{used:?} is used") };
             problems.push(format!("{key}'s {others}; {which})"));
         }
+        // Once, after the unknown names ("temp=0.7"): the ones a link takes.
+        if problems.iter().any(|p| p.starts_with("unknown setting")) {
+            let keys: Vec<&str> = Settings::default().all_pairs().into_iter().map(|(k, _)| k).collect();
+            problems.push(format!("a link's settings are {} and text", keys.join(", ")));
+        }
         (s, text, problems)
     }
 

@@ -9,6 +9,23 @@ fn parse(query: &str) -> (Settings, String, Vec<String>) {
 }
 
 #[test]
+fn unknown_names_are_followed_once_by_the_names_a_link_takes() {
+    let (s, _, problems) = parse("temp=0.7&topk=5&beam=3");
+    assert_eq!(s.beam, 3);
+    assert_eq!(
+        problems,
+        [
+            "unknown setting 'temp'",
+            "unknown setting 'topk'",
+            "a link's settings are model, beam, lpk, lp, cov, end, a, b, sample, t, k, p, seed, rerank, backend and text"
+        ]
+    );
+    // Each name it lists is one (the list is made from the settings themselves).
+    let every: Vec<String> = Settings::default().all_pairs().into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+    assert_eq!(parse(&every.join("&")).2, Vec::<String>::new());
+}
+
+#[test]
 fn out_of_range_url_values_are_refused_with_a_message_each() {
     // The link from the report: every value outside the form's limits.
     let (s, text, problems) = parse("cov=-1e30&lp=1e30&a=1e30&b=4294967295&p=-1&k=4294967295&text=Hallo");
