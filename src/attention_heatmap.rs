@@ -3,9 +3,13 @@
 
 use wasm_bindgen::JsCast;
 
-/// Side of a cell and width of the label margins, in CSS pixels.
+/// Side of a cell, and the least and most width of the label margins, in CSS pixels.
 pub const CELL: f64 = 26.0;
 pub const LABEL: f64 = 110.0;
+const MOST_LABEL: f64 = 240.0;
+/// About the width of a character of `FONT` (a label's width is known before a canvas measures it,
+/// and the SVG export has none).
+const CHAR: f64 = 6.5;
 const FONT: &str = "11px sans-serif";
 const HOT: &str = "#e8590c";
 
@@ -18,26 +22,36 @@ pub struct Heatmap {
 }
 
 impl Heatmap {
+    /// The left margin (row labels) and the top one (column labels, leaning at 60°): wide enough for
+    /// the longest label (a pooled map's "first…last (i–j)"), within `LABEL..=MOST_LABEL`.
+    pub fn margins(&self) -> (f64, f64) {
+        let longest = |labels: &[String]| labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * CHAR;
+        let fit = |w: f64| w.clamp(LABEL, MOST_LABEL);
+        (fit(longest(&self.row_labels) + 12.0), fit(longest(&self.col_labels) * 0.87 + 10.0))
+    }
+
     /// Width and height in CSS pixels.
     pub fn size(&self) -> (f64, f64) {
+        let (left, top) = self.margins();
         // The column labels lean right (60°), so the right margin holds the last one's tail.
-        (LABEL + self.col_labels.len() as f64 * CELL + 60.0, LABEL + self.weights.len() as f64 * CELL + 10.0)
+        (left + self.col_labels.len() as f64 * CELL + 60.0, top + self.weights.len() as f64 * CELL + 10.0)
     }
 
     /// Where the row labels are drawn: at the visible left edge of a map scrolled `scrolled` pixels
     /// to the right (on a phone the map is wider than the screen, and rows without their words
     /// cannot be read), never past the map's right edge.
     pub fn labels_at(&self, scrolled: f64) -> f64 {
-        scrolled.clamp(0.0, (self.size().0 - LABEL).max(0.0))
+        scrolled.clamp(0.0, (self.size().0 - self.margins().0).max(0.0))
     }
 
     /// The cell under a point given in CSS pixels from the heatmap's top left corner, with the map
     /// scrolled `scrolled` pixels to the right (nothing under the row labels).
     pub fn cell_at(&self, x: f64, y: f64, scrolled: f64) -> Option<(usize, usize)> {
-        if x < self.labels_at(scrolled) + LABEL || y < LABEL {
+        let (left, top) = self.margins();
+        if x < self.labels_at(scrolled) + left || y < top {
             return None;
         }
-        let (r, c) = (((y - LABEL) / CELL) as usize, ((x - LABEL) / CELL) as usize);
+        let (r, c) = (((y - top) / CELL) as usize, ((x - left) / CELL) as usize);
         (r < self.weights.len() && c < self.weights[r].len()).then_some((r, c))
     }
 
@@ -63,21 +77,21 @@ impl Heatmap {
     /// The whole heatmap as a standalone SVG document: a rect per cell carrying its position and
     /// weight, with the weight as tooltip.
     pub fn svg(&self) -> String {
-        let (w, h) = self.size();
+        let ((w, h), (left, top)) = (self.size(), self.margins());
         let mut out = format!(
             r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="11"><rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>"##
         );
         for (c, t) in self.col_labels.iter().enumerate() {
-            let (x, y) = (LABEL + (c as f64 + 0.6) * CELL, LABEL - 4.0);
+            let (x, y) = (left + (c as f64 + 0.6) * CELL, top - 4.0);
             out.push_str(&format!(r#"<text transform="translate({x}, {y}) rotate(-60)">{}</text>"#, xml_escape(t)));
         }
         for (r, t) in self.row_labels.iter().enumerate() {
-            let (x, y) = (LABEL - 6.0, LABEL + (r as f64 + 0.7) * CELL);
+            let (x, y) = (left - 6.0, top + (r as f64 + 0.7) * CELL);
             out.push_str(&format!(r#"<text x="{x}" y="{y}" text-anchor="end">{}</text>"#, xml_escape(t)));
         }
         for (r, row) in self.weights.iter().enumerate() {
             for (c, &wt) in row.iter().enumerate() {
-                let (x, y, side, fill) = (LABEL + c as f64 * CELL, LABEL + r as f64 * CELL, CELL - 1.0, fill(wt));
+                let (x, y, side, fill) = (left + c as f64 * CELL, top + r as f64 * CELL, CELL - 1.0, fill(wt));
                 out.push_str(&format!(
                     r#"<rect data-row="{r}" data-col="{c}" data-weight="{wt:.6}" x="{x}" y="{y}" width="{side}" height="{side}" fill="{fill}"><title>{wt:.3}</title></rect>"#
                 ));
@@ -91,7 +105,7 @@ impl Heatmap {
     /// column outlined and their labels highlighted, the row labels kept in view of a map scrolled
     /// `scrolled` pixels to the right.
     pub fn draw(&self, canvas: &web_sys::HtmlCanvasElement, scale: f64, hover: Option<(usize, usize)>, scrolled: f64) {
-        let (w, h) = self.size();
+        let ((w, h), (left, top)) = (self.size(), self.margins());
         canvas.set_width((w * scale).ceil() as u32);
         canvas.set_height((h * scale).ceil() as u32);
         let Some(ctx) = canvas
@@ -112,18 +126,18 @@ impl Heatmap {
             ctx.set_image_smoothing_enabled(false);
             let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
                 &cells,
-                LABEL,
-                LABEL,
+                left,
+                top,
                 nc as f64 * CELL,
                 nr as f64 * CELL,
             );
         }
         ctx.set_fill_style_str("#ffffff");
         for c in 1..=nc {
-            ctx.fill_rect(LABEL + c as f64 * CELL - 1.0, LABEL, 1.0, nr as f64 * CELL);
+            ctx.fill_rect(left + c as f64 * CELL - 1.0, top, 1.0, nr as f64 * CELL);
         }
         for r in 1..=nr {
-            ctx.fill_rect(LABEL, LABEL + r as f64 * CELL - 1.0, nc as f64 * CELL, 1.0);
+            ctx.fill_rect(left, top + r as f64 * CELL - 1.0, nc as f64 * CELL, 1.0);
         }
         ctx.set_font(FONT);
         let ink = |hot: bool| {
@@ -131,15 +145,16 @@ impl Heatmap {
             ctx.set_font(if hot { "bold 11px sans-serif" } else { FONT });
         };
         ctx.set_text_align("start");
-        let left = self.labels_at(scrolled);
+        // Where the row labels are drawn: at the visible left edge.
+        let pinned = self.labels_at(scrolled);
         for (c, t) in self.col_labels.iter().enumerate() {
             // A column scrolled under the row labels has no label over them.
-            if (c as f64 + 0.5) * CELL < left {
+            if (c as f64 + 0.5) * CELL < pinned {
                 continue;
             }
             ink(hover.is_some_and(|x| x.1 == c));
             ctx.save();
-            let _ = ctx.translate(LABEL + (c as f64 + 0.6) * CELL, LABEL - 4.0);
+            let _ = ctx.translate(left + (c as f64 + 0.6) * CELL, top - 4.0);
             let _ = ctx.rotate(-60f64.to_radians());
             let _ = ctx.fill_text(t, 0.0, 0.0);
             ctx.restore();
@@ -148,17 +163,17 @@ impl Heatmap {
             let (nr, nc) = (self.weights.len() as f64, self.col_labels.len() as f64);
             ctx.set_stroke_style_str("#f08c00");
             ctx.set_line_width(1.5);
-            ctx.stroke_rect(LABEL, LABEL + r as f64 * CELL, nc * CELL, CELL);
-            ctx.stroke_rect(LABEL + c as f64 * CELL, LABEL, CELL, nr * CELL);
+            ctx.stroke_rect(left, top + r as f64 * CELL, nc * CELL, CELL);
+            ctx.stroke_rect(left + c as f64 * CELL, top, CELL, nr * CELL);
         }
         // The row labels last, over the cells scrolled under them.
         ctx.set_fill_style_str("#ffffff");
         // A pixel over the map's top and bottom edges: the hovered row's outline ends under it.
-        ctx.fill_rect(left, LABEL - 1.0, LABEL, nr as f64 * CELL + 2.0);
+        ctx.fill_rect(pinned, top - 1.0, left, nr as f64 * CELL + 2.0);
         ctx.set_text_align("end");
         for (r, t) in self.row_labels.iter().enumerate() {
             ink(hover.is_some_and(|x| x.0 == r));
-            let _ = ctx.fill_text(t, left + LABEL - 6.0, LABEL + (r as f64 + 0.7) * CELL);
+            let _ = ctx.fill_text(t, pinned + left - 6.0, top + (r as f64 + 0.7) * CELL);
         }
     }
 
@@ -237,6 +252,12 @@ mod tests {
         assert_eq!(h.cell_at(LABEL + 1.0, LABEL + 1.0, CELL), None);
         assert_eq!(h.cell_at(LABEL + CELL + 1.0, LABEL + 1.0, CELL), Some((0, 1)));
         assert_eq!(h.labels_at(1e6), h.size().0 - LABEL);
+        // A pooled map's long labels get the room they need, up to a limit.
+        let long = Heatmap { row_labels: vec!["Fahrrad…Straße (25–28)".into(), "c".into()], ..h.clone() };
+        assert_eq!(long.margins(), (22.0 * CHAR + 12.0, LABEL));
+        assert_eq!(long.cell_at(long.margins().0 + 1.0, LABEL + 1.0, 0.0), Some((0, 0)));
+        let longer = Heatmap { col_labels: vec!["x".repeat(100), "z".into()], ..h.clone() };
+        assert_eq!(longer.margins(), (LABEL, MOST_LABEL));
         assert_eq!(h.describe((0, 1)).as_deref(), Some("a<b → z: 0.750"));
         assert_eq!(h.describe((2, 0)), None);
         assert_eq!(h.step(None, (1, 0)), Some((0, 0)));

@@ -7,7 +7,7 @@ use wasm_bindgen::JsCast;
 use wgslate_model::attention::{groups, AttentionMaps, MAX_SIDE};
 use wgslate_model::catalog;
 
-use crate::attention_heatmap::{Heatmap, CELL, LABEL};
+use crate::attention_heatmap::{Heatmap, CELL};
 use crate::browser;
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, ATTENTION_OF_ONE_MODEL};
@@ -230,14 +230,15 @@ pub fn AttentionPage() -> impl IntoView {
     // readout, which stays at the top of the screen while the map is on it.
     let reveal = move |(r, c): (usize, usize)| {
         let (Some(w), Some(map)) = (wrapper.get_untracked(), canvas.get_untracked()) else { return };
-        let (x, left, width) = (LABEL + c as f64 * CELL, w.scroll_left() as f64, w.client_width() as f64);
-        if x < left + LABEL {
-            w.set_scroll_left((x - LABEL) as i32);
+        let Some((label, top)) = shown.with_untracked(|h| h.as_ref().map(Heatmap::margins)) else { return };
+        let (x, left, width) = (label + c as f64 * CELL, w.scroll_left() as f64, w.client_width() as f64);
+        if x < left + label {
+            w.set_scroll_left((x - label) as i32);
         } else if x + CELL > left + width {
             w.set_scroll_left((x + CELL - width).ceil() as i32);
         }
         let Some(window) = web_sys::window() else { return };
-        let top = map.get_bounding_client_rect().top() + LABEL + r as f64 * CELL;
+        let top = map.get_bounding_client_rect().top() + top + r as f64 * CELL;
         let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
         const READOUT: f64 = 48.0;
         if top < READOUT {

@@ -37,7 +37,7 @@ async function heatmap(page) {
   assert.equal(download.suggestedFilename(), 'attention.svg');
   const svg = readFileSync(await download.path(), 'utf8');
   assert.match(svg, /^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-  const cells = [...svg.matchAll(/<rect data-row="(\d+)" data-col="(\d+)" data-weight="([^"]+)"/g)].map((m) => [+m[1], +m[2], +m[3]]);
+  const cells = [...svg.matchAll(/<rect data-row="(\d+)" data-col="(\d+)" data-weight="([^"]+)" x="([^"]+)" y="([^"]+)"/g)].map((m) => [+m[1], +m[2], +m[3], +m[4], +m[5]]);
   const rows = new Set(cells.map((c) => c[0])).size;
   const cols = new Set(cells.map((c) => c[1])).size;
   const sums = Array.from({ length: rows }, (_, r) => cells.filter((c) => c[0] === r).reduce((a, c) => a + c[2], 0));
@@ -45,15 +45,15 @@ async function heatmap(page) {
     const canvas = document.querySelector('[data-testid=att-heatmap]');
     const scale = canvas.width / canvas.getBoundingClientRect().width;
     const ctx = canvas.getContext('2d');
-    return cells.filter(([r, c, w]) => {
-      const [x, y] = [(110 + c * 26 + 12) * scale, (110 + r * 26 + 12) * scale].map(Math.floor);
+    return cells.filter(([, , w, left, top]) => {
+      const [x, y] = [(left + 12) * scale, (top + 12) * scale].map(Math.floor);
       const [red, green, blue] = ctx.getImageData(x, y, 1, 1).data;
       const shade = 255 * (1 - Math.min(1, Math.max(0, w)));
       return Math.abs(red - shade) > 2 || Math.abs(green - shade) > 2 || blue < 253;
     });
   }, cells);
   assert.deepEqual(off, [], 'cells drawn in a colour other than their weight\'s');
-  return { count: cells.length, rows, cols, sums, cells };
+  return { count: cells.length, rows, cols, sums, cells, svg };
 }
 
 for (const model of ['en-de/transformer', 'en-de/gru']) {
@@ -177,6 +177,16 @@ test('a long input is drawn as at most 64 × 64 blocks whose rows still sum to 1
   assert.ok(h.rows <= 64 && h.cols <= 64 && h.cols >= 26, JSON.stringify({ rows: h.rows, cols: h.cols }));
   assert.equal(h.count, h.rows * h.cols);
   for (const s of h.sums) assert.ok(Math.abs(s - 1) < 1e-3, `row sums ${h.sums}`);
+  // The blocks' labels ("first…last (i–j)") fit their margin, as the browser's font measures them.
+  const rowLabels = [...h.svg.matchAll(/<text x="([^"]*)" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)]
+    .map((m) => [+m[1], m[2].replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&')]);
+  assert.ok(rowLabels.some(([, t]) => t.includes('…')), rowLabels.join(' '));
+  const clipped = await page.evaluate((labels) => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = '11px sans-serif';
+    return labels.filter(([end, text]) => end - ctx.measureText(text).width < 0).map(([, text]) => text);
+  }, rowLabels);
+  assert.deepEqual(clipped, [], 'row labels cut at the left edge');
   assert.deepEqual(errors, []);
 });
 
