@@ -184,6 +184,14 @@ pub fn App() -> impl IntoView {
             }
         });
     }
+    // The link's problems were read on the view it opened; they do not follow to the next (a tab,
+    // or "Open in the BLEU page"). A link followed later says its own.
+    let link_view = StoredValue::new(view.get_untracked());
+    Effect::new(move |_| {
+        if view.get() != link_view.get_value() {
+            url_problems_seen.set(true);
+        }
+    });
     let prefill = shared.bleu_prefill;
     Effect::new(move |_| {
         if prefill.get().is_some() {
@@ -220,6 +228,7 @@ pub fn App() -> impl IntoView {
         url_problems.set(link_problems(&hash, problems));
         written.set_value((Some(v), hash));
         url_problems_seen.set(false);
+        link_view.set_value(v);
         // Only what changed is set: Back between views must not translate the same text again.
         if shared.settings.with_untracked(|old| *old != s) {
             shared.settings.set(s);
@@ -260,13 +269,7 @@ pub fn App() -> impl IntoView {
                 class:active=move || view.get() == v
                 aria-current=move || (view.get() == v).then_some("page")
                 data-testid=format!("nav-{}", v.slug())
-                on:click=move |_| {
-                    // The link's problems were read on the view it opened; they do not follow to the next.
-                    if view.get_untracked() != v {
-                        url_problems_seen.set(true);
-                    }
-                    view.set(v)
-                }
+                on:click=move |_| view.set(v)
             >
                 {v.label()}
             </button>

@@ -25,7 +25,6 @@ impl Heatmap {
     /// The left margin (row labels) and the top one (column labels, leaning at 60°): wide enough for
     /// the longest label (a pooled map's "first…last (i–j)"), within `LABEL..=MOST_LABEL`.
     pub fn margins(&self) -> (f64, f64) {
-        let longest = |labels: &[String]| labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as f64 * CHAR;
         let fit = |w: f64| w.clamp(LABEL, MOST_LABEL);
         (fit(longest(&self.row_labels) + 12.0), fit(longest(&self.col_labels) * 0.87 + 10.0))
     }
@@ -33,8 +32,10 @@ impl Heatmap {
     /// Width and height in CSS pixels.
     pub fn size(&self) -> (f64, f64) {
         let (left, top) = self.margins();
-        // The column labels lean right (60°), so the right margin holds the last one's tail.
-        (left + self.col_labels.len() as f64 * CELL + 60.0, top + self.weights.len() as f64 * CELL + 10.0)
+        // The column labels lean right (60°) from 0.6 of their cell, so the right margin holds the last one's tail.
+        let tail =
+            (longest(&self.col_labels[self.col_labels.len().saturating_sub(1)..]) * 0.5 - 0.4 * CELL + 10.0).max(60.0);
+        (left + self.col_labels.len() as f64 * CELL + tail, top + self.weights.len() as f64 * CELL + 10.0)
     }
 
     /// Where the row labels are drawn: at the visible left edge of a map scrolled `scrolled` pixels
@@ -83,11 +84,14 @@ impl Heatmap {
         );
         for (c, t) in self.col_labels.iter().enumerate() {
             let (x, y) = (left + (c as f64 + 0.6) * CELL, top - 4.0);
-            out.push_str(&format!(r#"<text transform="translate({x}, {y}) rotate(-60)">{}</text>"#, xml_escape(t)));
+            out.push_str(&format!(
+                r#"<text transform="translate({x}, {y}) rotate(-60)">{}</text>"#,
+                xml_escape(&shown(t))
+            ));
         }
         for (r, t) in self.row_labels.iter().enumerate() {
             let (x, y) = (left - 6.0, top + (r as f64 + 0.7) * CELL);
-            out.push_str(&format!(r#"<text x="{x}" y="{y}" text-anchor="end">{}</text>"#, xml_escape(t)));
+            out.push_str(&format!(r#"<text x="{x}" y="{y}" text-anchor="end">{}</text>"#, xml_escape(&shown(t))));
         }
         for (r, row) in self.weights.iter().enumerate() {
             for (c, &wt) in row.iter().enumerate() {
@@ -156,7 +160,7 @@ impl Heatmap {
             ctx.save();
             let _ = ctx.translate(left + (c as f64 + 0.6) * CELL, top - 4.0);
             let _ = ctx.rotate(-60f64.to_radians());
-            let _ = ctx.fill_text(t, 0.0, 0.0);
+            let _ = ctx.fill_text(&shown(t), 0.0, 0.0);
             ctx.restore();
         }
         if let Some((r, c)) = hover.filter(|&(r, c)| r < self.weights.len() && c < self.col_labels.len()) {
@@ -173,7 +177,7 @@ impl Heatmap {
         ctx.set_text_align("end");
         for (r, t) in self.row_labels.iter().enumerate() {
             ink(hover.is_some_and(|x| x.0 == r));
-            let _ = ctx.fill_text(t, pinned + left - 6.0, top + (r as f64 + 0.7) * CELL);
+            let _ = ctx.fill_text(&shown(t), pinned + left - 6.0, top + (r as f64 + 0.7) * CELL);
         }
     }
 
@@ -214,6 +218,20 @@ fn rgb(weight: f32) -> [u8; 3] {
 fn fill(weight: f32) -> String {
     let [r, g, b] = rgb(weight);
     format!("rgb({r},{g},{b})")
+}
+
+/// The estimated width of the longest of `labels` as drawn (`shown`).
+fn longest(labels: &[String]) -> f64 {
+    labels.iter().map(|l| shown(l).chars().count()).max().unwrap_or(0) as f64 * CHAR
+}
+
+/// A label as drawn: one longer than the widest margin is cut, with "…" where it is.
+fn shown(label: &str) -> std::borrow::Cow<'_, str> {
+    let most = ((MOST_LABEL - 12.0) / CHAR) as usize;
+    match label.chars().count() > most {
+        true => format!("{}…", label.chars().take(most - 1).collect::<String>()).into(),
+        false => label.into(),
+    }
 }
 
 fn xml_escape(s: &str) -> String {
@@ -257,7 +275,8 @@ mod tests {
         assert_eq!(long.margins(), (22.0 * CHAR + 12.0, LABEL));
         assert_eq!(long.cell_at(long.margins().0 + 1.0, LABEL + 1.0, 0.0), Some((0, 0)));
         let longer = Heatmap { col_labels: vec!["x".repeat(100), "z".into()], ..h.clone() };
-        assert_eq!(longer.margins(), (LABEL, MOST_LABEL));
+        assert!(longer.margins().1 <= MOST_LABEL);
+        assert!(longer.svg().contains(&format!(">{}…</text>", "x".repeat(34))), "cut to the widest margin");
         assert_eq!(h.describe((0, 1)).as_deref(), Some("a<b → z: 0.750"));
         assert_eq!(h.describe((2, 0)), None);
         assert_eq!(h.step(None, (1, 0)), Some((0, 0)));

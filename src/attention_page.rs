@@ -211,15 +211,16 @@ pub fn AttentionPage() -> impl IntoView {
     });
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let wrapper = NodeRef::<leptos::html::Div>::new();
+    let readout_line = NodeRef::<leptos::html::P>::new();
     // How far the map is scrolled to the right: its row labels are drawn at the visible left edge.
     let scrolled = RwSignal::new(0.0);
     // A map of other columns (a new run, another kind of map) starts at its left edge; another layer
     // or head of the same map keeps the place.
-    let columns = StoredValue::new(0);
+    let columns = StoredValue::new(Vec::<String>::new());
     Effect::new(move |_| {
-        let n = shown.with(|h| h.as_ref().map_or(0, |h| h.col_labels.len()));
-        if n != columns.get_value() {
-            columns.set_value(n);
+        let labels = shown.with(|h| h.as_ref().map(|h| h.col_labels.clone()).unwrap_or_default());
+        if labels != columns.get_value() {
+            columns.set_value(labels);
             if let Some(w) = wrapper.get_untracked() {
                 w.set_scroll_left(0);
             }
@@ -240,9 +241,10 @@ pub fn AttentionPage() -> impl IntoView {
         let Some(window) = web_sys::window() else { return };
         let top = map.get_bounding_client_rect().top() + top + r as f64 * CELL;
         let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
-        const READOUT: f64 = 48.0;
-        if top < READOUT {
-            window.scroll_by_with_x_and_y(0.0, top - READOUT);
+        // Below the readout, which stays at the top of the screen (two lines for long labels).
+        let readout = readout_line.get_untracked().map_or(0.0, |p| p.get_bounding_client_rect().height());
+        if top < readout {
+            window.scroll_by_with_x_and_y(0.0, top - readout);
         } else if top + CELL > height {
             window.scroll_by_with_x_and_y(0.0, top + CELL - height);
         }
@@ -265,6 +267,9 @@ pub fn AttentionPage() -> impl IntoView {
                     node_ref=canvas
                     role="img"
                     aria-label=format!("Attention heatmap, {} rows × {} columns; hover or tap a cell, or focus the map and use the arrow keys, for its weight.", h.weights.len(), h.col_labels.len())
+                    // Where the cells start (the label margins), for the tests.
+                    data-left=h.margins().0
+                    data-top=h.margins().1
                     style:width=format!("{w}px")
                     style:height=format!("{ht}px")
                     on:mousemove=move |ev| { let c = at(&ev); if hover.get_untracked() != c { hover.set(c) } }
@@ -296,7 +301,7 @@ pub fn AttentionPage() -> impl IntoView {
     };
     let readout = move || {
         let text = hover.get().and_then(|c| shown.with(|s| s.as_ref().and_then(|s| s.describe(c))));
-        view! { <p class="hint readout" data-testid="att-readout" aria-live="polite">{text.unwrap_or_else(|| "\u{a0}".into())}</p> }
+        view! { <p class="hint readout" data-testid="att-readout" aria-live="polite" node_ref=readout_line>{text.unwrap_or_else(|| "\u{a0}".into())}</p> }
     };
     view! {
         <section class="attention">

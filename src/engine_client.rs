@@ -418,7 +418,7 @@ pub fn reserve(lane: &'static str) -> Ticket {
 }
 
 /// Runs `job`, cancelling the older job of `lane`; `on_done` gets each batch of finished sentences
-/// (index of the first, n-best of each, their notices numbered as they are), in order. Returns the job's last event and its search time.
+/// (index of the first, n-best of each, their notices numbered in the job's texts), in order. Returns the job's last event and its search time.
 pub async fn run(
     lane: &'static str,
     job: Job,
@@ -527,13 +527,14 @@ async fn run_shared(
         async move {
             let (mut got, mut got_notices) = (Vec::with_capacity(chunks[k].len()), Notices::default());
             let job = Job::Translate { settings, texts: chunks[k].to_vec(), search, batch };
-            let mut take = |first: usize, s: Vec<Vec<Output>>, n: Notices| {
+            let mut take = |_, s: Vec<Vec<Output>>, n: Notices| {
                 got.extend(s);
-                got_notices.merge(n.renumbered(|i| first + i));
+                got_notices.merge(n);
             };
-            if let Event::Finished { notices: n } = run_part(lane, token, slot, job, &mut take).await? {
-                notices.borrow_mut().insert(k, n);
-            }
+            run_part(lane, token, slot, job, &mut take).await?;
+            // Numbered in the batch's own job: renumbered into the whole job's texts.
+            let got_notices = got_notices.renumbered(|i| k * batch + i);
+            notices.borrow_mut().insert(k, got_notices.clone());
             // Nothing of a job that the main worker's failure ended reaches the view.
             if queue.borrow().closed {
                 return Ok(());
@@ -589,8 +590,8 @@ async fn run_shared(
         run_chunk(0, k).await?;
     }
     let mut all = Notices::default();
-    for (k, n) in notices.into_inner() {
-        all.merge(n.renumbered(|i| k * batch + i));
+    for n in notices.into_inner().into_values() {
+        all.merge(n);
     }
     Ok(Event::Finished { notices: all })
 }

@@ -147,7 +147,7 @@ pub enum Event {
         members: usize,
     },
     /// Sentences `first..first + n` of the job's texts, each its n-best (best first), and what the
-    /// user should be told about them (numbered as `sentences`: a Stop keeps them).
+    /// user should be told about them (numbered in the job's texts, as Finished's: a Stop keeps them).
     Done {
         first: usize,
         sentences: Vec<Vec<Output>>,

@@ -102,18 +102,19 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
                     .ok(),
                 false => None,
             };
-            let mut all = Vec::with_capacity(texts.len());
+            let mut told = Notices::default();
             for (n, chunk) in texts.chunks(batch.max(1)).enumerate() {
                 let mut done = translate_chunk(id, &s.model, &models, chunk, &search, batch).await?;
                 if let Some((reverse_name, reverse_model)) = &reverse {
                     rerank_chunk(id, reverse_name, reverse_model, chunk, &mut done, batch).await?;
                 }
                 let sentences = done.iter().map(|t| outputs(model, t)).collect();
-                let notices = Notices::of(model, chunk, &done);
-                send(id, Event::Done { first: n * batch.max(1), sentences, notices });
-                all.extend(done);
+                let first = n * batch.max(1);
+                let notices = Notices::of(model, chunk, &done).renumbered(|i| first + i);
+                told.merge(notices.clone());
+                send(id, Event::Done { first, sentences, notices });
             }
-            Ok(Event::Finished { notices: Notices::of(model, &texts, &all) })
+            Ok(Event::Finished { notices: told })
         }
         Job::Attention { settings, text } => {
             let s = settings_from(&settings);

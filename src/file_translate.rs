@@ -171,7 +171,7 @@ pub fn FileTranslate() -> impl IntoView {
                 let mut told = Notices::default();
                 let outcome = engine_client::run_reserved(ticket, job, |first, sentences, notices| {
                     sentences_done += sentences.len();
-                    told.merge(notices.renumbered(|i| first + i));
+                    told.merge(notices);
                     for (k, nbest) in sentences.into_iter().enumerate() {
                         let text = nbest.into_iter().next().map(|o| o.text).unwrap_or_default();
                         assembly.add(segments.sentences[first + k].0, &text);

@@ -2,7 +2,7 @@
 //! spreadsheets' import), and never run as a spreadsheet formula.
 
 /// The characters that make a spreadsheet read a cell as a formula.
-const FORMULA_STARTS: [char; 4] = ['=', '+', '-', '@'];
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 
 /// A cell of text: quoted when it holds a tab, a line break or a quote (quotes doubled), and given
 /// a leading `'` when it begins like a formula (the JSON export keeps the text exact).
@@ -41,5 +41,6 @@ mod tests {
         assert_eq!(text_cell("=SUM(A1:A9)"), "'=SUM(A1:A9)");
         assert_eq!(text_cell("- a dog"), "'- a dog");
         assert_eq!(text_cell("@x\ty"), "\"'@x\ty\"");
+        assert_eq!(text_cell("\t=1"), "\"'\t=1\"");
     }
 }

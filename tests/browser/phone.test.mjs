@@ -67,9 +67,9 @@ test('every view fits 360 px', async () => {
       await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
       const canvas = document.querySelector('[data-testid=att-heatmap]');
       const scale = canvas.width / canvas.getBoundingClientRect().width;
-      const [LABEL, CELL] = [110, 26];
-      const x = Math.round((wrapper.scrollLeft + LABEL - 70) * scale);
-      const strip = canvas.getContext('2d').getImageData(x, LABEL * scale, 60 * scale, CELL * scale).data;
+      const [left, top, CELL] = [Number(canvas.dataset.left), Number(canvas.dataset.top), 26];
+      const x = Math.round((wrapper.scrollLeft + left - 70) * scale);
+      const strip = canvas.getContext('2d').getImageData(x, top * scale, 60 * scale, CELL * scale).data;
       let dark = 0;
       for (let i = 0; i < strip.length; i += 4) dark += strip[i] < 120 && strip[i + 1] < 120 && strip[i + 2] < 120;
       return { scrolled: wrapper.scrollLeft, dark };
@@ -82,20 +82,23 @@ test('every view fits 360 px', async () => {
     const where = () => page.evaluate(() => {
       const w = document.querySelector('.heatmap');
       const readout = document.querySelector('[data-testid=att-readout]');
-      const [rows, cols] = document.querySelector('[data-testid=att-heatmap]').getAttribute('aria-label').match(/\d+/g).map(Number);
+      const map = document.querySelector('[data-testid=att-heatmap]');
+      const [rows, cols] = map.getAttribute('aria-label').match(/\d+/g).map(Number);
       const r = readout.getBoundingClientRect();
-      return { left: w.scrollLeft, width: w.clientWidth, rows, cols, top: r.top, bottom: r.bottom, inner: innerHeight, text: readout.textContent };
+      const [margin, lastRow] = [Number(map.dataset.left), map.getBoundingClientRect().top + Number(map.dataset.top) + (rows - 1) * 26];
+      return { left: w.scrollLeft, width: w.clientWidth, rows, cols, margin, lastRow, top: r.top, bottom: r.bottom, inner: innerHeight, text: readout.textContent };
     });
     await page.focus('[data-testid=att-heatmap]');
     await page.keyboard.press('Home');
     assert.equal((await where()).left, 0, 'the first cell is scrolled to, out from under the row labels');
     await page.keyboard.press('End');
     const end = await where();
-    assert.ok(end.left > 0 && 110 + end.cols * 26 <= end.left + end.width, `the last column is in view: ${JSON.stringify(end)}`);
+    assert.ok(end.left > 0 && end.margin + end.cols * 26 <= end.left + end.width, `the last column is in view: ${JSON.stringify(end)}`);
     for (let i = 1; i < end.rows; i++) await page.keyboard.press('ArrowDown');
     const bottom = await where();
     assert.match(bottom.text, /→ .*: \d\.\d{3}/);
     assert.ok(bottom.top >= 0 && bottom.bottom <= bottom.inner, `the readout is on screen at the last row: ${JSON.stringify(bottom)}`);
+    assert.ok(bottom.lastRow >= bottom.bottom && bottom.lastRow + 26 <= bottom.inner, `the last row is on screen below the readout: ${JSON.stringify(bottom)}`);
 
     await page.click('[data-testid=nav-bleu]');
     const c = golden('orejuela-4refs');

@@ -165,8 +165,8 @@ test('Attention draws the output the Translate view shows: a reranked beam (Best
 
 test('a long input is drawn as at most 64 × 64 blocks whose rows still sum to 1', async () => {
   const errors = [];
-  // 100 words of one letter pair each: about 100 source subwords and a long output.
-  const long = Array.from({ length: 100 }, (_, i) => 'ab cd ef gh ij'.split(' ')[i % 5]).join(' ');
+  // 100 words: about 100 source subwords and a long output; long words make long block labels.
+  const long = Array(11).fill('a photographer with a bicycle stands near the construction site').join(' and ');
   const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&text=${encodeURIComponent(long)}`, errors);
   await page.click('[data-testid=nav-attention]');
   await page.click('[data-testid=att-run]');
@@ -177,16 +177,23 @@ test('a long input is drawn as at most 64 × 64 blocks whose rows still sum to 1
   assert.ok(h.rows <= 64 && h.cols <= 64 && h.cols >= 26, JSON.stringify({ rows: h.rows, cols: h.cols }));
   assert.equal(h.count, h.rows * h.cols);
   for (const s of h.sums) assert.ok(Math.abs(s - 1) < 1e-3, `row sums ${h.sums}`);
-  // The blocks' labels ("first…last (i–j)") fit their margin, as the browser's font measures them.
-  const rowLabels = [...h.svg.matchAll(/<text x="([^"]*)" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)]
-    .map((m) => [+m[1], m[2].replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&')]);
-  assert.ok(rowLabels.some(([, t]) => t.includes('…')), rowLabels.join(' '));
-  const clipped = await page.evaluate((labels) => {
+  // The blocks' labels ("first…last (i–j)") fit the map, as the browser's font measures them: row
+  // labels end at x (text-anchor end), column labels lean at 60° from (x, y).
+  const unescape = (t) => t.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+  const width = Number(h.svg.match(/^<svg[^>]* width="([^"]+)"/)[1]);
+  const rowLabels = [...h.svg.matchAll(/<text x="([^"]*)" y="[^"]*" text-anchor="end">([^<]*)<\/text>/g)].map((m) => [+m[1], 0, unescape(m[2])]);
+  const colLabels = [...h.svg.matchAll(/<text transform="translate\(([^,]+), ([^)]+)\) rotate\(-60\)">([^<]*)<\/text>/g)].map((m) => [+m[1], +m[2], unescape(m[3])]);
+  assert.ok(colLabels.some(([, , t]) => t.includes('…')), colLabels.map((l) => l[2]).join(' '));
+  const clipped = await page.evaluate(({ rowLabels, colLabels, width }) => {
     const ctx = document.createElement('canvas').getContext('2d');
     ctx.font = '11px sans-serif';
-    return labels.filter(([end, text]) => end - ctx.measureText(text).width < 0).map(([, text]) => text);
-  }, rowLabels);
-  assert.deepEqual(clipped, [], 'row labels cut at the left edge');
+    const w = (t) => ctx.measureText(t).width;
+    return [
+      ...rowLabels.filter(([end, , t]) => end - w(t) < 0).map(([, , t]) => `row ${t}`),
+      ...colLabels.filter(([x, y, t]) => y - 0.87 * w(t) < 0 || x + 0.5 * w(t) > width).map(([, , t]) => `column ${t}`),
+    ];
+  }, { rowLabels, colLabels, width });
+  assert.deepEqual(clipped, [], 'labels cut at the edge');
   assert.deepEqual(errors, []);
 });
 

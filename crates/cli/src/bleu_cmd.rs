@@ -156,9 +156,7 @@ impl Metric {
                 let mut sum = BleuStats::zeros(o.max_ngram_order);
                 per_seg.iter().for_each(|s| sum.add(s));
                 let s = bleu.compute(&sum);
-                if s.has_negative_precision() {
-                    return Err(o.smoothing.negative_precision_error());
-                }
+                o.smoothing.negative_precision(s.precisions.iter().copied())?;
                 let verbose = bleu_verbose(&s);
                 let stats = per_seg
                     .iter()

@@ -8,14 +8,21 @@ use wgslate_model::sentences::split_sentences;
 pub struct InputNotes {
     /// The languages the lines read as (`language_note`).
     pub language: LineCounts,
+    /// Whether lines of several sentences are counted (they get a note with --nbest/--samples only).
+    count_sentences: bool,
     several_sentences: usize,
     lone_carriage_returns: usize,
 }
 
 impl InputNotes {
+    pub fn new(count_sentences: bool) -> Self {
+        InputNotes { count_sentences, ..Default::default() }
+    }
+
     pub fn add(&mut self, line: &str) {
         self.language.add(line);
-        self.several_sentences += usize::from(split_sentences(line).first().is_some_and(|s| s.len() > 1));
+        self.several_sentences +=
+            usize::from(self.count_sentences && split_sentences(line).first().is_some_and(|s| s.len() > 1));
         self.lone_carriage_returns += usize::from(line.contains('\r'));
     }
 

@@ -23,8 +23,9 @@ impl StdinLines {
         let (send, read) = sync_channel(4096);
         std::thread::spawn(move || {
             let mut stdin = std::io::stdin().lock();
+            let by_reads = typed && line_by_line();
             loop {
-                let line = match typed {
+                let line = match by_reads {
                     true => typed_line(&mut stdin),
                     false => {
                         let mut line = Vec::new();
@@ -113,4 +114,14 @@ fn typed_line(stdin: &mut impl BufRead) -> std::io::Result<Vec<u8>> {
     let line = read[..end].to_vec();
     stdin.consume(end);
     Ok(line)
+}
+
+/// Whether the terminal hands over whole lines (canonical mode, as a shell leaves it): then each
+/// read is a line or what Ctrl-D sent of one. In raw mode a read is whatever was typed so far.
+fn line_by_line() -> bool {
+    // SAFETY: tcgetattr only fills `modes`; on failure (not a terminal) the lines are read as a pipe's.
+    unsafe {
+        let mut modes: libc::termios = std::mem::zeroed();
+        libc::tcgetattr(0, &mut modes) == 0 && modes.c_lflag & libc::ICANON != 0
+    }
 }

@@ -396,7 +396,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         notices: Default::default(),
     };
     let (first, most) = (c.batch, c.batch.saturating_mul(32));
-    let mut notes = InputNotes::default();
+    let mut notes = InputNotes::new(writer.shown > 1);
     match from_stdin {
         // As they come: a line typed or written by a slow program is answered at once.
         true => {
@@ -423,10 +423,9 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
             lines.iter().for_each(|l| notes.add(l));
         }
     };
-    let shown = writer.shown;
     let notices = writer.finish();
     let language = language_note(&c.models[0], &notes.language);
-    let whole_lines = (shown > 1).then(|| notes.several_sentences()).flatten();
+    let whole_lines = notes.several_sentences();
     let all = language.into_iter().chain(notices.messages_at("line")).chain(whole_lines);
     for note in all.chain(notes.lone_carriage_returns()) {
         eprintln!("wgslate: {note}");
@@ -453,7 +452,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
     let models = load_models(&c.models)?;
     let sources = without_bom(read_lines(&src)?);
-    let mut notes = InputNotes::default();
+    let mut notes = InputNotes::new(false);
     sources.iter().for_each(|l| notes.add(l));
     for note in language_note(&c.models[0], &notes.language).into_iter().chain(notes.lone_carriage_returns()) {
         eprintln!("wgslate: {note}");

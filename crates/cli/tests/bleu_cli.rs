@@ -193,8 +193,23 @@ fn options_are_spelled_as_sacrebleu_accepts_them() {
         .collect();
     for extra in [&[][..], &["-sl"], &["-ci", "-cin", "20"]] {
         let args = [&["ref.de", "-s", "floor", "-sv", "-1"][..], extra].concat();
-        assert_error(&args, Some(unmatched.as_bytes()), "-s floor -sv -1 makes an n-gram precision negative");
+        assert_error(&args, Some(unmatched.as_bytes()), "-s floor -sv -1.0 makes an n-gram precision negative");
     }
+    // The first line matches at every order, the others have no bigram matches: the corpus scores
+    // (as in sacreBLEU), but a bootstrap resample without the first line has a negative precision
+    // (sacreBLEU stops there), with --confidence and with --paired-bs.
+    let first_whole: String =
+        reference.lines().take(1).chain(unmatched.lines().skip(1)).map(|l| format!("{l}\n")).collect();
+    let (code, out, err) = wgslate(&["ref.de", "-s", "floor", "-sv", "-1", "-b"], Some(first_whole.as_bytes()));
+    assert_eq!((code, out.trim()), (0, "2.3"), "{err}");
+    let negative = "-s floor -sv -1.0 makes an n-gram precision negative";
+    assert_error(&["ref.de", "-s", "floor", "-sv", "-1", "-ci", "-cin", "20"], Some(first_whole.as_bytes()), negative);
+    let two_systems: String = first_whole.lines().map(|l| format!("{l}\t{l}\n")).collect();
+    assert_error(
+        &["ref.de", "-s", "floor", "-sv", "-1", "-pbs", "-pbsn", "20"],
+        Some(two_systems.as_bytes()),
+        negative,
+    );
     let (code, out, err) =
         wgslate(&["ref.de", "-i", "hyp1.de", "-s", "add-k", "-sv=1e308", "-w", "70000", "-f", "text", "-b"], None);
     assert!(code == 0 && !out.is_empty(), "{err}");

@@ -124,9 +124,12 @@ pub fn bounds(key: &str) -> Option<(f64, f64)> {
     RANGES.iter().find(|r| r.key == key).map(|r| (r.min, r.max))
 }
 
+/// How a refusal of a name that is no setting begins.
+const UNKNOWN: &str = "unknown setting";
+
 /// `value` as a number for `key`, or why not.
 pub fn checked_number(key: &str, value: &str) -> Result<f64, String> {
-    let r = RANGES.iter().find(|r| r.key == key).ok_or_else(|| format!("unknown setting '{key}'"))?;
+    let r = RANGES.iter().find(|r| r.key == key).ok_or_else(|| format!("{UNKNOWN} '{key}'"))?;
     let x: f64 = value.trim().parse().map_err(|_| format!("{} must be a number, not '{value}'", r.what))?;
     // The fractional settings are kept as f32, which holds "1e-50" as 0 (and f64 "1e-400"): a value the user
     // did not write. Only what is written as zero means zero, and it is 0, not -0.
@@ -191,7 +194,7 @@ impl Settings {
                     "k" => self.top_k = x as usize,
                     "p" => self.top_p = x as f32,
                     "seed" => self.seed = x as u64,
-                    _ => return Err(format!("unknown setting '{key}'")),
+                    _ => return Err(format!("{UNKNOWN} '{key}'")),
                 }
             }
         }
@@ -239,10 +242,10 @@ impl Settings {
             let which = if key == "text" { "the last is used".to_string() } else { format!("{used:?} is used") };
             problems.push(format!("{key}'s {others}; {which})"));
         }
-        // Once, after the unknown names ("temp=0.7"): the ones a link takes.
-        if problems.iter().any(|p| p.starts_with("unknown setting")) {
+        // Once, after the last unknown name ("temp=0.7"): the ones a link takes.
+        if let Some(last) = problems.iter_mut().rev().find(|p| p.starts_with(UNKNOWN)) {
             let keys: Vec<&str> = Settings::default().all_pairs().into_iter().map(|(k, _)| k).collect();
-            problems.push(format!("a link's settings are {} and text", keys.join(", ")));
+            last.push_str(&format!(" (a link's settings are {} and text)", keys.join(", ")));
         }
         (s, text, problems)
     }

@@ -9,15 +9,14 @@ fn parse(query: &str) -> (Settings, String, Vec<String>) {
 }
 
 #[test]
-fn unknown_names_are_followed_once_by_the_names_a_link_takes() {
+fn the_last_unknown_name_is_followed_by_the_names_a_link_takes() {
     let (s, _, problems) = parse("temp=0.7&topk=5&beam=3");
     assert_eq!(s.beam, 3);
     assert_eq!(
         problems,
         [
             "unknown setting 'temp'",
-            "unknown setting 'topk'",
-            "a link's settings are model, beam, lpk, lp, cov, end, a, b, sample, t, k, p, seed, rerank, backend and text"
+            "unknown setting 'topk' (a link's settings are model, beam, lpk, lp, cov, end, a, b, sample, t, k, p, seed, rerank, backend and text)"
         ]
     );
     // Each name it lists is one (the list is made from the settings themselves).

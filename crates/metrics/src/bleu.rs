@@ -24,18 +24,21 @@ impl Smoothing {
             other => return Err(format!("unknown smoothing method '{other}' (choose from none, floor, add-k, exp)")),
         })
     }
-    /// What sacreBLEU's "math domain error" means: a negative smoothing value made an n-gram
-    /// precision negative, and BLEU takes its log.
-    pub fn negative_precision_error(&self) -> String {
-        let value = match self {
-            Smoothing::Floor(v) | Smoothing::AddK(v) => *v,
-            _ => 0.0,
-        };
-        format!(
-            "-s {} -sv {value} makes an n-gram precision negative, and its log is undefined (sacreBLEU stops with \
-             \"math domain error\"); give a smoothing value of 0 or more",
-            self.name()
-        )
+    /// Where sacreBLEU stops with "math domain error": a negative smoothing value (only floor and
+    /// add-k take one) made one of `precisions` negative, and BLEU takes its log.
+    pub fn negative_precision(&self, precisions: impl IntoIterator<Item = f64>) -> Result<(), String> {
+        match precisions.into_iter().any(|p| p < 0.0) {
+            false => Ok(()),
+            true => Err(format!(
+                "-s {} -sv {:?} makes an n-gram precision negative, and its log is undefined (sacreBLEU stops with \
+                 \"math domain error\"); give a smoothing value of 0 or more",
+                self.name(),
+                match self {
+                    Smoothing::Floor(v) | Smoothing::AddK(v) => *v,
+                    _ => f64::NAN,
+                }
+            )),
+        }
     }
 
     pub fn name(&self) -> &'static str {
@@ -107,12 +110,6 @@ pub struct BleuScore {
 }
 
 impl BleuScore {
-    /// Whether a precision is negative (a negative smoothing value): sacreBLEU raises where it takes
-    /// its log, and the score here is NaN.
-    pub fn has_negative_precision(&self) -> bool {
-        self.precisions.iter().any(|&p| p < 0.0)
-    }
-
     pub fn ratio(&self) -> f64 {
         if self.ref_len > 0 {
             self.sys_len as f64 / self.ref_len as f64

@@ -85,9 +85,7 @@ fn bleu_score(o: &BleuOptions, stats: &[Num]) -> Result<Num, String> {
             precisions[n] = Num::Py(100.0) * correct[n] / total[n];
         }
     }
-    if precisions.iter().any(|p| p.value() < 0.0) {
-        return Err(o.smoothing.negative_precision_error());
-    }
+    o.smoothing.negative_precision(precisions.iter().map(|p| p.value()))?;
     Ok(Num::Py(bp * (precisions.iter().map(|p| my_log(p.value())).sum::<f64>() / order as f64).exp()))
 }
 
