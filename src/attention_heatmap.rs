@@ -107,11 +107,22 @@ impl Heatmap {
 
     /// Draws the heatmap on `canvas` at the screen's pixel density, the hovered cell's row and
     /// column outlined and their labels highlighted, the row labels kept in view of a map scrolled
-    /// `scrolled` pixels to the right.
-    pub fn draw(&self, canvas: &web_sys::HtmlCanvasElement, scale: f64, hover: Option<(usize, usize)>, scrolled: f64) {
+    /// `scrolled` pixels to the right. `cells` is `cell_image()`, made once per map (a scroll redraws).
+    pub fn draw(
+        &self,
+        canvas: &web_sys::HtmlCanvasElement,
+        cells: Option<&web_sys::HtmlCanvasElement>,
+        scale: f64,
+        hover: Option<(usize, usize)>,
+        scrolled: f64,
+    ) {
         let ((w, h), (left, top)) = (self.size(), self.margins());
-        canvas.set_width((w * scale).ceil() as u32);
-        canvas.set_height((h * scale).ceil() as u32);
+        // A new size clears and reallocates the canvas: only when it changes.
+        let (pw, ph) = ((w * scale).ceil() as u32, (h * scale).ceil() as u32);
+        if (canvas.width(), canvas.height()) != (pw, ph) {
+            canvas.set_width(pw);
+            canvas.set_height(ph);
+        }
         let Some(ctx) = canvas
             .get_context("2d")
             .ok()
@@ -120,16 +131,16 @@ impl Heatmap {
         else {
             return;
         };
-        let _ = ctx.scale(scale, scale);
+        let _ = ctx.set_transform(scale, 0.0, 0.0, scale, 0.0, 0.0);
         ctx.set_fill_style_str("#ffffff");
         ctx.fill_rect(0.0, 0.0, w, h);
         // One pixel per cell, scaled up without smoothing, then white lines between the cells:
         // thousands of fillRect calls with their own colour cost the page thread ~60 ms.
         let (nr, nc) = (self.weights.len(), self.col_labels.len());
-        if let Some(cells) = self.cell_image() {
+        if let Some(cells) = cells {
             ctx.set_image_smoothing_enabled(false);
             let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
-                &cells,
+                cells,
                 left,
                 top,
                 nc as f64 * CELL,
@@ -182,7 +193,7 @@ impl Heatmap {
     }
 
     /// A canvas with one pixel per cell in the cell's colour.
-    fn cell_image(&self) -> Option<web_sys::HtmlCanvasElement> {
+    pub fn cell_image(&self) -> Option<web_sys::HtmlCanvasElement> {
         let (nr, nc) = (self.weights.len(), self.col_labels.len());
         if nr == 0 || nc == 0 {
             return None;

@@ -76,7 +76,7 @@ fn export_png(h: &Heatmap) {
     else {
         return;
     };
-    h.draw(&canvas, 1.0, None, 0.0);
+    h.draw(&canvas, h.cell_image().as_ref(), 1.0, None, 0.0);
     let Ok(data) = canvas.to_data_url_with_type("image/png") else { return };
     if let Some(a) = web_sys::window()
         .and_then(|w| w.document())
@@ -249,10 +249,20 @@ pub fn AttentionPage() -> impl IntoView {
             window.scroll_by_with_x_and_y(0.0, top + CELL - height);
         }
     };
+    // The map's cells as an image, made once per map: hovering and scrolling only redraw.
+    let cells = StoredValue::new_local(None::<(Heatmap, Option<web_sys::HtmlCanvasElement>)>);
     Effect::new(move |_| {
         if let (Some(c), Some(h)) = (canvas.get(), shown.get()) {
             let scale = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 3.0);
-            h.draw(&c, scale, hover.get(), scrolled.get());
+            let (hovered, scrolled) = (hover.get(), scrolled.get());
+            if cells.with_value(|made| made.as_ref().is_none_or(|(of, _)| *of != h)) {
+                let image = h.cell_image();
+                cells.set_value(Some((h.clone(), image)));
+            }
+            cells.with_value(|made| {
+                let image = made.as_ref().and_then(|(_, image)| image.as_ref());
+                h.draw(&c, image, scale, hovered, scrolled)
+            });
         }
     });
     let heatmap = move || {
