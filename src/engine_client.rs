@@ -418,7 +418,8 @@ pub fn reserve(lane: &'static str) -> Ticket {
 }
 
 /// Runs `job`, cancelling the older job of `lane`; `on_done` gets each batch of finished sentences
-/// (index of the first, n-best of each, their notices numbered in the job's texts), in order. Returns the job's last event and its search time.
+/// (index of the first, n-best of each, their notices numbered in the job's texts), in order.
+/// Returns the job's last event and its search time.
 pub async fn run(
     lane: &'static str,
     job: Job,
