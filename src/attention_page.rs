@@ -383,9 +383,9 @@ pub fn AttentionPage() -> impl IntoView {
             })}
             {pooled_note}
             {readout}
-            <div class="heatmap" class:stale=stale node_ref=wrapper on:scroll=move |ev| {
-                if let Some(wrapper) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) {
-                    scrolled.set(wrapper.scroll_left() as f64);
+            <div class="heatmap" class:stale=stale node_ref=wrapper on:scroll=move |_| {
+                if let Some(w) = wrapper.get_untracked() {
+                    scrolled.set(w.scroll_left() as f64);
                 }
             }>{heatmap}</div>
         </section>

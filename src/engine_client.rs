@@ -517,12 +517,13 @@ async fn run_shared(
     let queue = RefCell::new(ChunkQueue { next: 0, returned: vec![], len: chunks.len(), closed: false });
     // Finished batches (and their notices) wait here until those before them are passed on.
     let waiting = RefCell::new(BTreeMap::<usize, (Vec<Vec<Output>>, Notices)>::new());
-    let notices = RefCell::new(BTreeMap::<usize, Notices>::new());
+    // The notices of the batches passed on: the job's, once all are.
+    let passed_notices = RefCell::new(Notices::default());
     let passed = Cell::new(0);
     let on_done = RefCell::new(on_done);
     let run_chunk = |slot: usize, k: usize| {
-        let (chunks, waiting, passed, notices, on_done, queue) =
-            (&chunks, &waiting, &passed, &notices, &on_done, &queue);
+        let (chunks, waiting, passed, passed_notices, on_done, queue) =
+            (&chunks, &waiting, &passed, &passed_notices, &on_done, &queue);
         // The helpers never look for a GPU: they only run when the CPU engine does.
         let settings = if slot > 0 { helper_settings(&settings) } else { settings.clone() };
         async move {
@@ -535,7 +536,6 @@ async fn run_shared(
             run_part(lane, token, slot, job, &mut take).await?;
             // Numbered in the batch's own job: renumbered into the whole job's texts.
             let got_notices = got_notices.renumbered(|i| k * batch + i);
-            notices.borrow_mut().insert(k, got_notices.clone());
             // Nothing of a job that the main worker's failure ended reaches the view.
             if queue.borrow().closed {
                 return Ok(());
@@ -543,6 +543,7 @@ async fn run_shared(
             let mut waiting = waiting.borrow_mut();
             waiting.insert(k, (got, got_notices));
             while let Some((sentences, batch_notices)) = waiting.remove(&passed.get()) {
+                passed_notices.borrow_mut().merge(batch_notices.clone());
                 (on_done.borrow_mut())(passed.get() * batch, sentences, batch_notices);
                 passed.set(passed.get() + 1);
             }
@@ -590,11 +591,7 @@ async fn run_shared(
         let Some(k) = queue.borrow_mut().take() else { break };
         run_chunk(0, k).await?;
     }
-    let mut all = Notices::default();
-    for n in notices.into_inner().into_values() {
-        all.merge(n);
-    }
-    Ok(Event::Finished { notices: all })
+    Ok(Event::Finished { notices: passed_notices.into_inner() })
 }
 
 /// The batches of a shared job still to translate.
