@@ -185,7 +185,7 @@ pub fn ComparePage() -> impl IntoView {
                             return;
                         }
                         Ok(Ended { last, search_ms }) => {
-                            if let Event::Finished { notices } = last {
+                            if let Event::Finished { notices, .. } = last {
                                 notes.push((name, notices.messages()));
                             }
                             cols.push(Column { outputs, ms: search_ms });
@@ -273,7 +273,7 @@ pub fn ComparePage() -> impl IntoView {
                         <div class="col">
                             <h3>"Greedy"</h3>
                             <p data-testid="cmp-greedy">{marked(&greedy_text, &best_beam)}</p>
-                            <p class="meta">{format!("{:.0} ms · {} tokens · log-prob {:.2}", g.ms, g.outputs[0].1.len(), g.outputs[0].2)}</p>
+                            <p class="meta" data-testid="cmp-time-greedy">{format!("{:.0} ms · {} tokens · log-prob {:.2}", g.ms, g.outputs[0].1.len(), g.outputs[0].2)}</p>
                         </div>
                         <div class="col">
                             <h3>{format!("Beam ({} best)", b.outputs.len())}</h3>
@@ -285,12 +285,12 @@ pub fn ComparePage() -> impl IntoView {
                                     </li>
                                 }).collect_view()}
                             </ol>
-                            <p class="meta">{format!("{:.0} ms", b.ms)}</p>
+                            <p class="meta" data-testid="cmp-time-beam">{format!("{:.0} ms", b.ms)}</p>
                         </div>
                         <div class="col">
                             <h3>"Sample"</h3>
                             <p data-testid="cmp-sample">{s.outputs[0].0.clone()}</p>
-                            <p class="meta">{format!("{:.0} ms · {} tokens · log-prob {:.2}", s.ms, s.outputs[0].1.len(), s.outputs[0].2)}</p>
+                            <p class="meta" data-testid="cmp-time-sample">{format!("{:.0} ms · {} tokens · log-prob {:.2}", s.ms, s.outputs[0].1.len(), s.outputs[0].2)}</p>
                         </div>
                     </div>
                 }

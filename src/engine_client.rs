@@ -61,7 +61,8 @@ enum State {
 }
 
 /// The job running in a lane: its token, each part's worker slot and job id, and when its search
-/// began (the main worker's last model news before the first sentences), if it said.
+/// began (the main worker's last model news before the first sentences), if it said: the time of
+/// a job the CPU workers share (one worker's job times its search itself).
 struct Lane {
     token: u64,
     parts: Vec<(usize, u64)>,
@@ -451,7 +452,11 @@ pub async fn run_reserved(
         return Err(JobError::Cancelled);
     }
     let search_from = LANES.with(|l| l.borrow_mut().remove(lane)).and_then(|j| j.search_from).unwrap_or(t0);
-    outcome.map(|last| Ended { last, search_ms: browser::now_ms() - search_from })
+    let measured_here = browser::now_ms() - search_from;
+    outcome.map(|last| match last {
+        Event::Finished { search_ms: Some(ms), .. } => Ended { last, search_ms: ms },
+        last => Ended { last, search_ms: measured_here },
+    })
 }
 
 /// Runs one part of the lane's job on the worker in `slot`. Sentences that arrive after a newer
@@ -591,7 +596,7 @@ async fn run_shared(
         let Some(k) = queue.borrow_mut().take() else { break };
         run_chunk(0, k).await?;
     }
-    Ok(Event::Finished { notices: passed_notices.into_inner() })
+    Ok(Event::Finished { notices: passed_notices.into_inner(), search_ms: None })
 }
 
 /// The batches of a shared job still to translate.

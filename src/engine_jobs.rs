@@ -153,9 +153,12 @@ pub enum Event {
         sentences: Vec<Vec<Output>>,
         notices: Notices,
     },
-    /// The job is finished; what the user should be told about it.
+    /// The job is finished; what the user should be told about it, and the milliseconds its
+    /// search took as the worker timed it (after the model loaded): the page, busy drawing, may
+    /// read the news of the load and of the end together.
     Finished {
         notices: Notices,
+        search_ms: Option<f64>,
     },
     Attention {
         #[serde(with = "packed_maps")]

@@ -76,15 +76,16 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
         Job::Backend { backend } => {
             gpu_engine::set_preference(&backend);
             send(id, Event::Backend { backend: gpu_engine::backend("").await, members: 0 });
-            Ok(Event::Finished { notices: Notices::default() })
+            Ok(Event::Finished { notices: Notices::default(), search_ms: None })
         }
         Job::Load { settings } => {
             load(id, &settings_from(&settings)).await?;
-            Ok(Event::Finished { notices: Notices::default() })
+            Ok(Event::Finished { notices: Notices::default(), search_ms: None })
         }
         Job::Translate { settings, texts, search, batch } => {
             let s = settings_from(&settings);
             let models = load(id, &s).await?;
+            let search_from = crate::browser::now_ms();
             let model = &models[0];
             // Compare's fixed searches stay plain; the Translate view's (and its evaluation's) follow the setting.
             let rerank = matches!(search, SearchChoice::Settings) && s.reranks();
@@ -114,7 +115,7 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
                 told.merge(notices.clone());
                 send(id, Event::Done { first, sentences, notices });
             }
-            Ok(Event::Finished { notices: told })
+            Ok(Event::Finished { notices: told, search_ms: Some(crate::browser::now_ms() - search_from) })
         }
         Job::Attention { settings, text } => {
             let s = settings_from(&settings);

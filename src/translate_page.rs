@@ -205,10 +205,10 @@ async fn translate_text(
     .await;
     let (notices, ms) = match result {
         // Which sentences, when there are several.
-        Ok(Ended { last: Event::Finished { notices }, search_ms }) if total > 1 => {
+        Ok(Ended { last: Event::Finished { notices, .. }, search_ms }) if total > 1 => {
             (notices.messages_at("sentence"), search_ms)
         }
-        Ok(Ended { last: Event::Finished { notices }, search_ms }) => (notices.messages(), search_ms),
+        Ok(Ended { last: Event::Finished { notices, .. }, search_ms }) => (notices.messages(), search_ms),
         Ok(Ended { search_ms, .. }) => (vec![], search_ms),
         Err(JobError::Cancelled) => return Outcome::Superseded,
         // The model's error is shown at the top; the old model's output is not kept.

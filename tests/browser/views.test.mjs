@@ -30,6 +30,24 @@ test('Compare shows greedy, k beam entries and a sample', async () => {
   assert.deepEqual(errors, []);
 });
 
+test('Compare gives each search the time the worker took, even when the page reads its news late', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + `#translate?text=${encodeURIComponent(src)}`, errors);
+  // The model is loaded once the Translate view shows its translation.
+  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 400000 });
+  await page.click('[data-testid=nav-compare]');
+  await page.click('[data-testid=cmp-run]');
+  // The page thread is busy (a long layout, a slow phone) while the worker loads and searches:
+  // the news that the model is ready and the greedy result are read together.
+  await page.evaluate(() => { const end = performance.now() + 6000; while (performance.now() < end); });
+  await page.locator('[data-testid=cmp-time-sample]').waitFor({ timeout: 400000 });
+  for (const id of ['cmp-time-greedy', 'cmp-time-beam', 'cmp-time-sample']) {
+    const ms = Number((await page.locator(`[data-testid=${id}]`).innerText()).match(/^(\d+) ms/)[1]);
+    assert.ok(ms > 0 && ms < 6000, `${id}: ${ms} ms`);
+  }
+  assert.deepEqual(errors, []);
+});
+
 // The cells as exported (SVG, a rect per cell with its weight); the drawn canvas is checked
 // against them: each cell's centre pixel has the colour its weight gives.
 async function heatmap(page) {
