@@ -128,7 +128,7 @@ pub fn AttentionPage() -> impl IntoView {
                 let job = Job::Attention { settings: drawn_for.1.clone(), text: sentence };
                 let result = match engine_client::run("attention", job, |_, _, _| {}).await {
                     Ok(Ended { last: Event::Attention { maps, source, target, notices }, .. }) => {
-                        Ok(Loaded { maps, source, target, notes: notices.messages(), drawn_for })
+                        Ok(Loaded { maps, source, target, notes: notices.messages_of_one(), drawn_for })
                     }
                     Ok(_) => Err(None),
                     // None: stopped, or a newer job took the lane; the last map stays, marked as such.

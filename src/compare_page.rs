@@ -5,10 +5,12 @@ use leptos::task::spawn_local;
 
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, SearchChoice, COMPARE_MIN_BEAM};
+use crate::figures::elapsed;
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::settings::Settings;
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, what_runs, Shared};
 use crate::{browser, tsv};
+use wgslate_metrics::plural;
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -96,7 +98,7 @@ const SEARCHES: [(SearchChoice, &str, &str); 3] = [
     (SearchChoice::Sample, "sample", "sampling"),
 ];
 
-/// Each search's notices (`Notices::messages`) as one list, each message once after the searches it
+/// Each search's notices (`Notices::messages_of_one`) as one list, each message once after the searches it
 /// is about (the source cut is every search's).
 fn notes_by_search(per_search: &[(&str, Vec<String>)]) -> Vec<String> {
     let mut notes: Vec<(String, Vec<&str>)> = Vec::new();
@@ -186,7 +188,7 @@ pub fn ComparePage() -> impl IntoView {
                         }
                         Ok(Ended { last, search_ms }) => {
                             if let Event::Finished { notices, .. } = last {
-                                notes.push((name, notices.messages()));
+                                notes.push((name, notices.messages_of_one()));
                             }
                             cols.push(Column { outputs, ms: search_ms });
                         }
@@ -273,7 +275,7 @@ pub fn ComparePage() -> impl IntoView {
                         <div class="col">
                             <h3>"Greedy"</h3>
                             <p data-testid="cmp-greedy">{marked(&greedy_text, &best_beam)}</p>
-                            <p class="meta" data-testid="cmp-time-greedy">{format!("{:.0} ms · {} tokens · log-prob {:.2}", g.ms, g.outputs[0].1.len(), g.outputs[0].2)}</p>
+                            <p class="meta" data-testid="cmp-time-greedy">{format!("{} · {} · log-prob {:.2}", elapsed(g.ms), plural(g.outputs[0].1.len(), "token"), g.outputs[0].2)}</p>
                         </div>
                         <div class="col">
                             <h3>{format!("Beam ({} best)", b.outputs.len())}</h3>
@@ -281,16 +283,16 @@ pub fn ComparePage() -> impl IntoView {
                                 {b.outputs.iter().enumerate().map(|(i, (text, toks, lp, score))| view! {
                                     <li data-testid=format!("cmp-beam-{i}")>
                                         <span class="text">{if i == 0 { marked(text, &greedy_text).into_any() } else { view! { <span>{text.clone()}</span> }.into_any() }}</span>
-                                        <span class="meta">{format!(" log-prob {lp:.2} · score {score:.3} · {} tokens", toks.len())}</span>
+                                        <span class="meta">{format!(" log-prob {lp:.2} · score {score:.3} · {}", plural(toks.len(), "token"))}</span>
                                     </li>
                                 }).collect_view()}
                             </ol>
-                            <p class="meta" data-testid="cmp-time-beam">{format!("{:.0} ms", b.ms)}</p>
+                            <p class="meta" data-testid="cmp-time-beam">{elapsed(b.ms)}</p>
                         </div>
                         <div class="col">
                             <h3>"Sample"</h3>
                             <p data-testid="cmp-sample">{s.outputs[0].0.clone()}</p>
-                            <p class="meta" data-testid="cmp-time-sample">{format!("{:.0} ms · {} tokens · log-prob {:.2}", s.ms, s.outputs[0].1.len(), s.outputs[0].2)}</p>
+                            <p class="meta" data-testid="cmp-time-sample">{format!("{} · {} · log-prob {:.2}", elapsed(s.ms), plural(s.outputs[0].1.len(), "token"), s.outputs[0].2)}</p>
                         </div>
                     </div>
                 }
@@ -318,8 +320,8 @@ mod tests {
 
     #[test]
     fn a_notice_shared_by_searches_is_shown_once_naming_them() {
-        let cut = "1 sentence was cut to the model's limit of 256 subwords".to_string();
-        let stopped = "1 translation stopped at the maximum output length".to_string();
+        let cut = "the sentence was cut to the model's limit of 256 subwords".to_string();
+        let stopped = "the translation stopped at the maximum output length".to_string();
         let notes = notes_by_search(&[
             ("greedy", vec![cut.clone()]),
             ("beam", vec![cut.clone(), stopped.clone()]),
@@ -328,8 +330,8 @@ mod tests {
         assert_eq!(
             notes,
             [
-                "Greedy, beam, sample: 1 sentence was cut to the model's limit of 256 subwords.",
-                "Beam: 1 translation stopped at the maximum output length."
+                "Greedy, beam, sample: the sentence was cut to the model's limit of 256 subwords.",
+                "Beam: the translation stopped at the maximum output length."
             ]
         );
         assert!(notes_by_search(&[("greedy", vec![]), ("beam", vec![])]).is_empty());

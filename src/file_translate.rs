@@ -6,12 +6,13 @@ use leptos::task::spawn_local;
 
 use wgslate_model::catalog::language_name;
 use wgslate_model::language;
-use wgslate_model::sentences::{line_end, Segments};
+use wgslate_model::sentences::{line_end, lines_hold, Segments, LONE_CARRIAGE_RETURN};
 use wgslate_model::translate::Notices;
 
 use crate::browser;
 use crate::engine_client::{self, Ended, JobError};
 use crate::engine_jobs::{Job, SearchChoice};
+use crate::figures::{elapsed, grouped};
 use crate::language_hint::LanguageHint;
 use crate::language_picker::direction;
 use crate::translate_page::{settings_pairs, Shared};
@@ -124,8 +125,10 @@ pub fn FileTranslate() -> impl IntoView {
                 if lines.len() > MAX_LINES {
                     let n = lines.len();
                     return finish(Some(format!(
-                        "{} has {n} lines; wgslate translates files of up to {MAX_LINES} lines.",
-                        file.name()
+                        "{} has {} lines; wgslate translates files of up to {} lines.",
+                        file.name(),
+                        grouped(n),
+                        grouped(MAX_LINES)
                     )));
                 }
                 read_as.set(language::of_lines(lines.iter().map(String::as_str)).map(|(code, ..)| code));
@@ -137,8 +140,10 @@ pub fn FileTranslate() -> impl IntoView {
                 let n_sentences = segments.sentences.len();
                 if n_sentences > MAX_SENTENCES {
                     return finish(Some(format!(
-                        "{} has {n_sentences} sentences; wgslate translates files of up to {MAX_SENTENCES} sentences (split it into parts).",
-                        file.name()
+                        "{} has {} sentences; wgslate translates files of up to {} sentences (split it into parts).",
+                        file.name(),
+                        grouped(n_sentences),
+                        grouped(MAX_SENTENCES)
                     )));
                 }
                 let s = shared.settings.get_untracked();
@@ -182,8 +187,13 @@ pub fn FileTranslate() -> impl IntoView {
                     ));
                 })
                 .await;
+                let lone_returns = lines.iter().filter(|l| l.contains('\r')).count();
                 let notes = told.renumbered(|i| segments.sentences[i].0).messages_at("line");
-                let notes: String = notes.iter().map(|n| format!("; {n}")).collect();
+                let notes: String = notes
+                    .into_iter()
+                    .chain(lines_hold(lone_returns, LONE_CARRIAGE_RETURN))
+                    .map(|n| format!("; {n}"))
+                    .collect();
                 let ms = match outcome {
                     Ok(Ended { search_ms, .. }) => search_ms,
                     // A newer file took over.
@@ -214,9 +224,9 @@ pub fn FileTranslate() -> impl IntoView {
                     }
                 };
                 status.set(format!(
-                    "{} ({with_text} translated) {with} in {:.1} s{}",
+                    "{} ({with_text} translated) {with} in {}{}",
                     wgslate_metrics::plural(lines.len(), "line"),
-                    ms / 1000.0,
+                    elapsed(ms),
                     notes
                 ));
                 let label = format!("Download {out_name}");
@@ -249,7 +259,7 @@ pub fn FileTranslate() -> impl IntoView {
             }
         >
             <summary>"Translate a file"</summary>
-            <p class="hint">{format!("A .txt file (up to {MAX_LINES} lines, {MAX_SENTENCES} sentences and {MAX_MB:.0} MB), each line's sentences translated with the model and settings above; the result has the same lines.")}</p>
+            <p class="hint">{format!("A .txt file (up to {} lines, {} sentences and {MAX_MB:.0} MB), each line's sentences translated with the model and settings above; the result has the same lines.", grouped(MAX_LINES), grouped(MAX_SENTENCES))}</p>
             <div class="drop">
                 <label class="file">"Choose or drop a .txt file "
                     <input type="file" accept=".txt,text/plain" data-testid="tr-file" on:change=move |ev| start(browser::picked_file(&ev)) />
@@ -261,12 +271,13 @@ pub fn FileTranslate() -> impl IntoView {
             </div>
             <LanguageHint read_as subject="This file" testid="tr-file-language"
                 after_switch=Callback::new(move |_| start_again(last_file.get_value())) />
-            {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-file-error">{e}</p> })}
             {move || result.get().map(|(name, body, label)| {
                 view! {
                     <button class="primary" data-testid="tr-file-download" on:click=move |_| browser::download_text(&name, &body, "text/plain")>{label}</button>
                 }
             })}
+            // Below the last file's download: a refused drop (two files) leaves that result as it was.
+            {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-file-error">{e}</p> })}
         </details>
     }
 }

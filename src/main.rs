@@ -9,6 +9,7 @@ mod compare_page;
 mod engine_client;
 mod engine_jobs;
 mod engine_worker;
+mod figures;
 mod file_translate;
 mod gpu_engine;
 mod language_hint;

@@ -208,7 +208,7 @@ async fn translate_text(
         Ok(Ended { last: Event::Finished { notices, .. }, search_ms }) if total > 1 => {
             (notices.messages_at("sentence"), search_ms)
         }
-        Ok(Ended { last: Event::Finished { notices, .. }, search_ms }) => (notices.messages(), search_ms),
+        Ok(Ended { last: Event::Finished { notices, .. }, search_ms }) => (notices.messages_of_one(), search_ms),
         Ok(Ended { search_ms, .. }) => (vec![], search_ms),
         Err(JobError::Cancelled) => return Outcome::Superseded,
         // The model's error is shown at the top; the old model's output is not kept.
@@ -236,10 +236,33 @@ async fn test_set_pairs((s, t): &(String, String)) -> Vec<(String, String)> {
 }
 
 /// "“Hund”: p = 0.912" for a click on a word coloured by confidence.
-fn tapped_word(ev: &web_sys::MouseEvent) -> Option<String> {
+/// The index (among the output's shown tokens) of the coloured word a click or tap landed on.
+fn tapped_word(ev: &web_sys::MouseEvent) -> Option<usize> {
     use wasm_bindgen::JsCast;
-    let word = ev.target()?.dyn_into::<web_sys::Element>().ok()?.closest(".conf").ok()??;
-    Some(format!("“{}”: {}", word.text_content()?.trim(), word.get_attribute("title")?))
+    let word = ev.target()?.dyn_into::<web_sys::Element>().ok()?.closest(".conf[data-k]").ok()??;
+    word.get_attribute("data-k")?.parse().ok()
+}
+
+/// The coloured words in the order shown: each line's non-empty sentences, token by token.
+fn shown_tokens(output: &[Vec<OutSentence>]) -> impl Iterator<Item = &(String, f32)> {
+    output.iter().flatten().filter(|s| !s.text.is_empty()).flat_map(|s| &s.tokens)
+}
+
+/// "“Hund”: p = 0.946" for the `k`th coloured word.
+fn word_readout(output: &[Vec<OutSentence>], k: usize) -> Option<String> {
+    shown_tokens(output).nth(k).map(|(t, p)| format!("“{}”: p = {p:.3}", t.trim()))
+}
+
+/// The word the arrow keys (and Home, End) move to from `chosen`, among `count`; None for other keys.
+fn word_after_key(key: &str, chosen: Option<usize>, count: usize) -> Option<usize> {
+    let last = count.checked_sub(1)?;
+    Some(match (key, chosen) {
+        ("ArrowRight" | "ArrowDown", Some(k)) => (k + 1).min(last),
+        ("ArrowLeft" | "ArrowUp", Some(k)) => k.saturating_sub(1),
+        ("ArrowRight" | "ArrowDown" | "Home", _) => 0,
+        ("ArrowLeft" | "ArrowUp" | "End", _) => last,
+        _ => return None,
+    })
 }
 
 fn probability_class(p: f32) -> &'static str {
@@ -262,11 +285,12 @@ pub fn TranslatePage() -> impl IntoView {
     let copy_note = RwSignal::new(None::<String>);
     let input_error = RwSignal::new(None::<String>);
     let colour = RwSignal::new(false);
-    // The tapped or clicked word's probability: the tooltip alone is out of reach by touch.
-    let tapped = RwSignal::new(None::<String>);
+    // The tapped, clicked or arrowed-to word (its index among the coloured words), whose probability
+    // the readout shows: the tooltip alone is out of reach by touch and by keyboard.
+    let word = RwSignal::new(None::<usize>);
     Effect::new(move |_| {
         output.track();
-        tapped.set(None);
+        word.set(None);
     });
     let example_ref = RwSignal::new(None::<String>);
     let eval_progress = RwSignal::new(None::<f64>);
@@ -537,9 +561,22 @@ pub fn TranslatePage() -> impl IntoView {
                 </div>
                 <div class="pane">
                     <div class="output" class:stale=move || stale.get() aria-live="polite" role="region" aria-label=move || format!("{} translation", language_name(&pair.get().1)) aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model
-                        on:click=move |ev| tapped.set(tapped_word(&ev))>
+                        tabindex=move || colour.get().then_some("0")
+                        on:click=move |ev| word.set(tapped_word(&ev))
+                        on:keydown=move |ev: web_sys::KeyboardEvent| {
+                            if !colour.get_untracked() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
+                                return;
+                            }
+                            let count = output.with_untracked(|o| shown_tokens(o).count());
+                            if let Some(k) = word_after_key(&ev.key(), word.get_untracked(), count) {
+                                ev.prevent_default();
+                                word.set(Some(k));
+                            }
+                        }>
                         {move || {
                             let c = colour.get();
+                            // Each coloured word's index among them all (`shown_tokens`' order).
+                            let mut k = 0..;
                             // A div per line and one space between sentences, so that text selected
                             // with the mouse copies as the Copy button does (a <p> copies with a blank
                             // line after it, and a trailing space per sentence would copy too).
@@ -553,7 +590,8 @@ pub fn TranslatePage() -> impl IntoView {
                                             view! { <span class="sentence">{s.tokens.into_iter().enumerate().map(|(j, (t, p))| {
                                                 // A token's surface starts with its space; the sentence's first one's is the gap above.
                                                 let t = if j == 0 { t.trim_start().to_string() } else { t };
-                                                view! { <span class=format!("conf {}", probability_class(p)) title=format!("p = {p:.3}")>{t}</span> }
+                                                let k = k.next().unwrap_or_default();
+                                                view! { <span class=format!("conf {}", probability_class(p)) class:chosen=move || word.get() == Some(k) data-k=k title=format!("p = {p:.3}")>{t}</span> }
                                             }).collect_view()}</span> }.into_any()
                                         } else {
                                             view! { <span class="sentence">{s.text}</span> }.into_any()
@@ -580,9 +618,9 @@ pub fn TranslatePage() -> impl IntoView {
                         <span class="status" role="status" data-testid="tr-copy-note">{move || copy_note.get()}</span>
                         <label><input type="checkbox" prop:checked=move || colour.get() on:change=move |ev| colour.set(event_target_checked(&ev)) />" Colour by confidence"</label>
                         {move || colour.get().then(|| view! {
-                            <span class="status" aria-live="polite" data-testid="tr-conf-readout">{move || tapped.get().unwrap_or_else(|| "Tap or click a word for its probability.".into())}</span>
+                            <span class="status" aria-live="polite" data-testid="tr-conf-readout">{move || word.get().and_then(|k| output.with(|o| word_readout(o, k))).unwrap_or_else(|| "Tap or click a word, or use the arrow keys in the translation, for its probability.".into())}</span>
                             // Each swatch before its range, so that it is clear which colour goes with which.
-                            <span class="legend"><span class="conf p5" aria-hidden="true">"■"</span>" p ≥ 0.9 · "<span class="conf p4" aria-hidden="true">"■"</span>" ≥ 0.7 · "<span class="conf p3" aria-hidden="true">"■"</span>" ≥ 0.5 · "<span class="conf p2" aria-hidden="true">"■"</span>" ≥ 0.3 · "<span class="conf p1" aria-hidden="true">"■"</span>" < 0.3"</span>
+                            <span class="legend"><span class="swatch conf p5" aria-hidden="true"></span>" p ≥ 0.9 · "<span class="swatch conf p4" aria-hidden="true"></span>" ≥ 0.7 · "<span class="swatch conf p3" aria-hidden="true"></span>" ≥ 0.5 · "<span class="swatch conf p2" aria-hidden="true"></span>" ≥ 0.3 · "<span class="swatch conf p1" aria-hidden="true"></span>" < 0.3"</span>
                         })}
                         // A run under way while the model downloads has translated nothing yet: it waits.
                         <span class="status" data-testid="tr-status">{move || waiting_status(&shared, stale.get()).map_or_else(|| status.get(), String::from)}</span>
@@ -841,6 +879,35 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_arrow_keys_walk_the_coloured_words_and_stop_at_the_ends() {
+        assert_eq!(word_after_key("ArrowRight", None, 3), Some(0));
+        assert_eq!(word_after_key("ArrowLeft", None, 3), Some(2));
+        assert_eq!(word_after_key("ArrowRight", Some(1), 3), Some(2));
+        assert_eq!(word_after_key("ArrowRight", Some(2), 3), Some(2));
+        assert_eq!(word_after_key("ArrowLeft", Some(0), 3), Some(0));
+        assert_eq!(word_after_key("End", Some(0), 3), Some(2));
+        assert_eq!(word_after_key("Home", Some(2), 3), Some(0));
+        assert_eq!(word_after_key("a", Some(1), 3), None);
+        assert_eq!(word_after_key("ArrowRight", None, 0), None);
+    }
+
+    #[test]
+    fn the_readout_names_the_word_shown_at_that_place() {
+        let s = |text: &str, tokens: &[(&str, f32)]| OutSentence {
+            text: text.into(),
+            tokens: tokens.iter().map(|(t, p)| (t.to_string(), *p)).collect(),
+        };
+        // An empty sentence draws no words, so the count goes on with the next one.
+        let output = vec![
+            vec![s("Ein Hund", &[("Ein", 0.9), (" Hund", 0.5)]), s("", &[("x", 0.1)])],
+            vec![s("Zwei", &[("Zwei", 0.25)])],
+        ];
+        assert_eq!(word_readout(&output, 1).as_deref(), Some("“Hund”: p = 0.500"));
+        assert_eq!(word_readout(&output, 2).as_deref(), Some("“Zwei”: p = 0.250"));
+        assert_eq!(word_readout(&output, 3), None);
+    }
 
     #[test]
     fn finished_sentences_fill_the_lines_in_order_and_the_rest_wait() {

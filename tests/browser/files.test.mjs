@@ -45,6 +45,20 @@ test('a file dropped anywhere on the Translate a file section is translated (not
   const { name, text } = await download(page, 'tr-file-download');
   assert.equal(name, 'dropped.de.txt');
   assert.equal(text, wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'transformer'), '--backend', 'cpu'], 'A dog runs.\n'));
+  // Two files at once are refused; the message comes after the last file's download, which stays
+  // (above it, the download read as the refused drop's).
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    for (const name of ['a.txt', 'b.txt']) dt.items.add(new File(['A cat.\n'], name, { type: 'text/plain' }));
+    document.querySelector('details.file-translate > summary').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.locator('[data-testid=tr-file-error]').waitFor();
+  assert.equal(await page.locator('[data-testid=tr-file-error]').textContent(), '2 files were dropped; drop one at a time (nothing was loaded).');
+  assert.ok(await page.evaluate(() => {
+    const [download, error] = ['tr-file-download', 'tr-file-error'].map((id) => document.querySelector(`[data-testid=${id}]`));
+    return Boolean(download.compareDocumentPosition(error) & Node.DOCUMENT_POSITION_FOLLOWING);
+  }), 'the error follows the download');
+  assert.equal((await download(page, 'tr-file-download')).name, 'dropped.de.txt');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -72,7 +86,7 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   const whole = wgslate(['translate', '--model', model, '--backend', 'cpu'], lines.join('\n') + '\n').split('\n');
   assert.deepEqual(out, whole.slice(0, lines.length));
   // The status names the model and search the run used (it keeps them if the form changes meanwhile).
-  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /4 lines \(3 translated\) with Transformer \(distilled\), English → German, greedy in [\d.]+ s/);
+  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /4 lines \(3 translated\) with Transformer \(distilled\), English → German, greedy in (\d+ ms|[\d.]+ s)/);
   // The same file picked again with another model is translated again (the input is emptied after each pick).
   await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
   await page.setInputFiles('[data-testid=tr-file]', file);
@@ -115,7 +129,7 @@ test('a file in another language gets a hint, and its button translates the file
   assert.deepEqual(errors, []);
 });
 
-test('a file with Windows line ends comes back with Windows line ends', async () => {
+test('a file with Windows line ends comes back with Windows line ends; old Mac ones get a note', async () => {
   const errors = [];
   const file = join(dir, 'windows.txt');
   writeFileSync(file, 'A dog runs.\r\n\r\nTwo men fish.\r\n');
@@ -128,6 +142,12 @@ test('a file with Windows line ends comes back with Windows line ends', async ()
   assert.equal(out.pop(), '', 'ends with CR LF');
   assert.equal(out[1], '', 'an empty line stays empty');
   assert.ok(out.every((l) => !l.includes('\n') && !l.includes('\r')), JSON.stringify(text));
+  // Old Mac line ends (a carriage return alone) end no line, as in the CLI, which says so too.
+  const mac = join(dir, 'mac.txt');
+  writeFileSync(mac, 'A dog runs.\rTwo men fish.\r');
+  await page.setInputFiles('[data-testid=tr-file]', mac);
+  await page.waitForFunction(() => /^1 line \(1 translated\)/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /; 1 input line holds a carriage return that ends no line \(old Mac line ends\?\): only \\n ends a line, so each was translated as one$/);
   assert.deepEqual(errors, []);
 });
 
@@ -183,7 +203,7 @@ test('a new file clears the last one’s status; an empty or non-text file gets 
   // suggests putting in a file), and a file too large to read at all.
   const sentence = 'A young boy in a red shirt sits on a bench. ';
   await page.setInputFiles('[data-testid=tr-file]', { name: 'paragraph.txt', mimeType: 'text/plain', buffer: Buffer.from(sentence.repeat(52000)) });
-  await page.waitForFunction(() => /paragraph\.txt has 52000 sentences; wgslate translates files of up to 20000 sentences/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''), null, { timeout: 60000 });
+  await page.waitForFunction(() => /paragraph\.txt has 52 000 sentences; wgslate translates files of up to 20 000 sentences/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''), null, { timeout: 60000 });
   assert.equal(await page.locator('[data-testid=tr-file-status]').textContent(), '');
   await page.setInputFiles('[data-testid=tr-file]', { name: 'huge.txt', mimeType: 'text/plain', buffer: Buffer.alloc(20e6, 'a') });
   await page.waitForFunction(() => /huge\.txt is 20\.0 MB; wgslate translates files of up to 4 MB/.test(document.querySelector('[data-testid=tr-file-error]')?.textContent ?? ''), null, { timeout: 60000 });

@@ -102,7 +102,7 @@ test('a per-line row of BLEU opens its detail from the keyboard, and the sorted 
   await page.close();
 });
 
-test('a word coloured by confidence tells its probability when tapped or clicked', async () => {
+test('a word coloured by confidence tells its probability when tapped, clicked or reached by the arrow keys', async () => {
   const errors = [];
   const page = await openPage(rig.browser, `${rig.url}#translate?backend=cpu&text=${encodeURIComponent('A dog runs in the snow.')}`, errors);
   await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
@@ -113,6 +113,37 @@ test('a word coloured by confidence tells its probability when tapped or clicked
   const readout = page.locator('[data-testid=tr-conf-readout]');
   assert.equal(await readout.textContent(), `“${text}”: ${title}`);
   assert.match(title, /^p = (0\.\d{3}|1\.000)$/);
+  // From the keyboard: Tab from Copy's neighbours reaches the translation, whose arrow keys walk
+  // the words (from the one clicked), End and Home jump to the ends.
+  const words = await page.locator('[data-testid=tr-output] .conf').evaluateAll((ws) => ws.map((w) => [w.textContent.trim(), w.title]));
+  await page.focus('[data-testid=tr-input]');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(page), 'tr-output');
+  const readsAs = async (k) => {
+    assert.equal(await readout.textContent(), `“${words[k][0]}”: ${words[k][1]}`);
+    assert.equal(await page.locator('[data-testid=tr-output] .conf.chosen').count(), 1);
+    assert.equal((await page.locator('[data-testid=tr-output] .conf.chosen').textContent()).trim(), words[k][0]);
+  };
+  await page.keyboard.press('ArrowRight');
+  await readsAs(2);
+  await page.keyboard.press('End');
+  await readsAs(words.length - 1);
+  await page.keyboard.press('ArrowRight');
+  await readsAs(words.length - 1);
+  await page.keyboard.press('Home');
+  await readsAs(0);
+  // The legend's swatches are the words' colours (a grey glyph covered them).
+  const colours = await page.evaluate(() => [1, 2, 3, 4, 5].map((k) => {
+    const swatch = document.querySelector(`.legend .swatch.p${k}`);
+    const probe = document.createElement('span');
+    probe.className = `conf p${k}`;
+    document.querySelector('[data-testid=tr-output]').append(probe);
+    const word = getComputedStyle(probe).backgroundColor;
+    probe.remove();
+    const box = swatch.getBoundingClientRect();
+    return [swatch.textContent, getComputedStyle(swatch).backgroundColor === word, box.width >= 10 && box.height >= 10];
+  }));
+  assert.deepEqual(colours, [1, 2, 3, 4, 5].map(() => ['', true, true]));
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -119,7 +119,7 @@ test('the status says when the maximum length cut the output and names unseen ch
   const page = await openPage(rig.browser, rig.url + `#translate?a=0&b=3&backend=cpu&text=${text}`, errors);
   const status = page.locator('[data-testid=tr-status]');
   await page.waitForFunction(() => /sentence.* in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''));
-  assert.match(await status.textContent(), /1 translation stopped at the maximum output length/);
+  assert.match(await status.textContent(), /1 sentence in \d+ ms; the translation stopped at the maximum output length/);
   await page.fill('[data-testid=tr-input]', 'A man says 你好 to a dog.');
   await page.waitForFunction(() => /never seen/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''));
   assert.match(await status.textContent(), /characters the model has never seen \(translated as unknown\): 你 好/);

@@ -2,7 +2,7 @@
 //! kept (`tail -f | wgslate translate` may never end).
 
 use wgslate_model::language::LineCounts;
-use wgslate_model::sentences::split_sentences;
+use wgslate_model::sentences::{lines_hold, split_sentences, LONE_CARRIAGE_RETURN};
 
 #[derive(Default)]
 pub struct InputNotes {
@@ -35,21 +35,8 @@ impl InputNotes {
         )
     }
 
-    /// A note when lines hold a carriage return that ends no line (old Mac files): only "\n" ends a
-    /// line, as for sacreBLEU, so each such line is translated as one sentence run together.
+    /// A note when lines hold a carriage return that ends no line (old Mac files).
     pub fn lone_carriage_returns(&self) -> Option<String> {
-        lines_hold(
-            self.lone_carriage_returns,
-            "a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one",
-        )
-    }
-}
-
-/// "N input lines hold WHAT", or nothing when none does.
-fn lines_hold(n: usize, what: &str) -> Option<String> {
-    match n {
-        0 => None,
-        1 => Some(format!("1 input line holds {what}")),
-        n => Some(format!("{n} input lines hold {what}")),
+        lines_hold(self.lone_carriage_returns, LONE_CARRIAGE_RETURN)
     }
 }

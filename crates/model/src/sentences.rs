@@ -67,6 +67,20 @@ pub fn line_end(text: &str) -> &'static str {
     }
 }
 
+/// What an input line holds when a carriage return in it ends no line (old Mac files): only "\n"
+/// ends a line, as for sacreBLEU, so each such line is translated as one sentence run together.
+pub const LONE_CARRIAGE_RETURN: &str =
+    "a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one";
+
+/// "N input lines hold WHAT", or nothing when none does.
+pub fn lines_hold(n: usize, what: &str) -> Option<String> {
+    match n {
+        0 => None,
+        1 => Some(format!("1 input line holds {what}")),
+        n => Some(format!("{n} input lines hold {what}")),
+    }
+}
+
 /// The sentences of lines to translate (a file's on the page, `wgslate translate`'s input): each line
 /// split as the Translate box splits text, so a paragraph on one line is translated sentence by
 /// sentence and joined back on its line.

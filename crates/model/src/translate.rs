@@ -129,32 +129,45 @@ impl Notices {
 
     /// The messages, counting the sentences.
     pub fn messages(&self) -> Vec<String> {
-        self.messages_where(|_| String::new())
+        self.messages_as(Subject::Counted)
     }
 
     /// The messages, naming where the sentences are: `unit` ("line", "sentence") and the index + 1.
     pub fn messages_at(&self, unit: &str) -> Vec<String> {
-        self.messages_where(|indices| place(unit, indices))
+        self.messages_as(Subject::At(unit))
     }
 
-    fn messages_where(&self, place: impl Fn(&[usize]) -> String) -> Vec<String> {
-        let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    /// The messages about a job of one sentence ("the translation stopped…"): a count of one reads as
+    /// one of several, and Compare's beam, whose every hypothesis may have stopped, as one of them.
+    pub fn messages_of_one(&self) -> Vec<String> {
+        self.messages_as(Subject::One)
+    }
+
+    fn messages_as(&self, subject: Subject) -> Vec<String> {
         let mut notes = Vec::new();
+        let limit = self.limit;
         if !self.cut.is_empty() {
-            let (sentences, were) = if self.cut.len() == 1 { ("sentence", "was") } else { ("sentences", "were") };
-            notes.push(format!(
-                "{} {sentences}{} {were} cut to the model's limit of {} subwords",
-                self.cut.len(),
-                place(&self.cut),
-                self.limit
-            ));
+            notes.push(match subject {
+                Subject::One => format!("the sentence was cut to the model's limit of {limit} subwords"),
+                _ => {
+                    let (n, were) = match self.cut.len() {
+                        1 => ("1 sentence".to_string(), "was"),
+                        n => (format!("{n} sentences"), "were"),
+                    };
+                    format!("{n}{} {were} cut to the model's limit of {limit} subwords", subject.place(&self.cut))
+                }
+            });
         }
         if !self.stopped.is_empty() {
-            notes.push(format!(
-                "{}{} stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
-                plural(self.stopped.len(), "translation", "translations"),
-                place(&self.stopped)
-            ));
+            const STOPPED: &str =
+                "stopped at the maximum output length (a·|source| + b, or the model's limit) before the end";
+            notes.push(match subject {
+                Subject::One => format!("the translation {STOPPED}"),
+                _ => {
+                    let n = counted(self.stopped.len(), "translation");
+                    format!("{n}{} {STOPPED}", subject.place(&self.stopped))
+                }
+            });
         }
         if !self.unseen.is_empty() {
             let shown: Vec<String> = self.unseen.iter().take(12).map(|&c| char_label(c)).collect();
@@ -168,6 +181,27 @@ impl Notices {
             ));
         }
         notes
+    }
+}
+
+fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Who a message speaks of: sentences counted, counted and placed, or the job's one sentence.
+#[derive(Clone, Copy)]
+enum Subject<'a> {
+    Counted,
+    At(&'a str),
+    One,
+}
+
+impl Subject<'_> {
+    fn place(self, indices: &[usize]) -> String {
+        match self {
+            Subject::At(unit) => place(unit, indices),
+            _ => String::new(),
+        }
     }
 }
 
@@ -277,5 +311,17 @@ mod tests {
         let mut none = Notices::default();
         none.merge(Notices::default());
         assert!(none.messages().is_empty());
+    }
+
+    #[test]
+    fn a_job_of_one_sentence_speaks_of_the_sentence() {
+        let one = Notices { cut: vec![0], stopped: vec![0], limit: 256, unseen: vec![] };
+        assert_eq!(
+            one.messages_of_one(),
+            [
+                "the sentence was cut to the model's limit of 256 subwords",
+                "the translation stopped at the maximum output length (a·|source| + b, or the model's limit) before the end",
+            ]
+        );
     }
 }
