@@ -83,6 +83,18 @@ pub fn picked_file(ev: &web_sys::Event) -> Option<web_sys::File> {
     file
 }
 
+/// Scrolls the page the least that shows `element` whole (it stays put when it is in view).
+pub fn scroll_into_view_nearest(element: &web_sys::Element) {
+    let Some(window) = web_sys::window() else { return };
+    let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    let rect = element.get_bounding_client_rect();
+    if rect.top() < 0.0 {
+        window.scroll_by_with_x_and_y(0.0, rect.top());
+    } else if rect.bottom() > height {
+        window.scroll_by_with_x_and_y(0.0, rect.bottom() - height);
+    }
+}
+
 /// The tab's sessionStorage item `key`, if there is one (none where storage is blocked).
 pub fn session_get(key: &str) -> Option<String> {
     web_sys::window()?.session_storage().ok()??.get_item(key).ok()?

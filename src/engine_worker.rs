@@ -85,7 +85,6 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
         Job::Translate { settings, texts, search, batch } => {
             let s = settings_from(&settings);
             let models = load(id, &s).await?;
-            let search_from = crate::browser::now_ms();
             let model = &models[0];
             // Compare's fixed searches stay plain; the Translate view's (and its evaluation's) follow the setting.
             let rerank = matches!(search, SearchChoice::Settings) && s.reranks();
@@ -103,6 +102,8 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
                     .ok(),
                 false => None,
             };
+            // After both downloads: the time the search (and rerank) took.
+            let search_from = crate::browser::now_ms();
             let mut told = Notices::default();
             for (n, chunk) in texts.chunks(batch.max(1)).enumerate() {
                 let mut done = translate_chunk(id, &s.model, &models, chunk, &search, batch).await?;

@@ -164,7 +164,8 @@ pub fn FileTranslate() -> impl IntoView {
                 let out_name = output_name(&file.name(), &target);
                 let line_end = line_end(text);
                 let mut assembly = Assembly::new(&segments, line_end);
-                status.set(format!("Translating 0 of {with_text} lines (0 of {n_sentences} sentences) {with}…"));
+                let (all_lines, all_sentences) = (grouped(with_text), grouped(n_sentences));
+                status.set(format!("Translating 0 of {all_lines} lines (0 of {all_sentences} sentences) {with}…"));
                 let mut sentences_done = 0;
                 let job = Job::Translate {
                     settings: settings_pairs(&s),
@@ -182,8 +183,9 @@ pub fn FileTranslate() -> impl IntoView {
                         assembly.add(segments.sentences[first + k].0, &text);
                     }
                     status.set(format!(
-                        "Translating {} of {with_text} lines ({sentences_done} of {n_sentences} sentences) {with}…",
-                        assembly.lines_done
+                        "Translating {} of {all_lines} lines ({} of {all_sentences} sentences) {with}…",
+                        grouped(assembly.lines_done),
+                        grouped(sentences_done)
                     ));
                 })
                 .await;
@@ -200,7 +202,7 @@ pub fn FileTranslate() -> impl IntoView {
                     Err(JobError::Cancelled) if ticket.is_superseded() => return,
                     Err(JobError::Cancelled) => {
                         let done = assembly.lines_done;
-                        status.set(format!("Stopped after {done} of {with_text} lines ({with}){notes}."));
+                        status.set(format!("Stopped after {} of {all_lines} lines ({with}){notes}.", grouped(done)));
                         // What was translated is kept: the lines not reached stay empty.
                         // Named so that it is not taken for the whole translation.
                         if done > 0 {
@@ -224,8 +226,10 @@ pub fn FileTranslate() -> impl IntoView {
                     }
                 };
                 status.set(format!(
-                    "{} ({with_text} translated) {with} in {}{}",
-                    wgslate_metrics::plural(lines.len(), "line"),
+                    "{} {} ({} translated) {with} in {}{}",
+                    grouped(lines.len()),
+                    if lines.len() == 1 { "line" } else { "lines" },
+                    grouped(with_text),
                     elapsed(ms),
                     notes
                 ));

@@ -12,6 +12,7 @@ use wgslate_model::sentences::{joined, split_sentences};
 use crate::browser;
 use crate::engine_client::{self, Ended, JobError, Ticket};
 use crate::engine_jobs::{Event, Job, SearchChoice};
+use crate::figures::grouped;
 use crate::file_translate::FileTranslate;
 use crate::language_hint::LanguageHint;
 use crate::language_picker::{direction, LanguagePicker};
@@ -117,7 +118,8 @@ pub fn settings_pairs(s: &Settings) -> Vec<(String, String)> {
 /// The finished sentences laid out as the input's lines, "…" for those still to come.
 fn arrange(lines: &[Vec<String>], done: &[OutSentence]) -> Vec<Vec<OutSentence>> {
     let mut it = done.iter().cloned();
-    let pending = || OutSentence { text: "…".into(), tokens: vec![("…".into(), 1.0)] };
+    // No tokens: drawn as plain text, not a word to colour and read out.
+    let pending = || OutSentence { text: "…".into(), tokens: vec![] };
     lines.iter().map(|l| l.iter().map(|_| it.next().unwrap_or_else(pending)).collect()).collect()
 }
 
@@ -235,7 +237,6 @@ async fn test_set_pairs((s, t): &(String, String)) -> Vec<(String, String)> {
     }
 }
 
-/// "“Hund”: p = 0.912" for a click on a word coloured by confidence.
 /// The index (among the output's shown tokens) of the coloured word a click or tap landed on.
 fn tapped_word(ev: &web_sys::MouseEvent) -> Option<usize> {
     use wasm_bindgen::JsCast;
@@ -243,7 +244,8 @@ fn tapped_word(ev: &web_sys::MouseEvent) -> Option<usize> {
     word.get_attribute("data-k")?.parse().ok()
 }
 
-/// The coloured words in the order shown: each line's non-empty sentences, token by token.
+/// The coloured words in the order shown: each line's non-empty sentences, token by token (a sentence
+/// still to come has none).
 fn shown_tokens(output: &[Vec<OutSentence>]) -> impl Iterator<Item = &(String, f32)> {
     output.iter().flatten().filter(|s| !s.text.is_empty()).flat_map(|s| &s.tokens)
 }
@@ -258,7 +260,7 @@ fn word_after_key(key: &str, chosen: Option<usize>, count: usize) -> Option<usiz
     let last = count.checked_sub(1)?;
     Some(match (key, chosen) {
         ("ArrowRight" | "ArrowDown", Some(k)) => (k + 1).min(last),
-        ("ArrowLeft" | "ArrowUp", Some(k)) => k.saturating_sub(1),
+        ("ArrowLeft" | "ArrowUp", Some(k)) => k.saturating_sub(1).min(last),
         ("ArrowRight" | "ArrowDown" | "Home", _) => 0,
         ("ArrowLeft" | "ArrowUp" | "End", _) => last,
         _ => return None,
@@ -488,8 +490,11 @@ pub fn TranslatePage() -> impl IntoView {
                             ),
                             (true, _) => format!(": another model was chosen, so {} is no longer evaluated", s.model),
                         };
-                        return eval_note
-                            .set(Some(format!("Stopped after {done} of {} sentences{why}.", sources.len())));
+                        return eval_note.set(Some(format!(
+                            "Stopped after {} of {} sentences{why}.",
+                            grouped(done),
+                            grouped(sources.len())
+                        )));
                     }
                     Err(JobError::Model) => return,
                     Err(JobError::Failed(e)) => return shared.model_error.set(Some(format!("Evaluation failed: {e}"))),
@@ -562,6 +567,8 @@ pub fn TranslatePage() -> impl IntoView {
                 <div class="pane">
                     <div class="output" class:stale=move || stale.get() aria-live="polite" role="region" aria-label=move || format!("{} translation", language_name(&pair.get().1)) aria-busy=move || stale.get().to_string() data-testid="tr-output" data-model=move || settings.get().model
                         tabindex=move || colour.get().then_some("0")
+                        aria-keyshortcuts=move || colour.get().then_some("ArrowLeft ArrowRight Home End")
+                        aria-describedby=move || colour.get().then_some("tr-conf-readout")
                         on:click=move |ev| word.set(tapped_word(&ev))
                         on:keydown=move |ev: web_sys::KeyboardEvent| {
                             if !colour.get_untracked() || ev.alt_key() || ev.ctrl_key() || ev.meta_key() {
@@ -571,6 +578,10 @@ pub fn TranslatePage() -> impl IntoView {
                             if let Some(k) = word_after_key(&ev.key(), word.get_untracked(), count) {
                                 ev.prevent_default();
                                 word.set(Some(k));
+                                let shown = ev.current_target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok());
+                                if let Some(Ok(Some(w))) = shown.map(|o| o.query_selector(&format!("[data-k='{k}']"))) {
+                                    browser::scroll_into_view_nearest(&w);
+                                }
                             }
                         }>
                         {move || {
@@ -586,7 +597,7 @@ pub fn TranslatePage() -> impl IntoView {
                                     {line.iter().all(|s| s.text.is_empty()).then(|| view! { <br /> })}
                                     {line.into_iter().filter(|s| !s.text.is_empty()).enumerate().map(|(i, s)| {
                                         let gap = (i > 0).then_some(" ");
-                                        let sentence = if c {
+                                        let sentence = if c && !s.tokens.is_empty() {
                                             view! { <span class="sentence">{s.tokens.into_iter().enumerate().map(|(j, (t, p))| {
                                                 // A token's surface starts with its space; the sentence's first one's is the gap above.
                                                 let t = if j == 0 { t.trim_start().to_string() } else { t };
@@ -618,7 +629,7 @@ pub fn TranslatePage() -> impl IntoView {
                         <span class="status" role="status" data-testid="tr-copy-note">{move || copy_note.get()}</span>
                         <label><input type="checkbox" prop:checked=move || colour.get() on:change=move |ev| colour.set(event_target_checked(&ev)) />" Colour by confidence"</label>
                         {move || colour.get().then(|| view! {
-                            <span class="status" aria-live="polite" data-testid="tr-conf-readout">{move || word.get().and_then(|k| output.with(|o| word_readout(o, k))).unwrap_or_else(|| "Tap or click a word, or use the arrow keys in the translation, for its probability.".into())}</span>
+                            <span class="status" aria-live="polite" id="tr-conf-readout" data-testid="tr-conf-readout">{move || word.get().and_then(|k| output.with(|o| word_readout(o, k))).unwrap_or_else(|| "Tap or click a word, or use the arrow keys in the translation, for its probability.".into())}</span>
                             // Each swatch before its range, so that it is clear which colour goes with which.
                             <span class="legend"><span class="swatch conf p5" aria-hidden="true"></span>" p ≥ 0.9 · "<span class="swatch conf p4" aria-hidden="true"></span>" ≥ 0.7 · "<span class="swatch conf p3" aria-hidden="true"></span>" ≥ 0.5 · "<span class="swatch conf p2" aria-hidden="true"></span>" ≥ 0.3 · "<span class="swatch conf p1" aria-hidden="true"></span>" < 0.3"</span>
                         })}
@@ -694,7 +705,7 @@ pub fn TranslatePage() -> impl IntoView {
                 {move || eval_result.get().map(|r| {
                     let EvalResult { score, signature, hyps, refs, sentences, search, model, scored_with: used } = r;
                     view! {
-                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {sentences} sentences, {model}, {search} ")} <code>{signature}</code></p>
+                        <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {} sentences, {model}, {search} ", grouped(sentences))} <code>{signature}</code></p>
                         <button data-testid="eval-open-bleu" on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
                         {move || settings.with(|now| scored_with(now) != used).then(|| view! {
                             <p class="hint" data-testid="eval-stale">"The model or search settings changed since this evaluation; Evaluate again to score them."</p>

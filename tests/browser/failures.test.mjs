@@ -108,7 +108,7 @@ test('an evaluation names its model, keeps its references, and stops when anothe
   await page.click('[data-testid=tr-swap]');
   const note = page.locator('[data-testid=eval-note]');
   await note.waitFor({ timeout: 60000 });
-  assert.match(await note.textContent(), /^Stopped after \d+ of 1000 sentences: the direction was changed to English → German, so de-en\/transformer is no longer evaluated\.$/);
+  assert.match(await note.textContent(), /^Stopped after \d+ of 1 000 sentences: the direction was changed to English → German, so de-en\/transformer is no longer evaluated\.$/);
   assert.equal(await page.locator('[data-testid=eval-bleu]').count(), 0);
   assert.deepEqual(errors, []);
   await page.close();

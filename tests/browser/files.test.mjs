@@ -147,7 +147,7 @@ test('a file with Windows line ends comes back with Windows line ends; old Mac o
   writeFileSync(mac, 'A dog runs.\rTwo men fish.\r');
   await page.setInputFiles('[data-testid=tr-file]', mac);
   await page.waitForFunction(() => /^1 line \(1 translated\)/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
-  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /; 1 input line holds a carriage return that ends no line \(old Mac line ends\?\): only \\n ends a line, so each was translated as one$/);
+  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), /; 1 input line holds a carriage return that ends no line \(old Mac line ends\?\): only \\n ends a line, so each was translated as one line$/);
   assert.deepEqual(errors, []);
 });
 

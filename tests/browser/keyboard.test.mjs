@@ -104,8 +104,10 @@ test('a per-line row of BLEU opens its detail from the keyboard, and the sorted 
 
 test('a word coloured by confidence tells its probability when tapped, clicked or reached by the arrow keys', async () => {
   const errors = [];
-  const page = await openPage(rig.browser, `${rig.url}#translate?backend=cpu&text=${encodeURIComponent('A dog runs in the snow.')}`, errors);
-  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  // Two lines, the first of two sentences: the words are counted across sentences and lines.
+  const input = 'A dog runs in the snow. Two men fish.\nA girl sings.';
+  const page = await openPage(rig.browser, `${rig.url}#translate?backend=cpu&text=${encodeURIComponent(input)}`, errors);
+  await page.waitForFunction(() => /3 sentences in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
   await page.click('.out-tools input[type=checkbox]');
   const word = page.locator('[data-testid=tr-output] .conf').nth(1);
   const [text, title] = [(await word.textContent()).trim(), await word.getAttribute('title')];
@@ -113,8 +115,8 @@ test('a word coloured by confidence tells its probability when tapped, clicked o
   const readout = page.locator('[data-testid=tr-conf-readout]');
   assert.equal(await readout.textContent(), `“${text}”: ${title}`);
   assert.match(title, /^p = (0\.\d{3}|1\.000)$/);
-  // From the keyboard: Tab from Copy's neighbours reaches the translation, whose arrow keys walk
-  // the words (from the one clicked), End and Home jump to the ends.
+  // From the keyboard: Tab from the input box reaches the translation, whose arrow keys walk the
+  // words (from the one clicked), End and Home jump to the ends.
   const words = await page.locator('[data-testid=tr-output] .conf').evaluateAll((ws) => ws.map((w) => [w.textContent.trim(), w.title]));
   await page.focus('[data-testid=tr-input]');
   await page.keyboard.press('Tab');

@@ -68,9 +68,9 @@ pub fn line_end(text: &str) -> &'static str {
 }
 
 /// What an input line holds when a carriage return in it ends no line (old Mac files): only "\n"
-/// ends a line, as for sacreBLEU, so each such line is translated as one sentence run together.
+/// ends a line, as for sacreBLEU, so the lines it would end come back joined on one.
 pub const LONE_CARRIAGE_RETURN: &str =
-    "a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one";
+    "a carriage return that ends no line (old Mac line ends?): only \\n ends a line, so each was translated as one line";
 
 /// "N input lines hold WHAT", or nothing when none does.
 pub fn lines_hold(n: usize, what: &str) -> Option<String> {
