@@ -11,25 +11,39 @@ pub const USAGE: &str = "usage: wgslate quantize --model DIR --out DIR [--format
   int8: one f16 scale per row of each matrix (the default); int8-N: one per N values of a row";
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let (mut model, mut out, mut format) = (None, None, WeightFormat::parse("int8")?);
+    let (mut model, mut out, mut format) = (None, None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{a} needs a value\n{USAGE}"));
-        match a.as_str() {
-            "--model" => model = Some(value()?),
-            "--out" => out = Some(value()?),
-            "--format" => format = WeightFormat::parse(&value()?)?,
+        let slot = match a.as_str() {
+            "--model" => &mut model,
+            "--out" => &mut out,
+            "--format" => &mut format,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return Ok(());
             }
             other => return Err(format!("unknown argument {other}\n{USAGE}")),
+        };
+        // A second value would drop the first without a word (another model, another output).
+        if slot.replace(value()?).is_some() {
+            return Err(format!("{a} is given twice: give it once"));
         }
     }
     let (model, out) =
         (model.ok_or(format!("--model is required\n{USAGE}"))?, out.ok_or(format!("--out is required\n{USAGE}"))?);
+    let format = WeightFormat::parse(format.as_deref().unwrap_or("int8"))?;
     let (src, dst) = (Path::new(&model), Path::new(&out));
-    if src.canonicalize().ok() == dst.canonicalize().ok() {
+    if !src.join("config.json").is_file() {
+        return Err(crate::translate_cmd::not_a_model_dir(&model));
+    }
+    if out.is_empty() {
+        return Err("--out names no directory".into());
+    }
+    if dst.exists() && !dst.is_dir() {
+        return Err(format!("--out {out} is a file, not a directory"));
+    }
+    if dst.exists() && src.canonicalize().ok() == dst.canonicalize().ok() {
         return Err("--out must be another directory than --model".into());
     }
     // Loading the whole model first checks the files belong together.
@@ -43,6 +57,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
     for name in checked.names() {
         let (shape, values) = checked.tensor(&name).expect("listed");
         tensors.push((name, Tensor::from_slice(values, shape, &Device::Cpu).map_err(|e| e.to_string())?));
+    }
+    if matches!(checked.format(), WeightFormat::Int8 { .. })
+        && checked.format() != format
+        && format != WeightFormat::F16
+    {
+        eprintln!(
+            "wgslate quantize: {model}'s weights are int8 already ({}): as {format} they are rounded twice (quantize the f16 model where there is one)",
+            checked.format()
+        );
     }
     let bytes = to_safetensors(&tensors, format)?;
     std::fs::create_dir_all(dst).map_err(|e| format!("cannot create {out}: {e}"))?;

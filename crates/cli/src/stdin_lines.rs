@@ -81,6 +81,10 @@ impl StdinLines {
         if number == 1 && (bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])) {
             return wgslate_metrics::utf8_text("standard input", bytes);
         }
+        // Without one, judged on the first line (its "\n" is one byte of a UTF-16 line end).
+        if number == 1 && wgslate_metrics::utf16_without_bom(&bytes) {
+            return Err(wgslate_metrics::utf16_without_bom_message("standard input"));
+        }
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) if self.typed => {

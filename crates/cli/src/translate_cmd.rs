@@ -122,7 +122,7 @@ fn model_dirs(dir: &str) -> Result<Vec<String>, String> {
 }
 
 /// Why `dir`, which holds no config.json, is not a model directory.
-fn not_a_model_dir(dir: &str) -> String {
+pub fn not_a_model_dir(dir: &str) -> String {
     let path = std::path::Path::new(dir);
     let holds = "give the directory that holds config.json, model.safetensors and tokenizer.json, such as www/models/en-de/transformer";
     if path.is_dir() {
@@ -189,9 +189,15 @@ fn load_reranker(c: &Common) -> Result<Option<(&str, Model)>, String> {
     c.rerank.as_deref().map(|dir| Ok((dir, Model::from_dir(std::path::Path::new(dir))?))).transpose()
 }
 
-/// A file's UTF-8 text (a `.gz` name is gunzipped, as `wgslate bleu` reads one).
+/// A file's UTF-8 text (a `.gz` name is gunzipped, as `wgslate bleu` reads one). UTF-16 without a
+/// byte order mark is refused too (`wgslate bleu` reads it as sacreBLEU does): translated, its
+/// NULs came back as garbage and an extra line.
 fn read_utf8(path: &str) -> Result<String, String> {
-    wgslate_metrics::utf8_text(path, crate::bleu_cmd::read_bytes(path)?)
+    let bytes = crate::bleu_cmd::read_bytes(path)?;
+    if wgslate_metrics::utf16_without_bom(&bytes) {
+        return Err(wgslate_metrics::utf16_without_bom_message(path));
+    }
+    wgslate_metrics::utf8_text(path, bytes)
 }
 
 fn read_lines(path: &str) -> Result<Vec<String>, String> {

@@ -122,6 +122,29 @@ fn a_byte_order_mark_is_not_part_of_the_first_sentence_to_translate() {
 }
 
 #[test]
+fn utf16_without_a_byte_order_mark_is_named_not_translated() {
+    let model = format!("{MODELS}/en-de/transformer");
+    let dir = std::env::temp_dir().join(format!("wgslate-utf16-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let little: Vec<u8> = THREE.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let big: Vec<u8> = THREE.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for (endian, bytes) in [("little", little), ("big", big)] {
+        // Was translated as garbage with exit 0 (little-endian: one line more than given).
+        let (ok, out, err) = common::translate_bytes(&["--model", model.as_str(), "--backend", "cpu"], &bytes);
+        assert!(!ok && out.is_empty(), "{endian}: {out}");
+        assert!(err.contains("standard input looks like UTF-16 text without a byte order mark"), "{endian}: {err}");
+        let file = dir.join(format!("{endian}.en"));
+        std::fs::write(&file, &bytes).unwrap();
+        let file = file.to_str().unwrap();
+        let (ok, out, err) = wgslate(&["translate", "--model", &model, "--backend", "cpu", "-i", file]);
+        assert!(!ok && out.is_empty() && err.contains(&format!("{file} looks like UTF-16 text")), "{endian}: {err}");
+        let (ok, _, err) = wgslate(&["eval", "--model", &model, "--backend", "cpu", "--src", file, "--ref", file]);
+        assert!(!ok && err.contains(&format!("{file} looks like UTF-16 text")), "{endian}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn eval_refuses_empty_files_and_names_its_search() {
     let dir = std::env::temp_dir().join(format!("wgslate-usage-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -167,6 +190,38 @@ fn an_output_that_cannot_be_written_is_an_error_in_one_line_not_a_panic() {
         assert_eq!(code, Some(2), "{args:?}: {err}");
         assert_eq!(err, "wgslate: cannot write the output: No space left on device (os error 28)\n", "{args:?}");
     }
+}
+
+#[test]
+fn quantize_refuses_what_would_write_elsewhere_and_warns_of_rounding_twice() {
+    let model = format!("{MODELS}/en-de/gru");
+    let dir = std::env::temp_dir().join(format!("wgslate-quantize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (file, out) = (dir.join("a-file"), dir.join("q"));
+    std::fs::write(&file, "not a directory").unwrap();
+    let (file, out) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let missing = dir.join("no-such-model");
+    let refused = [
+        // Wrote the model into the working directory, exit 0.
+        (vec!["quantize", "--model", &model, "--out", ""], "--out names no directory".to_string()),
+        // Said "--out must be another directory than --model".
+        (
+            vec!["quantize", "--model", missing.to_str().unwrap(), "--out", out],
+            format!("cannot read the model directory {}: it does not exist", missing.display()),
+        ),
+        // Dropped the first --model (or --out) without a word.
+        (vec!["quantize", "--model", &model, "--model", &model, "--out", out], "--model is given twice".into()),
+        (vec!["quantize", "--model", &model, "--out", out, "--out", out], "--out is given twice".into()),
+        (vec!["quantize", "--model", &model, "--out", file], format!("--out {file} is a file, not a directory")),
+    ];
+    for (args, why) in refused {
+        let (ok, stdout, err) = wgslate(&args);
+        assert!(!ok && stdout.is_empty() && err.contains(&why), "{args:?}: {err}");
+    }
+    assert!(!std::path::Path::new(out).exists() && !std::path::Path::new("model.safetensors").exists());
+    let (ok, _, err) = wgslate(&["quantize", "--model", &model, "--out", out, "--format", "int8-16"]);
+    assert!(ok && err.contains("weights are int8 already (int8, one scale per row): as int8, one scale per 16 values they are rounded twice"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

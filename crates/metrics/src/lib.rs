@@ -42,6 +42,12 @@ pub fn utf16_without_bom(bytes: &[u8]) -> bool {
     (even >= 0.4 && odd <= 0.05) || (odd >= 0.4 && even <= 0.05)
 }
 
+/// Why `name`, which `utf16_without_bom` judged so, is not read: its English would pass for UTF-8
+/// with a NUL after every letter.
+pub fn utf16_without_bom_message(name: &str) -> String {
+    format!("{name} looks like UTF-16 text without a byte order mark (every other byte is zero); save it as UTF-8 and open it again")
+}
+
 /// The text of file `name`, or why its bytes are not text we read, for the CLI and the page alike:
 /// UTF-16 (what Windows Notepad saves as "Unicode") is named, since re-saving as UTF-8 is the fix.
 pub fn utf8_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {

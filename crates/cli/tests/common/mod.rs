@@ -4,6 +4,11 @@ use std::process::{Command, Stdio};
 
 /// `wgslate translate ARGS` fed `input`: (success, stdout, stderr).
 pub fn translate(args: &[&str], input: &str) -> (bool, String, String) {
+    translate_bytes(args, input.as_bytes())
+}
+
+/// `translate` fed bytes that need not be UTF-8.
+pub fn translate_bytes(args: &[&str], input: &[u8]) -> (bool, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
         .arg("translate")
         .args(args)
@@ -15,7 +20,7 @@ pub fn translate(args: &[&str], input: &str) -> (bool, String, String) {
         .spawn()
         .unwrap();
     // A refused command exits before reading its input.
-    let _ = std::io::Write::write_all(child.stdin.as_mut().unwrap(), input.as_bytes());
+    let _ = std::io::Write::write_all(child.stdin.as_mut().unwrap(), input);
     let out = child.wait_with_output().unwrap();
     (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
