@@ -127,7 +127,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let get = |k: &str| args.chunks(2).find(|p| p[0] == k).map(|p| p[1].clone());
     let number = |k: &str, default: usize| {
         get(k)
-            .map(|v| v.parse::<usize>().map_err(|_| format!("{k} must be a number\n{USAGE}")))
+            .map(|v| {
+                v.parse::<usize>().map_err(|_| format!("{k} must be a whole number of 1 or more, not '{v}'\n{USAGE}"))
+            })
             .transpose()
             .map(|v| v.unwrap_or(default))
     };
@@ -137,7 +139,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if n == 0 || batched == 0 {
         return Err(format!("--sentences and --batched must be at least 1\n{USAGE}"));
     }
-    let text = std::fs::read_to_string(&src).map_err(|e| format!("cannot read {src}: {e}"))?;
+    let text = std::fs::read_to_string(&src).map_err(|e| match get("--src") {
+        Some(_) => format!("cannot read {src}: {e}"),
+        // The default is the repository's test set: run from elsewhere, say how to time other text.
+        None => format!("cannot read {src} (the default --src, from the repository's root): {e}; give --src FILE"),
+    })?;
     let all: Vec<String> = text.lines().take(batched).map(str::to_string).collect();
     let few: Vec<String> = text.lines().take(n).map(str::to_string).collect();
     if few.is_empty() {

@@ -104,6 +104,9 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
     if seen.contains(&"--lenpen-kind") && lenpen == 0.0 {
         return Err("--lenpen-kind chooses the form of the length penalty, which is off: add --lenpen A".into());
     }
+    if limits.a == 0.0 && limits.b == 0 {
+        return Err("--max-len-a 0 --max-len-b 0 leaves no room for a word (it gave one): make one of them more".into());
+    }
     if limits.a == 0.0 && limits.min_len > limits.b {
         return Err(format!(
             "--min-len {} is longer than the longest output allowed (--max-len-a 0 --max-len-b {})",

@@ -100,6 +100,9 @@ impl Output {
             return Ok(Output::Device(BufWriter::new(device.map_err(|e| format!("cannot write {path}: {e}"))?)));
         }
         let name = dest.file_name().ok_or_else(|| format!("-o {path} names no file"))?;
+        if let Some(folder) = dest.parent().filter(|f| !f.as_os_str().is_empty() && !f.is_dir()) {
+            return Err(format!("cannot write {path}: there is no folder {}", folder.display()));
+        }
         let temporary = dest.with_file_name(format!(".{}.{}.part", name.to_string_lossy(), std::process::id()));
         let file = File::create(&temporary).map_err(|e| {
             format!("cannot write {path}: {e} (the translation is written beside it first, as {})", temporary.display())

@@ -358,6 +358,28 @@ fn language_note(dir: &str, lines: &LineCounts) -> Option<String> {
     Some(format!("{}{advice}", m.message(&subject)))
 }
 
+/// When `--ref` cannot be the references (the same file as `--src`, or text in another language
+/// than the model's target), which scores near 0 without a word.
+fn reference_note(dir: &str, src: &str, reference: &str, refs: &[String]) -> Option<String> {
+    let canonical = |p: &str| std::fs::canonicalize(p).ok();
+    if canonical(src).is_some() && canonical(src) == canonical(reference) {
+        return Some(format!(
+            "--src and --ref are the same file ({reference}): the translations are scored against their own sources"
+        ));
+    }
+    let target = model_direction(dir).ok()??.target;
+    let mut lines = LineCounts::default();
+    refs.iter().for_each(|l| lines.add(l));
+    let (read_as, n, with_text) = lines.most()?;
+    (read_as != target).then(|| {
+        format!(
+            "{n} of {with_text} lines of --ref {reference} read as {}, but the model translates into {}: are they the references?",
+            language_name(read_as),
+            language_name(&target)
+        )
+    })
+}
+
 /// Refuses a reranker that translates another direction than the reverse of the model's.
 fn check_reranker(model: &str, reranker: &str) -> Result<(), String> {
     if !std::path::Path::new(reranker).join("config.json").is_file() {
@@ -464,6 +486,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         eprintln!("wgslate: {note}");
     }
     let refs = read_lines(&reference)?;
+    if let Some(note) = reference_note(&c.models[0], &src, &reference, &refs) {
+        eprintln!("wgslate: {note}");
+    }
     if sources.len() != refs.len() {
         return Err(format!(
             "{src} has {} but {reference} has {}",

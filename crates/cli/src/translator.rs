@@ -97,7 +97,7 @@ fn engines<'a>(
             eprintln!("wgslate: {e}; using the CPU");
             return cpu("cpu".into());
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(format!("{e} (--backend auto or cpu translates on the CPU)")),
     };
     if backend == "auto" && gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu {
         return cpu(format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name));

@@ -21,10 +21,16 @@ fn out_of_range_decoding_flags_are_refused_with_one_line() {
         (["--nbest", "0"], "n-best size must be between 1 and 16"),
         (["--min-len", "-3"], "minimum length must be between 0 and 200"),
         (["--no-repeat-ngram", "1e9"], "no-repeat n-gram size must be between 0 and 10"),
+        // Gave one word.
+        (["--max-len-b", "0"], "--max-len-a 0 --max-len-b 0 leaves no room for a word"),
     ];
     for (flags, needle) in cases {
         // The longest output the --min-len case allows is 2 tokens.
-        let limits = if flags[0] == "--min-len" { &["--max-len-a", "0", "--max-len-b", "2"][..] } else { &[] };
+        let limits = match flags[0] {
+            "--min-len" => &["--max-len-a", "0", "--max-len-b", "2"][..],
+            "--max-len-b" => &["--max-len-a", "0"][..],
+            _ => &[],
+        };
         let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
             .args(["translate", "--model", "no-such-model"])
             .args(flags)

@@ -183,6 +183,17 @@ impl Settings {
             }
             _ => {
                 let x = checked_number(key, value)?;
+                // a·|source| + b = 0 for every source: the search gave one word anyway.
+                let (a, b) = match key {
+                    "a" => (x as f32, self.max_len_b),
+                    "b" => (self.max_len_a, x as usize),
+                    _ => (1.0, 1),
+                };
+                if a == 0.0 && b == 0 {
+                    return Err(
+                        "max length a and b are both 0, which leaves no room for a word: make one of them more".into(),
+                    );
+                }
                 match key {
                     "beam" => self.beam = x as usize,
                     "lp" => self.lenpen = x as f32,

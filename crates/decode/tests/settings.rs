@@ -67,6 +67,18 @@ fn values_inside_the_ranges_are_kept_and_round_trip() {
 }
 
 #[test]
+fn a_maximum_length_of_zero_for_every_source_is_refused() {
+    // A link that sets both: the search gave one word anyway.
+    let (s, _, problems) = parse("a=0&b=0");
+    assert_eq!(problems, ["max length a and b are both 0, which leaves no room for a word: make one of them more"]);
+    assert_eq!((s.max_len_a, s.max_len_b), (0.0, 10));
+    let (s, _, problems) = parse("b=0&a=0");
+    assert_eq!(problems.len(), 1);
+    assert_eq!((s.max_len_a, s.max_len_b), (2.0, 0));
+    assert!(parse("a=0&b=1").2.is_empty() && parse("a=0.5&b=0").2.is_empty());
+}
+
+#[test]
 fn a_refused_value_leaves_the_setting_as_it_was() {
     let mut s = Settings::default();
     s.set("beam", "4").unwrap();
