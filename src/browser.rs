@@ -34,7 +34,7 @@ pub async fn read_file(file: &web_sys::File) -> Result<String, String> {
     let name = file.name();
     // UTF-16 English is valid UTF-8 (every other byte NUL): without a byte order mark it would be read.
     if wgslate_metrics::utf16_without_bom(&bytes) {
-        return Err(wgslate_metrics::utf16_without_bom_message(&name));
+        return Err(format!("{} and open it again", wgslate_metrics::utf16_without_bom_message(&name)));
     }
     // A byte order mark stays: sacreBLEU (and so the BLEU view) counts it as part of the first line.
     wgslate_metrics::utf8_text(&name, bytes).map_err(|e| match e.contains("UTF-16") {

@@ -105,7 +105,7 @@ pub fn parse(args: &[String]) -> Result<(Decoding, Vec<String>), String> {
         return Err("--lenpen-kind chooses the form of the length penalty, which is off: add --lenpen A".into());
     }
     if limits.a == 0.0 && limits.b == 0 {
-        return Err("--max-len-a 0 --max-len-b 0 leaves no room for a word (it gave one): make one of them more".into());
+        return Err("--max-len-a 0 --max-len-b 0 leaves no room for a word (the search still wrote one word): make one of them more".into());
     }
     if limits.a == 0.0 && limits.min_len > limits.b {
         return Err(format!(

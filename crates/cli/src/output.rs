@@ -100,8 +100,18 @@ impl Output {
             return Ok(Output::Device(BufWriter::new(device.map_err(|e| format!("cannot write {path}: {e}"))?)));
         }
         let name = dest.file_name().ok_or_else(|| format!("-o {path} names no file"))?;
-        if let Some(folder) = dest.parent().filter(|f| !f.as_os_str().is_empty() && !f.is_dir()) {
-            return Err(format!("cannot write {path}: there is no folder {}", folder.display()));
+        // The OS says "No such file or directory" of the temporary file beside it; other causes
+        // (a folder not to be read) are left to its message.
+        if let Some(folder) = dest.parent().filter(|f| !f.as_os_str().is_empty()) {
+            match std::fs::metadata(folder) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(format!("cannot write {path}: there is no folder {}", folder.display()))
+                }
+                Ok(m) if !m.is_dir() => {
+                    return Err(format!("cannot write {path}: {} is a file, not a folder", folder.display()))
+                }
+                _ => {}
+            }
         }
         let temporary = dest.with_file_name(format!(".{}.{}.part", name.to_string_lossy(), std::process::id()));
         let file = File::create(&temporary).map_err(|e| {

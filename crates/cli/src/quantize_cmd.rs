@@ -34,6 +34,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         (model.ok_or(format!("--model is required\n{USAGE}"))?, out.ok_or(format!("--out is required\n{USAGE}"))?);
     let format = WeightFormat::parse(format.as_deref().unwrap_or("int8"))?;
     let (src, dst) = (Path::new(&model), Path::new(&out));
+    if model.is_empty() {
+        return Err("--model names no directory".into());
+    }
     if !src.join("config.json").is_file() {
         return Err(crate::translate_cmd::not_a_model_dir(&model));
     }

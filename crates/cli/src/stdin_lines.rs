@@ -15,6 +15,9 @@ pub struct StdinLines {
     typed: bool,
     /// "\r\n" once the first line ended so (Windows line ends in, Windows line ends out).
     pub line_end: &'static str,
+    /// The first bytes, until there are enough to tell UTF-16 without a byte order mark (a first
+    /// line "Hi" is five bytes of it; an empty one, one byte); None once told.
+    head: Option<Vec<u8>>,
 }
 
 impl StdinLines {
@@ -43,7 +46,7 @@ impl StdinLines {
                 }
             }
         });
-        Self { read, offset: 0, count: 0, typed, line_end: "\n" }
+        Self { read, offset: 0, count: 0, typed, line_end: "\n", head: Some(Vec::new()) }
     }
 
     /// The next group of lines: waits for one, then takes those already read until their
@@ -81,9 +84,17 @@ impl StdinLines {
         if number == 1 && (bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])) {
             return wgslate_metrics::utf8_text("standard input", bytes);
         }
-        // Without one, judged on the first line (its "\n" is one byte of a UTF-16 line end).
-        if number == 1 && wgslate_metrics::utf16_without_bom(&bytes) {
-            return Err(wgslate_metrics::utf16_without_bom_message("standard input"));
+        // Without one, judged on the first bytes (a line's "\n" is one byte of a UTF-16 line end).
+        if let Some(head) = self.head.as_mut() {
+            head.extend_from_slice(&bytes);
+            if head.len() >= 4 {
+                let utf16 = wgslate_metrics::utf16_without_bom(head);
+                self.head = None;
+                if utf16 {
+                    let message = wgslate_metrics::utf16_without_bom_message("standard input");
+                    return Err(format!("{message}{}", crate::translate_cmd::ICONV));
+                }
+            }
         }
         let text = match String::from_utf8(bytes) {
             Ok(text) => text,

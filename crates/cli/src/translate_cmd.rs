@@ -189,13 +189,19 @@ fn load_reranker(c: &Common) -> Result<Option<(&str, Model)>, String> {
     c.rerank.as_deref().map(|dir| Ok((dir, Model::from_dir(std::path::Path::new(dir))?))).transpose()
 }
 
+/// How a terminal user converts UTF-16 text without a byte order mark.
+pub const ICONV: &str = " (iconv -f UTF-16LE -t UTF-8 converts it; UTF-16BE where the zeros come first)";
+
 /// A file's UTF-8 text (a `.gz` name is gunzipped, as `wgslate bleu` reads one). UTF-16 without a
 /// byte order mark is refused too (`wgslate bleu` reads it as sacreBLEU does): translated, its
 /// NULs came back as garbage and an extra line.
 fn read_utf8(path: &str) -> Result<String, String> {
+    if path.is_empty() {
+        return Err("'' names no file (-i, --src and --ref take a file name)".into());
+    }
     let bytes = crate::bleu_cmd::read_bytes(path)?;
     if wgslate_metrics::utf16_without_bom(&bytes) {
-        return Err(wgslate_metrics::utf16_without_bom_message(path));
+        return Err(format!("{}{ICONV}", wgslate_metrics::utf16_without_bom_message(path)));
     }
     wgslate_metrics::utf8_text(path, bytes)
 }
@@ -367,13 +373,21 @@ fn reference_note(dir: &str, src: &str, reference: &str, refs: &[String]) -> Opt
             "--src and --ref are the same file ({reference}): the translations are scored against their own sources"
         ));
     }
+    // A target the language guess cannot name (a user's `ro` model) would read as its neighbour.
     let target = model_direction(dir).ok()??.target;
+    if !wgslate_model::language::knows(&target) {
+        return None;
+    }
     let mut lines = LineCounts::default();
     refs.iter().for_each(|l| lines.add(l));
     let (read_as, n, with_text) = lines.most()?;
+    let subject = match with_text {
+        1 => format!("the line of --ref {reference} reads"),
+        _ => format!("{n} of {with_text} lines of --ref {reference} read"),
+    };
     (read_as != target).then(|| {
         format!(
-            "{n} of {with_text} lines of --ref {reference} read as {}, but the model translates into {}: are they the references?",
+            "{subject} as {}, but the model translates into {}: are they the references?",
             language_name(read_as),
             language_name(&target)
         )

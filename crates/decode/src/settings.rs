@@ -293,8 +293,8 @@ impl Settings {
     pub fn with_best_quality(&self) -> Settings {
         let mut s = self.with_greedy();
         for (key, value) in BEST_QUALITY {
-            // Cannot fire on any input: `set` checks only the key and the value, both constants
-            // here, and `the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it` applies them.
+            // Cannot fire on any input: `set` checks the key and the value, both constants here,
+            // and for the maximum length the other of a and b, which BEST_QUALITY leaves alone; and `the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it` applies them.
             s.set(key, value).expect("BEST_QUALITY is within the settings' ranges");
         }
         s

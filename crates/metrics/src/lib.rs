@@ -33,7 +33,8 @@ pub fn plural(n: usize, noun: &str) -> String {
 pub fn utf16_without_bom(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(4096)];
     // With its byte order mark it is UTF-16 that `utf8_text` names.
-    if head.len() < 8 || head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
+    // Four bytes are two UTF-16 characters ("Hi" of a file "Hi\n"): text of two or more NULs.
+    if head.len() < 4 || head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
         return false;
     }
     let zeros = |parity: usize| head.iter().skip(parity).step_by(2).filter(|&&b| b == 0).count() as f64;
@@ -45,7 +46,7 @@ pub fn utf16_without_bom(bytes: &[u8]) -> bool {
 /// Why `name`, which `utf16_without_bom` judged so, is not read: its English would pass for UTF-8
 /// with a NUL after every letter.
 pub fn utf16_without_bom_message(name: &str) -> String {
-    format!("{name} looks like UTF-16 text without a byte order mark (every other byte is zero); save it as UTF-8 and open it again")
+    format!("{name} looks like UTF-16 text without a byte order mark (every other byte is zero); save it as UTF-8")
 }
 
 /// The text of file `name`, or why its bytes are not text we read, for the CLI and the page alike:
