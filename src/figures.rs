@@ -24,9 +24,21 @@ pub fn grouped(n: usize) -> String {
     out
 }
 
+/// "1 line", "10 000 lines": a count grouped, and its noun plural but for one.
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{} {noun}{}", grouped(n), if n == 1 { "" } else { "s" })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{elapsed, grouped};
+    use super::{count, elapsed, grouped};
+
+    #[test]
+    fn a_count_names_one_thing_in_the_singular() {
+        assert_eq!(count(1, "line"), "1 line");
+        assert_eq!(count(0, "line"), "0 lines");
+        assert_eq!(count(12000, "sentence"), "12 000 sentences");
+    }
 
     #[test]
     fn counts_are_grouped_by_thousands() {

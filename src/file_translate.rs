@@ -12,7 +12,7 @@ use wgslate_model::translate::Notices;
 use crate::browser;
 use crate::engine_client::{self, Ended, JobError};
 use crate::engine_jobs::{Job, SearchChoice};
-use crate::figures::{elapsed, grouped};
+use crate::figures::{count, elapsed, grouped};
 use crate::language_hint::LanguageHint;
 use crate::language_picker::direction;
 use crate::translate_page::{settings_pairs, Shared};
@@ -164,8 +164,8 @@ pub fn FileTranslate() -> impl IntoView {
                 let out_name = output_name(&file.name(), &target);
                 let line_end = line_end(text);
                 let mut assembly = Assembly::new(&segments, line_end);
-                let (all_lines, all_sentences) = (grouped(with_text), grouped(n_sentences));
-                status.set(format!("Translating 0 of {all_lines} lines (0 of {all_sentences} sentences) {with}…"));
+                let (all_lines, all_sentences) = (count(with_text, "line"), count(n_sentences, "sentence"));
+                status.set(format!("Translating 0 of {all_lines} (0 of {all_sentences}) {with}…"));
                 let mut sentences_done = 0;
                 let job = Job::Translate {
                     settings: settings_pairs(&s),
@@ -183,7 +183,7 @@ pub fn FileTranslate() -> impl IntoView {
                         assembly.add(segments.sentences[first + k].0, &text);
                     }
                     status.set(format!(
-                        "Translating {} of {all_lines} lines ({} of {all_sentences} sentences) {with}…",
+                        "Translating {} of {all_lines} ({} of {all_sentences}) {with}…",
                         grouped(assembly.lines_done),
                         grouped(sentences_done)
                     ));
@@ -202,7 +202,7 @@ pub fn FileTranslate() -> impl IntoView {
                     Err(JobError::Cancelled) if ticket.is_superseded() => return,
                     Err(JobError::Cancelled) => {
                         let done = assembly.lines_done;
-                        status.set(format!("Stopped after {} of {all_lines} lines ({with}){notes}.", grouped(done)));
+                        status.set(format!("Stopped after {} of {all_lines} ({with}){notes}.", grouped(done)));
                         // What was translated is kept: the lines not reached stay empty.
                         // Named so that it is not taken for the whole translation.
                         if done > 0 {
@@ -226,9 +226,8 @@ pub fn FileTranslate() -> impl IntoView {
                     }
                 };
                 status.set(format!(
-                    "{} {} ({} translated) {with} in {}{}",
-                    grouped(lines.len()),
-                    if lines.len() == 1 { "line" } else { "lines" },
+                    "{} ({} translated) {with} in {}{}",
+                    count(lines.len(), "line"),
                     grouped(with_text),
                     elapsed(ms),
                     notes
