@@ -254,7 +254,16 @@ pub fn App() -> impl IntoView {
     };
     let on_dragover = window_event_listener(leptos::ev::dragover, keep_page);
     let on_drop = window_event_listener(leptos::ev::drop, keep_page);
+    // A reload, a closed tab or another address would end a file translation or an evaluation
+    // without a trace: the browser asks first (a reload the user already agreed to is let through).
+    let on_leave = window_event_listener(leptos::ev::beforeunload, |ev| {
+        if engine_client::long_job_running().is_some() && !browser::leaving_on_purpose() {
+            ev.prevent_default();
+            ev.set_return_value("");
+        }
+    });
     on_cleanup(move || {
+        on_leave.remove();
         on_hash.remove();
         on_pop.remove();
         on_dragover.remove();

@@ -305,8 +305,19 @@ pub fn confirm(question: &str) -> bool {
     web_sys::window().and_then(|w| w.confirm_with_message(question).ok()).unwrap_or(false)
 }
 
+thread_local! {
+    /// Set by `reload_soon`: the reload was asked for (and a long job's end agreed to).
+    static LEAVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the page is being reloaded on purpose (`reload_soon`), so the leave warning keeps quiet.
+pub fn leaving_on_purpose() -> bool {
+    LEAVING.with(std::cell::Cell::get)
+}
+
 /// Reloads the page (after the current task, so pending URL updates land first).
 pub fn reload_soon() {
+    LEAVING.with(|l| l.set(true));
     wasm_bindgen_futures::spawn_local(async {
         sleep_ms(50).await;
         if let Some(w) = web_sys::window() {

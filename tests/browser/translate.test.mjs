@@ -187,7 +187,7 @@ test('odd input keeps the page alive', async () => {
   assert.deepEqual(errors, []);
 });
 
-test('changing the backend during an evaluation asks first, and No keeps the evaluation and the old choice', async () => {
+test('changing the backend or reloading during an evaluation asks first, and No keeps the evaluation and the old choice', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu', errors);
   await page.click('[data-testid=eval-run]');
@@ -202,7 +202,23 @@ test('changing the backend during an evaluation asks first, and No keeps the eva
   assert.equal(reloaded, false);
   assert.equal(await page.locator('[data-testid=tr-backend-choice]').inputValue(), 'cpu');
   assert.equal(await page.locator('[data-testid=eval-stop]').count(), 1, 'the evaluation still runs');
-  await page.click('[data-testid=eval-stop]');
+  // A reload (a closed tab, another address) during the evaluation asks too: the browser's question.
+  const leave = [];
+  page.once('dialog', (d) => { leave.push(d.type()); d.dismiss(); });
+  await page.evaluate(() => setTimeout(() => location.reload(), 0));
+  await page.waitForTimeout(1000);
+  assert.deepEqual(leave, ['beforeunload']);
+  assert.equal(reloaded, false);
+  assert.equal(await page.locator('[data-testid=eval-stop]').count(), 1, 'the evaluation still runs');
+  // Yes to the backend's question reloads at once, with no second question.
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.type()); d.accept(); });
+  await Promise.all([page.waitForEvent('load'), page.selectOption('[data-testid=tr-backend-choice]', 'auto')]);
+  assert.deepEqual(dialogs, ['confirm']);
+  assert.equal(await page.locator('[data-testid=tr-backend-choice]').inputValue(), 'auto');
+  // With nothing long running, a reload asks nothing.
+  await page.reload();
+  assert.deepEqual(dialogs, ['confirm']);
   assert.deepEqual(errors, []);
 });
 
