@@ -11,6 +11,10 @@ self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim(
 // Whether the page shows a storage problem, so a file kept later can clear it.
 let reported = false;
 
+// The pages list the kept models (and the picker marks them): a model's file kept is news to them.
+// Its weights may be kept seconds after the model loaded, when the pages last looked.
+const changed = new BroadcastChannel('wgslate-offline');
+
 async function tell(message) {
   for (const client of await self.clients.matchAll()) client.postMessage(message);
 }
@@ -19,6 +23,7 @@ async function keep(request, response) {
   try {
     const cache = await caches.open(CACHE);
     await cache.put(request, response);
+    if (new URL(request.url ?? request, self.location.href).pathname.includes('/models/')) changed.postMessage('kept');
     if (reported) {
       reported = false;
       await tell({ type: 'offline-ok' });
