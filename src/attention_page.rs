@@ -238,16 +238,10 @@ pub fn AttentionPage() -> impl IntoView {
         } else if x + CELL > left + width {
             w.set_scroll_left((x + CELL - width).ceil() as i32);
         }
-        let Some(window) = web_sys::window() else { return };
         let top = map.get_bounding_client_rect().top() + top + r as f64 * CELL;
-        let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
         // Below the readout, which stays at the top of the screen (two lines for long labels).
         let readout = readout_line.get_untracked().map_or(0.0, |p| p.get_bounding_client_rect().height());
-        if top < readout {
-            window.scroll_by_with_x_and_y(0.0, top - readout);
-        } else if top + CELL > height {
-            window.scroll_by_with_x_and_y(0.0, top + CELL - height);
-        }
+        browser::scroll_page_to_show(top, top + CELL, readout);
     };
     // The map's cells as an image, made once per map: hovering and scrolling only redraw.
     let cells = StoredValue::new_local(None::<(Heatmap, Option<web_sys::HtmlCanvasElement>)>);

@@ -81,15 +81,15 @@ pub fn picked_file(ev: &web_sys::Event) -> Option<web_sys::File> {
     file
 }
 
-/// Scrolls the page the least that shows `element` whole (it stays put when it is in view).
-pub fn scroll_into_view_nearest(element: &web_sys::Element) {
+/// Scrolls the page the least that shows the band from `top` to `bottom` (in viewport pixels)
+/// below the `covered` pixels at the top of the screen (a sticky line); it stays put when in view.
+pub fn scroll_page_to_show(top: f64, bottom: f64, covered: f64) {
     let Some(window) = web_sys::window() else { return };
     let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
-    let rect = element.get_bounding_client_rect();
-    if rect.top() < 0.0 {
-        window.scroll_by_with_x_and_y(0.0, rect.top());
-    } else if rect.bottom() > height {
-        window.scroll_by_with_x_and_y(0.0, rect.bottom() - height);
+    if top < covered {
+        window.scroll_by_with_x_and_y(0.0, top - covered);
+    } else if bottom > height {
+        window.scroll_by_with_x_and_y(0.0, bottom - height);
     }
 }
 

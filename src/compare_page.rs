@@ -5,12 +5,11 @@ use leptos::task::spawn_local;
 
 use crate::engine_client::{self, Ended};
 use crate::engine_jobs::{Event, Job, SearchChoice, COMPARE_MIN_BEAM};
-use crate::figures::elapsed;
+use crate::figures::{count, elapsed};
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::settings::Settings;
 use crate::translate_page::{capitalised, first_sentence, settings_pairs, what_runs, Shared};
 use crate::{browser, tsv};
-use wgslate_metrics::plural;
 
 #[derive(Clone, Debug)]
 struct Column {
@@ -275,7 +274,7 @@ pub fn ComparePage() -> impl IntoView {
                         <div class="col">
                             <h3>"Greedy"</h3>
                             <p data-testid="cmp-greedy">{marked(&greedy_text, &best_beam)}</p>
-                            <p class="meta" data-testid="cmp-time-greedy">{format!("{} · {} · log-prob {:.2}", elapsed(g.ms), plural(g.outputs[0].1.len(), "token"), g.outputs[0].2)}</p>
+                            <p class="meta" data-testid="cmp-time-greedy">{format!("{} · {} · log-prob {:.2}", elapsed(g.ms), count(g.outputs[0].1.len(), "token"), g.outputs[0].2)}</p>
                         </div>
                         <div class="col">
                             <h3>{format!("Beam ({} best)", b.outputs.len())}</h3>
@@ -283,7 +282,7 @@ pub fn ComparePage() -> impl IntoView {
                                 {b.outputs.iter().enumerate().map(|(i, (text, toks, lp, score))| view! {
                                     <li data-testid=format!("cmp-beam-{i}")>
                                         <span class="text">{if i == 0 { marked(text, &greedy_text).into_any() } else { view! { <span>{text.clone()}</span> }.into_any() }}</span>
-                                        <span class="meta">{format!(" log-prob {lp:.2} · score {score:.3} · {}", plural(toks.len(), "token"))}</span>
+                                        <span class="meta">{format!(" log-prob {lp:.2} · score {score:.3} · {}", count(toks.len(), "token"))}</span>
                                     </li>
                                 }).collect_view()}
                             </ol>
@@ -292,7 +291,7 @@ pub fn ComparePage() -> impl IntoView {
                         <div class="col">
                             <h3>"Sample"</h3>
                             <p data-testid="cmp-sample">{s.outputs[0].0.clone()}</p>
-                            <p class="meta" data-testid="cmp-time-sample">{format!("{} · {} · log-prob {:.2}", elapsed(s.ms), plural(s.outputs[0].1.len(), "token"), s.outputs[0].2)}</p>
+                            <p class="meta" data-testid="cmp-time-sample">{format!("{} · {} · log-prob {:.2}", elapsed(s.ms), count(s.outputs[0].1.len(), "token"), s.outputs[0].2)}</p>
                         </div>
                     </div>
                 }

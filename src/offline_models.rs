@@ -161,7 +161,8 @@ pub fn OfflineModels(
             }
         })
     };
-    // Another tab's Remove (or keep) changes the same cache: it says so on this channel.
+    // Another tab's Remove changes the same cache, and the service worker keeps a model's files
+    // after the model loaded: each says so on this channel.
     let channel = web_sys::BroadcastChannel::new(CHANGED_CHANNEL).ok();
     if let Some(c) = &channel {
         let on_message = Closure::<dyn FnMut()>::new(refresh);
@@ -174,17 +175,13 @@ pub fn OfflineModels(
             c.close();
         }
     });
-    // After a model loads the service worker stores it a moment later: look now and again then.
-    // A Memo, so the download's progress events (which set the same status again) rescan nothing.
+    // A model loaded from files kept earlier is news too. A Memo, so the download's progress events
+    // (which set the same status again) rescan nothing.
     let status = Memo::new(move |_| model_status.get());
     Effect::new(move |_| {
         entries.track();
         status.track();
         refresh();
-        spawn_local(async move {
-            browser::sleep_ms(1500).await;
-            refresh();
-        });
     });
     view! {
         <details class="offline" data-testid="offline-models" on:toggle=move |_| refresh()>

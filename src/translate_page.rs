@@ -580,7 +580,8 @@ pub fn TranslatePage() -> impl IntoView {
                                 word.set(Some(k));
                                 let shown = ev.current_target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok());
                                 if let Some(Ok(Some(w))) = shown.map(|o| o.query_selector(&format!("[data-k='{k}']"))) {
-                                    browser::scroll_into_view_nearest(&w);
+                                    let rect = w.get_bounding_client_rect();
+                                    browser::scroll_page_to_show(rect.top(), rect.bottom(), 0.0);
                                 }
                             }
                         }>

@@ -91,8 +91,7 @@ impl StdinLines {
                 let utf16 = wgslate_metrics::utf16_without_bom(head);
                 self.head = None;
                 if utf16 {
-                    let message = wgslate_metrics::utf16_without_bom_message("standard input");
-                    return Err(format!("{message}{}", crate::translate_cmd::ICONV));
+                    return Err(crate::translate_cmd::utf16_refusal("standard input"));
                 }
             }
         }

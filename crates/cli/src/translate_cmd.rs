@@ -189,8 +189,12 @@ fn load_reranker(c: &Common) -> Result<Option<(&str, Model)>, String> {
     c.rerank.as_deref().map(|dir| Ok((dir, Model::from_dir(std::path::Path::new(dir))?))).transpose()
 }
 
-/// How a terminal user converts UTF-16 text without a byte order mark.
-pub const ICONV: &str = " (iconv -f UTF-16LE -t UTF-8 converts it; UTF-16BE where the zeros come first)";
+/// Why `name` (a file, standard input) is not read as text to translate: UTF-16 without a byte
+/// order mark, and the `iconv` that converts it.
+pub fn utf16_refusal(name: &str) -> String {
+    let message = wgslate_metrics::utf16_without_bom_message(name);
+    format!("{message} (iconv -f UTF-16LE -t UTF-8 converts it; UTF-16BE where the zeros come first)")
+}
 
 /// A file's UTF-8 text (a `.gz` name is gunzipped, as `wgslate bleu` reads one). UTF-16 without a
 /// byte order mark is refused too (`wgslate bleu` reads it as sacreBLEU does): translated, its
@@ -201,7 +205,7 @@ fn read_utf8(path: &str) -> Result<String, String> {
     }
     let bytes = crate::bleu_cmd::read_bytes(path)?;
     if wgslate_metrics::utf16_without_bom(&bytes) {
-        return Err(format!("{}{ICONV}", wgslate_metrics::utf16_without_bom_message(path)));
+        return Err(utf16_refusal(path));
     }
     wgslate_metrics::utf8_text(path, bytes)
 }

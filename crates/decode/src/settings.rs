@@ -184,12 +184,12 @@ impl Settings {
             _ => {
                 let x = checked_number(key, value)?;
                 // a·|source| + b = 0 for every source: the search gave one word anyway.
-                let (a, b) = match key {
-                    "a" => (x as f32, self.max_len_b),
-                    "b" => (self.max_len_a, x as usize),
-                    _ => (1.0, 1),
+                let no_room = match key {
+                    "a" => x == 0.0 && self.max_len_b == 0,
+                    "b" => x == 0.0 && self.max_len_a == 0.0,
+                    _ => false,
                 };
-                if a == 0.0 && b == 0 {
+                if no_room {
                     return Err(
                         "max length a and b are both 0, which leaves no room for a word: make one of them more".into(),
                     );
@@ -293,8 +293,9 @@ impl Settings {
     pub fn with_best_quality(&self) -> Settings {
         let mut s = self.with_greedy();
         for (key, value) in BEST_QUALITY {
-            // Cannot fire on any input: `set` checks the key and the value, both constants here,
-            // and for the maximum length the other of a and b, which BEST_QUALITY leaves alone; and `the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it` applies them.
+            // Cannot fire on any input: `set` checks the key and the value, both constants here (and
+            // for a or b the other, which BEST_QUALITY leaves alone), and
+            // `the_best_quality_preset_is_a_beam_search_and_greedy_undoes_it` applies them.
             s.set(key, value).expect("BEST_QUALITY is within the settings' ranges");
         }
         s

@@ -124,14 +124,14 @@ pub fn scores(text: &str) -> Vec<(&'static str, usize, usize)> {
         .collect()
 }
 
-/// The language `text` is written in, when it says so clearly: at least two points, one of them a
-/// word of its list (letters alone are names: "Müller, Schäfer"), and at least twice the
-/// runner-up's points. None for a word or two, names, numbers, or a mixture.
 /// Whether `guess` can name `code` (a text in another language reads as one of these, or as nothing).
 pub fn knows(code: &str) -> bool {
     WORDS.iter().any(|(c, _)| *c == code)
 }
 
+/// The language `text` is written in, when it says so clearly: at least two points, one of them a
+/// word of its list (letters alone are names: "Müller, Schäfer"), and at least twice the
+/// runner-up's points. None for a word or two, names, numbers, or a mixture.
 pub fn guess(text: &str) -> Option<&'static str> {
     let mut s = scores(text);
     s.sort_by_key(|(_, _, points)| std::cmp::Reverse(*points));

@@ -150,10 +150,8 @@ impl Notices {
             notes.push(match subject {
                 Subject::One => format!("the sentence was cut to the model's limit of {limit} subwords"),
                 _ => {
-                    let (n, were) = match self.cut.len() {
-                        1 => ("1 sentence".to_string(), "was"),
-                        n => (format!("{n} sentences"), "were"),
-                    };
+                    let (n, were) =
+                        (counted(self.cut.len(), "sentence"), if self.cut.len() == 1 { "was" } else { "were" });
                     format!("{n}{} {were} cut to the model's limit of {limit} subwords", subject.place(&self.cut))
                 }
             });
@@ -184,6 +182,7 @@ impl Notices {
     }
 }
 
+/// "1 sentence", "3 sentences" (`wgslate_metrics::plural`, which this crate does not depend on).
 fn counted(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
