@@ -127,6 +127,9 @@ pub fn bounds(key: &str) -> Option<(f64, f64)> {
 /// How a refusal of a name that is no setting begins.
 const UNKNOWN: &str = "unknown setting";
 
+/// The refusal of a and b both 0 (`a·|source| + b = 0` for every source: the search gave one word anyway).
+const NO_ROOM: &str = "max length a and b are both 0, which leaves no room for a word: make one of them more";
+
 /// `value` as a number for `key`, or why not.
 pub fn checked_number(key: &str, value: &str) -> Result<f64, String> {
     let r = RANGES.iter().find(|r| r.key == key).ok_or_else(|| format!("{UNKNOWN} '{key}'"))?;
@@ -183,16 +186,13 @@ impl Settings {
             }
             _ => {
                 let x = checked_number(key, value)?;
-                // a·|source| + b = 0 for every source: the search gave one word anyway.
                 let no_room = match key {
                     "a" => x == 0.0 && self.max_len_b == 0,
                     "b" => x == 0.0 && self.max_len_a == 0.0,
                     _ => false,
                 };
                 if no_room {
-                    return Err(
-                        "max length a and b are both 0, which leaves no room for a word: make one of them more".into(),
-                    );
+                    return Err(NO_ROOM.into());
                 }
                 match key {
                     "beam" => self.beam = x as usize,
@@ -223,15 +223,29 @@ impl Settings {
             used: Option<&'v str>,
         }
         let mut given: Vec<Given> = Vec::new();
+        // An a or b refused only because the other is 0 so far ("a=0&b=0&a=1"): tried again once every
+        // pair is read, unless a later value of its key was taken. Its key, value and the value used before it.
+        let mut waiting: Vec<(&str, &str, Option<&str>)> = Vec::new();
         for (k, v) in pairs {
+            let replaced = waiting.iter().position(|w| w.0 == k).map(|i| waiting.remove(i));
             let accepted = if k == "text" {
                 text = v.to_string();
                 true
             } else if let Err(e) = s.set(k, v) {
-                if !problems.contains(&e) {
-                    problems.push(e);
+                if e == NO_ROOM {
+                    let used_before = match replaced {
+                        Some((_, _, before)) => before,
+                        None => given.iter().find(|g| g.key == k).and_then(|g| g.used),
+                    };
+                    waiting.push((k, v, used_before));
+                    true
+                } else {
+                    if !problems.contains(&e) {
+                        problems.push(e);
+                    }
+                    waiting.extend(replaced);
+                    false
                 }
-                false
             } else {
                 true
             };
@@ -239,6 +253,12 @@ impl Settings {
             match given.iter_mut().find(|g| g.key == k) {
                 Some(g) => (g.times, g.used) = (g.times + 1, used.or(g.used)),
                 None => given.push(Given { key: k, times: 1, used }),
+            }
+        }
+        for (k, v, used_before) in waiting {
+            if let Err(e) = s.set(k, v) {
+                problems.push(e);
+                given.iter_mut().filter(|g| g.key == k).for_each(|g| g.used = used_before);
             }
         }
         // A key given twice (`beam=4&beam=8`): the last one counts, as URLSearchParams' get()
