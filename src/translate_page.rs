@@ -12,7 +12,7 @@ use wgslate_model::sentences::{joined, split_sentences};
 use crate::browser;
 use crate::engine_client::{self, Ended, JobError, Ticket};
 use crate::engine_jobs::{Event, Job, SearchChoice};
-use crate::figures::grouped;
+use crate::figures::{self, grouped};
 use crate::file_translate::FileTranslate;
 use crate::language_hint::LanguageHint;
 use crate::language_picker::{direction, LanguagePicker};
@@ -219,9 +219,9 @@ async fn translate_text(
     };
     pane.output.set(arrange(&lines, &done));
     Outcome::Finished(format!(
-        "{} in {:.0} ms{}",
-        wgslate_metrics::plural(total, "sentence"),
-        ms,
+        "{} in {}{}",
+        figures::count(total, "sentence"),
+        figures::elapsed(ms),
         notices.iter().map(|n| format!("; {n}")).collect::<String>()
     ))
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { useBrowser, openPage, wgslate, root } from './harness.mjs';
 
 const rig = useBrowser(8142);
-const finished = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+const finished = (page) => page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
 const output = async (page) => (await page.locator('[data-testid=tr-output]').innerText()).trim();
 const options = (page, id) => page.locator(`[data-testid=${id}] option`).allTextContents();
 const index = JSON.parse(readFileSync(join(root, 'www', 'models', 'index.json'), 'utf8'));

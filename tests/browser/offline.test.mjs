@@ -46,7 +46,7 @@ async function untilCached(page, paths, timeout = 60000) {
   }
 }
 
-const translated = (page) => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+const translated = (page) => page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
 
 test('after one visit the page reloads and translates with the server gone', () => withWorkerPage(8137, async ({ server, context, page, errors }) => {
   const text = 'A man in a blue shirt is standing on a ladder.';
@@ -57,7 +57,7 @@ test('after one visit the page reloads and translates with the server gone', () 
   page.on('requestfailed', (r) => pageLog.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
   const done = async () => {
     try {
-      await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+      await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
     } catch (error) {
       const status = await page.locator('[data-testid=tr-status]').textContent({ timeout: 1000 }).catch(() => '(no status)');
       throw new Error(`${error.message}\nstatus: ${status}\npage errors: ${errors.join(' | ')}\nconsole:\n${pageLog.slice(-30).join('\n')}`);
@@ -87,7 +87,7 @@ test('after one visit the page reloads and translates with the server gone', () 
   const otherItem = other.locator('[data-testid=offline-model][data-model="en-de/transformer"]');
   await otherItem.waitFor();
   // Its own rescans (after its translation, and 1.5 s later) are over before the Remove.
-  await other.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await other.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
   await other.waitForTimeout(2500);
   await page.bringToFront();
   await page.click('[data-testid="offline-remove-en-de/transformer"]');
@@ -153,7 +153,7 @@ test('a full storage shows one note, which goes once a file is kept again', () =
   const cdp = await context.newCDPSession(page);
   const origin = server.url.replace(/\/$/, '');
   await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 1024 });
-  const done = () => page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  const done = () => page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
   await page.goto(`${server.url}#translate?text=${encodeURIComponent('A dog runs.')}`);
   await done();
   const note = page.locator('[data-testid=offline-error]');
@@ -176,7 +176,7 @@ test('a model is marked kept as soon as its files are, without a reload or a loo
   await page.goto(`${server.url}#translate?backend=cpu&text=${encodeURIComponent('A dog runs.')}`);
   await translated(page);
   await page.selectOption('[data-testid=tr-model]', model);
-  await page.waitForFunction((m) => document.querySelector('[data-testid=tr-output]')?.getAttribute('data-model') === m && / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), model, { timeout: 120000 });
+  await page.waitForFunction((m) => document.querySelector('[data-testid=tr-output]')?.getAttribute('data-model') === m && / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), model, { timeout: 120000 });
   await untilCached(page, ['config.json', 'tokenizer.json', 'model.safetensors'].map((f) => `models/${model}/${f}`));
   // The list is closed: the picker learns it from the service worker (it said so only after a reload).
   await page.waitForFunction((m) => / · kept offline$/.test(document.querySelector(`[data-testid=tr-model] option[value="${m}"]`)?.textContent), model, { timeout: 10000 });
@@ -233,7 +233,7 @@ test('an ensemble is listed as kept with its members, the picker marks kept mode
   for (const m of ['en-de/ensemble', ...members]) assert.doesNotMatch(await option(m), /needs a connection|kept offline/, m);
   await page.fill('[data-testid=tr-input]', 'A cat sleeps.');
   // Translated (the dog's translation replaced), not stopped by a missing file.
-  await page.waitForFunction(() => / in \d+ ms/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? '') && !/Hund/.test(document.querySelector('[data-testid=tr-output]')?.innerText ?? 'Hund'), null, { timeout: 120000 });
+  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? '') && !/Hund/.test(document.querySelector('[data-testid=tr-output]')?.innerText ?? 'Hund'), null, { timeout: 120000 });
   assert.equal(await page.locator('[data-testid=tr-error]').count(), 0);
   await context.setOffline(false);
   assert.deepEqual(errors, []);
