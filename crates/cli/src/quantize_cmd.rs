@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use wgslate_model::candle_core::{Device, Tensor};
-use wgslate_model::quant::WeightFormat;
+use wgslate_model::quant::{block_for, WeightFormat};
 use wgslate_model::weights::{to_safetensors, CheckedWeights};
 use wgslate_model::Model;
 
@@ -61,10 +61,15 @@ pub fn run(args: &[String]) -> Result<(), String> {
         let (shape, values) = checked.tensor(&name).expect("listed");
         tensors.push((name, Tensor::from_slice(values, shape, &Device::Cpu).map_err(|e| e.to_string())?));
     }
-    if matches!(checked.format(), WeightFormat::Int8 { .. })
-        && checked.format() != format
-        && format != WeightFormat::F16
-    {
+    // A matrix whose rows keep their blocks is written as it was read; one whose blocks change is rounded again.
+    let reblocked = |from: usize, to: usize| {
+        tensors.iter().any(|(_, t)| matches!(t.dims(), &[_, k] if k > 0 && block_for(k, from) != block_for(k, to)))
+    };
+    let rounded_twice = match (checked.format(), format) {
+        (WeightFormat::Int8 { block: from }, WeightFormat::Int8 { block: to }) => reblocked(from, to),
+        _ => false,
+    };
+    if rounded_twice {
         eprintln!(
             "wgslate quantize: {model}'s weights are int8 already ({}): as {format} they are rounded twice (quantize the f16 model where there is one)",
             checked.format()
