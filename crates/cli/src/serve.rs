@@ -219,6 +219,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if !root.join("index.html").exists() {
         return Err(format!("{dir}/index.html not found: build the app first (./scripts/serve builds it into dist/)"));
     }
+    // Before compressing (seconds for a fresh build): a port in use is said at once, and nothing is written.
+    let listener =
+        TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let copies = crate::precompress::run(&root).map_err(|e| format!("compressing {dir}: {e}"))?;
     if copies.written > 0 {
         println!("wrote {} compressed copies (.br, .gz) in {dir}", copies.written);
@@ -230,8 +233,6 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
     let usable = std::sync::Arc::new(copies.usable);
-    let listener =
-        TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);
     println!("serving {dir} on http://127.0.0.1:{port}");
     std::io::stdout().flush().map_err(|e| e.to_string())?;

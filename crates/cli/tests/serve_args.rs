@@ -24,3 +24,17 @@ fn port_flag_anywhere_and_bad_arguments_refused() {
     assert!(serve(&["dist", "--bogus"]).1.contains("unknown option --bogus"));
     assert!(serve(&["a", "b"]).1.contains("unexpected argument b"));
 }
+
+#[test]
+fn a_port_in_use_is_refused_before_anything_is_compressed() {
+    let taken = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let dir = std::env::temp_dir().join(format!("wgslate-serve-taken-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), "<p>wgslate</p>\n".repeat(200)).unwrap();
+    let (code, err) = serve(&[dir.to_str().unwrap(), "--port", &port]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains(&format!("cannot listen on 127.0.0.1:{port}")), "{err}");
+    assert!(!dir.join("index.html.br").exists() && !dir.join("index.html.gz").exists(), "compressed copies were written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
