@@ -38,6 +38,21 @@ fn model_label(
     catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label()) + suffix
 }
 
+/// Offline, after the chosen model failed to load: which models translate without a connection
+/// (kept in this browser, or held by the engine), so the user need not try the picker's entries one by one.
+pub fn offline_choices(entries: &[CatalogEntry], kept_offline: &[String], in_memory: &[String]) -> String {
+    let ready: Vec<String> = entries
+        .iter()
+        .filter(|e| kept_offline.contains(&e.name()) || e.model_names().iter().all(|n| in_memory.contains(n)))
+        .map(|e| format!("{} ({} → {})", e.title, e.source(), e.target()))
+        .collect();
+    match &ready[..] {
+        [] => "No model is kept in this browser yet: each one is kept once it has loaded with a connection.".into(),
+        [one] => format!("{one} translates offline: pick it in the model list."),
+        many => format!("These translate offline: {}; pick one in the model list.", many.join(", ")),
+    }
+}
+
 #[component]
 pub fn LanguagePicker(
     settings: RwSignal<Settings>,
@@ -144,11 +159,26 @@ pub fn LanguagePicker(
 
 #[cfg(test)]
 mod tests {
-    use super::direction;
+    use super::{direction, offline_choices};
+    use wgslate_model::catalog;
 
     #[test]
     fn the_direction_is_the_models_pair() {
         assert_eq!(direction("de-en/transformer"), ("de".to_string(), "en".to_string()));
         assert_eq!(direction("xx/yy"), ("xx".to_string(), String::new()));
+    }
+
+    #[test]
+    fn offline_choices_name_the_kept_and_the_held_models_or_say_there_are_none() {
+        let entries = catalog::parse(include_str!("../www/models/index.json")).unwrap();
+        let none = offline_choices(&entries, &[], &[]);
+        assert!(none.starts_with("No model is kept in this browser yet"), "{none}");
+        // A model the engine holds translates offline too; an ensemble needs every member.
+        let held = ["en-de/gru".to_string(), "en-de/transformer-d224-distilled".to_string()];
+        assert_eq!(offline_choices(&entries, &[], &held), "These translate offline: Transformer d224 (distilled) (en → de), GRU + attention (en → de); pick one in the model list.");
+        assert_eq!(
+            offline_choices(&entries, &["fr-en/transformer".into()], &[]),
+            "Transformer (fr → en) translates offline: pick it in the model list."
+        );
     }
 }

@@ -15,7 +15,7 @@ use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::figures::{self, grouped};
 use crate::file_translate::FileTranslate;
 use crate::language_hint::LanguageHint;
-use crate::language_picker::{direction, LanguagePicker};
+use crate::language_picker::{direction, offline_choices, LanguagePicker};
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::offline_models::OfflineModels;
 use crate::settings::Settings;
@@ -540,6 +540,11 @@ pub fn TranslatePage() -> impl IntoView {
             </div>
             {move || model_error.get().map(|e| view! {
                 <p class="error" role="alert" data-testid="tr-error">{e}" "
+                    {move || (!online.get()).then(|| view! {
+                        <span data-testid="tr-offline-choices">
+                            {offline_choices(&model_entries.get(), &kept_names(), &shared.in_memory.get())}" "
+                        </span>
+                    })}
                     <button type="button" data-testid="tr-retry" on:click=move |_| retry()>"Try again"</button>
                 </p>
             })}

@@ -209,6 +209,9 @@ test('an ensemble is listed as kept with its members, the picker marks kept mode
   const alert = page.locator('[data-testid=tr-error]');
   await alert.waitFor({ timeout: 60000 });
   assert.match(await alert.textContent(), /^Could not load the model: you are offline, and en-de\/gru is not kept for offline use \(no models\/en-de\/gru\/config\.json\): reconnect and try again/);
+  // And which models do translate offline, by the picker's titles, rather than leaving the user to try each.
+  const ready = index.filter((e) => [...members, 'en-de/ensemble'].includes(`${e.pair}/${e.arch}`)).map((e) => `${e.title} (en → de)`);
+  assert.equal(await page.locator('[data-testid=tr-offline-choices]').textContent(), `These translate offline: ${ready.join(', ')}; pick one in the model list. `);
   await page.selectOption('[data-testid=tr-model]', 'en-de/ensemble');
   await context.setOffline(false);
   await page.waitForFunction(() => !/needs a connection/.test(document.querySelector('[data-testid=tr-model] option[value="en-de/gru"]')?.textContent));

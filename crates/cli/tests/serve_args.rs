@@ -35,6 +35,9 @@ fn a_port_in_use_is_refused_before_anything_is_compressed() {
     let (code, err) = serve(&[dir.to_str().unwrap(), "--port", &port]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains(&format!("cannot listen on 127.0.0.1:{port}")), "{err}");
-    assert!(!dir.join("index.html.br").exists() && !dir.join("index.html.gz").exists(), "compressed copies were written");
+    assert!(
+        !dir.join("index.html.br").exists() && !dir.join("index.html.gz").exists(),
+        "compressed copies were written"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -243,7 +243,8 @@ fn quantize_refuses_what_would_write_elsewhere_and_warns_of_rounding_twice() {
     assert!(ok && err.contains("weights are int8 already (int8, one scale per row): as int8, one scale per 16 values they are rounded twice"), "{err}");
     // Blocks of 1 048 576 divide no row, so every matrix keeps one scale per row: nothing is rounded again.
     let again = dir.join("again");
-    let (ok, _, err) = wgslate(&["quantize", "--model", &model, "--out", again.to_str().unwrap(), "--format", "int8-1048576"]);
+    let (ok, _, err) =
+        wgslate(&["quantize", "--model", &model, "--out", again.to_str().unwrap(), "--format", "int8-1048576"]);
     assert!(ok && !err.contains("rounded twice"), "{err}");
     let read = |d: &std::path::Path| std::fs::read(d.join("model.safetensors")).unwrap();
     assert_eq!(read(&again), read(std::path::Path::new(&model)), "the per-row weights were written as they were read");

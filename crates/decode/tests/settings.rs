@@ -81,7 +81,13 @@ fn a_maximum_length_of_zero_for_every_source_is_refused() {
     assert_eq!(problems, ["a's other value (given twice; \"1\" is used)"]);
     assert_eq!((s.max_len_a, s.max_len_b), (1.0, 0));
     let (s, _, problems) = parse("b=5&a=0&b=0&b=0");
-    assert_eq!(problems, ["max length a and b are both 0, which leaves no room for a word: make one of them more", "b's other values (given 3 times; \"5\" is used)"]);
+    assert_eq!(
+        problems,
+        [
+            "max length a and b are both 0, which leaves no room for a word: make one of them more",
+            "b's other values (given 3 times; \"5\" is used)"
+        ]
+    );
     assert_eq!((s.max_len_a, s.max_len_b), (0.0, 5));
     let (s, _, problems) = parse("a=0&b=0&b=x&a=2");
     assert_eq!(problems.len(), 3, "{problems:?}"); // b=x, and a and b given twice
