@@ -387,6 +387,18 @@ pub fn TranslatePage() -> impl IntoView {
         }
     });
 
+    // Every job of this view waits for the model (a file's and the evaluation's too, which would
+    // keep the download going): the download stops once none needs it.
+    let stop_download = move || {
+        for lane in ["load", "translate", "file", "evaluate"] {
+            engine_client::cancel(lane);
+        }
+        // The superseded run shows nothing, and an older text's output is not this text's.
+        output.set(vec![]);
+        stale.set(false);
+        status.set("The model's download was stopped: Ctrl+Enter or a change to the text starts it again.".into());
+    };
+
     // After a failed download: Try again, or the browser saying it is online again, loads the
     // model anew (translating the text, if there is one).
     let retry = move || {
@@ -651,6 +663,9 @@ pub fn TranslatePage() -> impl IntoView {
                 <span class="backend" data-testid="tr-backend">{move || backend.get()}</span>
                 <span class="status" role="status" data-testid="tr-model-status">{move || model_status.get()}</span>
                 <ModelDownload prefix="tr" />
+                {move || shared.load_progress.get().is_some().then(|| view! {
+                    <button type="button" data-testid="tr-download-stop" on:click=move |_| stop_download()>"Stop the download"</button>
+                })}
             </div>
             // Below the boxes, so that on a phone the translation shows above the fold.
             <p class="hint" data-testid="tr-domain">"Every model here learnt from Multi30k's 29 000 image captions (“Two dogs run through the snow.”): descriptions of a picture translate well; greetings, numbers and other kinds of text often do not."</p>

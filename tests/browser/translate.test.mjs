@@ -91,6 +91,38 @@ for (const [what, search] of [['greedy', ''], ['Best quality (the reverse model 
   });
 }
 
+test('Stop the download ends a model\'s download that a translation waits for; Ctrl+Enter starts it again', async () => {
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // The weights never come until the test lets them: the download stays under way.
+  let release;
+  const released = new Promise((r) => { release = r; });
+  await page.route('**/model.safetensors', async (route) => {
+    await released;
+    await route.continue().catch(() => {});
+  });
+  const aborted = [];
+  page.on('requestfailed', (r) => { if (r.url().endsWith('/model.safetensors')) aborted.push(r.failure()?.errorText); });
+  const src = testSources[short[0]];
+  await page.goto(rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`);
+  await page.locator('[data-testid=tr-progress]').waitFor({ timeout: 120000 });
+  await page.click('[data-testid=tr-download-stop]');
+  await page.locator('[data-testid=tr-progress]').waitFor({ state: 'detached', timeout: 10000 });
+  assert.equal(await page.locator('[data-testid=tr-status]').textContent(), "The model's download was stopped: Ctrl+Enter or a change to the text starts it again.");
+  assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('aria-busy'), 'false');
+  // The request itself ends (after the worker's grace period for a job that claims it again).
+  for (let i = 0; i < 100 && aborted.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(aborted.length, 1, 'the weights\' request was aborted');
+  release();
+  await page.focus('[data-testid=tr-input]');
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('en-de/transformer', src));
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('auto runs the CPU engine on a software WebGPU adapter; choosing GPU reloads onto it', async () => {
   const errors = [];
   const src = testSources[short[0]];
