@@ -154,6 +154,7 @@ pub fn App() -> impl IntoView {
         load_progress: shared.load_progress,
         backend: shared.backend,
         in_memory: shared.in_memory,
+        chosen_model: Signal::derive(move || shared.settings.with(|s| s.model.clone())),
     });
     // A link naming a model that is not shipped gets the default, with a message.
     let keep_shipped_model = move || {

@@ -20,6 +20,7 @@ use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::browser::{self, js_error};
 use crate::engine_jobs::{helper_settings, Backend, Event, Job, Output, Reply, Request, SearchChoice};
+use crate::settings::Settings;
 use wgslate_model::translate::Notices;
 
 /// At most this many engine workers share a CPU job: each holds its own copy of the model.
@@ -34,6 +35,9 @@ pub struct Status {
     pub backend: RwSignal<String>,
     /// The models the main engine worker holds (they translate offline too); emptied when it dies.
     pub in_memory: RwSignal<Vec<String>>,
+    /// The model the views translate with now: news of a job for another one (a Compare run that
+    /// loads the model chosen before) is not shown.
+    pub chosen_model: Signal<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -89,6 +93,23 @@ thread_local! {
     static PROGRESS_OF: Cell<Option<u64>> = const { Cell::new(None) };
     /// Whether the main worker last said the CPU engine runs its jobs.
     static ON_CPU: Cell<bool> = const { Cell::new(false) };
+    /// The model of each running job that has one (not a backend's), by job id.
+    static JOB_MODEL: RefCell<HashMap<u64, String>> = RefCell::new(HashMap::new());
+}
+
+/// The model `job` loads, if it loads one.
+fn model_of(job: &Job) -> Option<String> {
+    match job {
+        Job::Backend { .. } => None,
+        Job::Load { settings } | Job::Translate { settings, .. } | Job::Attention { settings, .. } => {
+            Some(Settings::from_pairs(settings.iter().map(|(k, v)| (k.as_str(), v.as_str()))).0.model)
+        }
+    }
+}
+
+/// Whether job `id`'s model news is about the model chosen now (a job without a model: yes).
+fn for_chosen_model(id: u64, status: &Status) -> bool {
+    JOB_MODEL.with(|m| m.borrow().get(&id).is_none_or(|model| status.chosen_model.with_untracked(|c| c == model)))
 }
 
 /// How many engine workers share a CPU job: one per core the browser reports, at most `MAX_CPU_WORKERS`.
@@ -155,6 +176,9 @@ pub fn init(status: Status) {
 
 fn show(id: u64, event: &Event) {
     let Some(s) = STATUS.with(Cell::get) else { return };
+    if !for_chosen_model(id, &s) {
+        return;
+    }
     match event {
         Event::Loading { model, share } => {
             PROGRESS_OF.with(|p| p.set(Some(id)));
@@ -475,6 +499,9 @@ async fn run_part(
     }
     let (tx, mut rx) = unbounded();
     worker.jobs.borrow_mut().insert(id, tx);
+    if let Some(model) = model_of(&job) {
+        JOB_MODEL.with(|m| m.borrow_mut().insert(id, model));
+    }
     post(&worker.worker, &Request::Run { id, job });
     let mut model_failed = false;
     let outcome = loop {
@@ -499,6 +526,7 @@ async fn run_part(
         }
     };
     remove_part(lane, id);
+    JOB_MODEL.with(|m| m.borrow_mut().remove(&id));
     outcome
 }
 

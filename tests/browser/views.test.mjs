@@ -162,6 +162,39 @@ test('Compare names its model and marks its results stale when the Translate vie
   assert.deepEqual(errors, []);
 });
 
+test('the model status names the model chosen now, not one an older Compare run was still loading', async () => {
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // The GRU's weights wait for the test, so its load ends after the Transformer is chosen again.
+  let release;
+  const released = new Promise((r) => { release = r; });
+  await page.route('**/models/en-de/gru/model.safetensors', async (route) => {
+    await released;
+    await route.continue().catch(() => {});
+  });
+  const finished = (model) => page.waitForFunction((m) => document.querySelector('[data-testid=tr-output]')?.dataset.model === m
+    && / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), model, { timeout: 120000 });
+  await page.goto(rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`);
+  await finished('en-de/transformer');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await page.click('[data-testid=nav-compare]');
+  await page.click('[data-testid=cmp-run]');
+  await page.click('[data-testid=nav-translate]');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/transformer');
+  await finished('en-de/transformer');
+  const status = page.locator('[data-testid=tr-model-status]');
+  assert.equal(await status.textContent(), 'en-de/transformer loaded: weights int8, one scale per row');
+  // The Compare run goes on and loads the GRU (its results name it); the status still names the Transformer.
+  release();
+  await page.click('[data-testid=nav-compare]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=cmp-model]')?.textContent === ' · GRU + attention', null, { timeout: 120000 });
+  await page.click('[data-testid=nav-translate]');
+  assert.equal(await status.textContent(), 'en-de/transformer loaded: weights int8, one scale per row');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('Attention draws the output the Translate view shows: a reranked beam (Best quality) is reranked there too', async () => {
   const errors = [];
   // A val sentence whose plain beam-4 translation drops the life jacket and whose reranked one keeps it.
