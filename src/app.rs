@@ -12,7 +12,7 @@ use crate::engine_client::{self, JobError};
 use crate::engine_jobs::Job;
 use crate::models;
 use crate::settings;
-use crate::translate_page::{Shared, TranslatePage};
+use crate::translate_page::{self, Shared, TranslatePage};
 use wgslate_model::catalog;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -205,6 +205,7 @@ pub fn App() -> impl IntoView {
     let written = StoredValue::new((None::<View>, String::new()));
     Effect::new(move |_| {
         let (v, s, t) = (view.get(), shared.settings.get(), shared.text.get());
+        let t = if translate_page::text_fits_a_link(&t) { t } else { String::new() };
         let hash = hash_for(v, &settings::to_query(&s, &t));
         let (last_view, last_hash) = written.get_value();
         if hash == last_hash && browser::location_hash() == hash {

@@ -21,6 +21,12 @@ use crate::offline_models::OfflineModels;
 use crate::settings::Settings;
 
 pub const MAX_INPUT_CHARS: usize = 5000;
+
+/// Whether the address keeps `text`: one over the limit is never translated, and megabytes in the
+/// URL cost every keystroke a second and may not survive a reload (which then brought back an older text).
+pub fn text_fits_a_link(text: &str) -> bool {
+    text.len() <= MAX_INPUT_CHARS || text.chars().count() <= MAX_INPUT_CHARS
+}
 const BATCH: usize = 4;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -178,7 +184,11 @@ async fn translate_text(
     pane.input_error.set(None);
     let chars = t.chars().count();
     if chars > MAX_INPUT_CHARS {
-        return Outcome::Failed(format!("The text has {chars} characters; wgslate translates up to {MAX_INPUT_CHARS} at a time. Split it into smaller parts, or use Translate a file."));
+        return Outcome::Failed(format!(
+            "The text has {} characters; wgslate translates up to {} at a time. Split it into smaller parts, or use Translate a file. (The page's address keeps no text this long: a reload empties the box.)",
+            grouped(chars),
+            grouped(MAX_INPUT_CHARS)
+        ));
     }
     let lines = split_sentences(&t);
     let total: usize = lines.iter().map(Vec::len).sum();
@@ -578,7 +588,7 @@ pub fn TranslatePage() -> impl IntoView {
                             }
                         }
                     ></textarea>
-                    <span class="lines">{move || format!("{} / {MAX_INPUT_CHARS} characters", text.get().chars().count())}</span>
+                    <span class="lines">{move || format!("{} / {} characters", grouped(text.get().chars().count()), grouped(MAX_INPUT_CHARS))}</span>
                     <LanguageHint read_as subject="This text" testid="tr-language" />
                 </div>
                 <div class="pane">
