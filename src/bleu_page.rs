@@ -197,6 +197,10 @@ fn count(v: f64) -> String {
 /// The boxes' text, kept in the tab's sessionStorage when the page goes away, so a reload does not empty them.
 const SAVED_INPUTS: &str = "wgslate.bleu.inputs";
 
+/// Set instead of [`SAVED_INPUTS`] when the boxes did not fit the tab's storage, so that the reload says
+/// why they are empty rather than emptying them without a word.
+const INPUTS_TOO_LARGE: &str = "wgslate.bleu.inputs-too-large";
+
 /// (hypotheses, second system, references) as the page left them in this tab.
 fn saved_inputs() -> Option<(String, String, Vec<String>)> {
     let v: Value = serde_json::from_str(&browser::session_get(SAVED_INPUTS)?).ok()?;
@@ -298,9 +302,12 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     let keep = window_event_listener(leptos::ev::pagehide, move |_| {
         let texts: Vec<String> = refs.with_untracked(|v| v.iter().map(|r| r.text.get_untracked()).collect());
         let json = serde_json::json!({ "hyp": hyp.get_untracked(), "hyp2": hyp2.get_untracked(), "refs": texts });
-        // Too large for the tab's storage (a few MB): better nothing than an older state.
-        if !browser::session_set(SAVED_INPUTS, &json.to_string()) {
+        // Too large for the tab's storage (a few MB): better nothing than an older state, and a word.
+        if browser::session_set(SAVED_INPUTS, &json.to_string()) {
+            browser::session_remove(INPUTS_TOO_LARGE);
+        } else {
             browser::session_remove(SAVED_INPUTS);
+            browser::session_set(INPUTS_TOO_LARGE, "1");
         }
     });
     on_cleanup(move || keep.remove());
@@ -309,8 +316,10 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     let smoothing = RwSignal::new("exp".to_string());
     let use_chrf = RwSignal::new(true);
     let use_ter = RwSignal::new(true);
-    // Errors reading a dropped or picked file.
-    let error = RwSignal::new(None::<String>);
+    // Errors reading a dropped or picked file (or why the boxes came back empty).
+    let error = RwSignal::new(browser::session_get(INPUTS_TOO_LARGE).map(|_| {
+        "The boxes held more text than this browser keeps across a reload (a few MB), so they are empty: drop or pick the files again.".to_string()
+    }));
     let progress_value = RwSignal::new(0.0);
     // A new Compute supersedes the running one: the older dispatch is aborted (its future
     // dropped, which stops its metrics worker), and `compute` also gives up before its next

@@ -285,5 +285,19 @@ test('a reload keeps the boxes’ text (the tab’s sessionStorage), references 
   // A new tab starts empty: sessionStorage is the tab's own.
   const fresh = await openPage(rig.browser, rig.url + '#bleu', errors);
   assert.equal(await fresh.inputValue('[data-testid=bleu-hyp]'), '');
+  // Boxes larger than the tab's storage come back empty, and the page says why (it said nothing).
+  const big = Buffer.from('Ein Hund läuft durch den Schnee.\n'.repeat(200000));
+  for (const box of ['bleu-hyp', 'bleu-ref-0']) {
+    await fresh.setInputFiles(`[data-testid=${box}] ~ label input[type=file]`, { name: 'big.txt', mimeType: 'text/plain', buffer: big });
+    await fresh.waitForFunction((b) => document.querySelector(`[data-testid=${b}]`).value.length > 6e6, box, { timeout: 60000 });
+  }
+  await fresh.reload();
+  await fresh.locator('[data-testid=bleu-error]').waitFor();
+  assert.match(await fresh.locator('[data-testid=bleu-error]').textContent(), /^The boxes held more text than this browser keeps across a reload/);
+  assert.equal(await fresh.inputValue('[data-testid=bleu-hyp]'), '');
+  // Once: the empty boxes are kept, and the next reload has nothing to explain.
+  await fresh.reload();
+  await fresh.locator('[data-testid=bleu-hyp]').waitFor();
+  assert.equal(await fresh.locator('[data-testid=bleu-error]').count(), 0);
   assert.deepEqual(errors, []);
 });
