@@ -234,7 +234,8 @@ pub fn translate(
 /// How a character is named in a message. Ones that draw nothing (controls such as NUL, zero-width
 /// and direction marks, lone combining marks) are named by code point. A right-to-left letter keeps
 /// its code point beside it: a run of bare Hebrew or Arabic letters in a left-to-right sentence is
-/// shown reversed by the bidirectional algorithm, and the code point breaks the run.
+/// shown reversed by the bidirectional algorithm, and the code point breaks the run. So does "�"
+/// (U+FFFD), which alone reads as the page's own failure to show a character.
 fn char_label(c: char) -> String {
     let code = format!("U+{:04X}", c as u32);
     let u = c as u32;
@@ -248,7 +249,7 @@ fn char_label(c: char) -> String {
         matches!(u, 0x590..=0x8FF | 0xFB1D..=0xFDFF | 0xFE70..=0xFEFE | 0x10800..=0x10FFF | 0x1E800..=0x1EFFF);
     if draws_nothing {
         code
-    } else if right_to_left {
+    } else if right_to_left || c == char::REPLACEMENT_CHARACTER {
         format!("{c} ({code})")
     } else {
         c.to_string()
@@ -302,10 +303,10 @@ mod tests {
 
     #[test]
     fn odd_characters_are_named_by_code_point() {
-        let odd = Notices { unseen: vec!['\0', '\u{200d}', '\u{301}', 'ש', 'ל', '你'], ..Notices::default() };
+        let odd = Notices { unseen: vec!['\0', '\u{200d}', '\u{301}', 'ש', 'ל', '你', '\u{fffd}'], ..Notices::default() };
         assert_eq!(
             odd.messages(),
-            ["characters the model has never seen (translated as unknown): U+0000 U+200D U+0301 ש (U+05E9) ל (U+05DC) 你"]
+            ["characters the model has never seen (translated as unknown): U+0000 U+200D U+0301 ש (U+05E9) ל (U+05DC) 你 � (U+FFFD)"]
         );
         let mut none = Notices::default();
         none.merge(Notices::default());
