@@ -67,7 +67,24 @@ fn without_damage(query: &str, text: &str) -> Option<(String, Damage)> {
     };
     let damage = if text_ends_link && cut_short { Damage::CutAtTheEnd } else { Damage::Broken };
     let text = kept.unwrap_or(text);
-    Some((if broken { text.replace('\u{fffd}', "") } else { text.to_string() }, damage))
+    Some((if broken { without_broken_characters(text) } else { text.to_string() }, damage))
+}
+
+/// `text` without the U+FFFD that broken escapes became, nor a `%X` cut short right after one
+/// (`%E0%A4%A` inside a text: the rest of the same character, as at the link's end).
+fn without_broken_characters(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((before, after)) = rest.split_once('\u{fffd}') {
+        out.push_str(before);
+        rest = match after.as_bytes() {
+            [b'%', h, next, ..] if h.is_ascii_hexdigit() && !next.is_ascii_hexdigit() => &after[2..],
+            [b'%', h] if h.is_ascii_hexdigit() => &after[2..],
+            _ => after,
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The `%X` (one hex digit) that ends `value`, or "".
@@ -110,6 +127,14 @@ mod tests {
         assert_eq!(without_damage("text=5%E2%82&beam=4", "5\u{fffd}"), Some(("5".into(), Damage::Broken)));
         assert_eq!(without_damage("text=a%FF", "a\u{fffd}"), Some(("a".into(), Damage::Broken)));
         assert_eq!(without_damage("text=a%FFb", "a\u{fffd}b"), Some(("ab".into(), Damage::Broken)));
+        // Cut short inside the text (the link goes on): the whole character goes, as at its end.
+        assert_eq!(
+            without_damage("text=A%20%E0%A4%A%20dog&beam=2", "A \u{fffd}%A dog"),
+            Some(("A  dog".into(), Damage::Broken))
+        );
+        assert_eq!(repaired("text=%E0%A4%A&beam=2", "\u{fffd}%A").as_deref(), Some(""));
+        // A `%` after it that is whole text, not a cut escape, stays.
+        assert_eq!(repaired("text=a%E2%2550%25&beam=2", "a\u{fffd}%50%").as_deref(), Some("a%50%"));
         assert_eq!(
             without_damage("text=A%00B%EF%BF%BF%ED%A0%80dog.", "A\u{0}B\u{ffff}\u{fffd}\u{fffd}\u{fffd}dog."),
             Some(("A\u{0}B\u{ffff}dog.".into(), Damage::Broken))

@@ -303,7 +303,8 @@ mod tests {
 
     #[test]
     fn odd_characters_are_named_by_code_point() {
-        let odd = Notices { unseen: vec!['\0', '\u{200d}', '\u{301}', 'ש', 'ל', '你', '\u{fffd}'], ..Notices::default() };
+        let odd =
+            Notices { unseen: vec!['\0', '\u{200d}', '\u{301}', 'ש', 'ל', '你', '\u{fffd}'], ..Notices::default() };
         assert_eq!(
             odd.messages(),
             ["characters the model has never seen (translated as unknown): U+0000 U+200D U+0301 ש (U+05E9) ל (U+05DC) 你 � (U+FFFD)"]
