@@ -235,7 +235,10 @@ pub fn App() -> impl IntoView {
         if shared.settings.with_untracked(|old| *old != s) {
             shared.settings.set(s);
         }
-        if shared.text.with_untracked(|old| *old != t) {
+        // A text over the limit is left out of every link written while it is in the box: Back or
+        // Forward to one of them keeps it (only a reload loses it, as its message says).
+        let long_text_kept = t.is_empty() && shared.text.with_untracked(|old| !translate_page::text_fits_a_link(old));
+        if !long_text_kept && shared.text.with_untracked(|old| *old != t) {
             shared.text.set(t);
         }
         view.set(v);

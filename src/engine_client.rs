@@ -19,8 +19,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::browser::{self, js_error};
-use crate::engine_jobs::{helper_settings, Backend, Event, Job, Output, Reply, Request, SearchChoice};
-use crate::settings::Settings;
+use crate::engine_jobs::{helper_settings, settings_of, Backend, Event, Job, Output, Reply, Request, SearchChoice};
 use wgslate_model::translate::Notices;
 
 /// At most this many engine workers share a CPU job: each holds its own copy of the model.
@@ -44,8 +43,9 @@ pub struct Status {
 pub enum JobError {
     /// A newer job in the same lane, or Stop, cancelled it.
     Cancelled,
-    /// The model could not be loaded; its message is in `Status::model_error`.
-    Model,
+    /// The model could not be loaded, and why ("Could not load the model: …"; the Translate view
+    /// shows it at the top, for the model chosen there).
+    Model(String),
     Failed(String),
 }
 
@@ -93,8 +93,10 @@ thread_local! {
     static PROGRESS_OF: Cell<Option<u64>> = const { Cell::new(None) };
     /// Whether the main worker last said the CPU engine runs its jobs.
     static ON_CPU: Cell<bool> = const { Cell::new(false) };
-    /// The model of each running job that has one (not a backend's), by job id.
+    /// The model of each running job of the main worker that has one (not a backend's), by job id.
     static JOB_MODEL: RefCell<HashMap<u64, String>> = RefCell::new(HashMap::new());
+    /// The jobs (slot, id) waiting for a model's download: from its first news to its model's loading.
+    static DOWNLOADING: RefCell<Vec<(usize, u64)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The model `job` loads, if it loads one.
@@ -102,9 +104,33 @@ fn model_of(job: &Job) -> Option<String> {
     match job {
         Job::Backend { .. } => None,
         Job::Load { settings } | Job::Translate { settings, .. } | Job::Attention { settings, .. } => {
-            Some(Settings::from_pairs(settings.iter().map(|(k, v)| (k.as_str(), v.as_str()))).0.model)
+            Some(settings_of(settings).model)
         }
     }
+}
+
+/// Notes which jobs wait for a download, for [`stop_downloads`].
+fn note_download(slot: usize, id: u64, event: &Event) {
+    DOWNLOADING.with(|d| {
+        let mut d = d.borrow_mut();
+        match event {
+            Event::Loading { .. } if !d.contains(&(slot, id)) => d.push((slot, id)),
+            Event::Loaded { .. } | Event::LoadFailed(_) => d.retain(|&job| job != (slot, id)),
+            _ => {}
+        }
+    });
+}
+
+/// Stops every job that waits for a model's download (its download then stops too, unless a job
+/// claims it within the worker's grace period), in any view, and not the jobs already translating.
+/// The lanes stopped.
+pub fn stop_downloads() -> Vec<&'static str> {
+    let waiting = DOWNLOADING.with(|d| d.borrow().clone());
+    let lanes: Vec<&'static str> = LANES.with(|l| {
+        l.borrow().iter().filter(|(_, j)| j.parts.iter().any(|p| waiting.contains(p))).map(|(&lane, _)| lane).collect()
+    });
+    lanes.iter().for_each(|&lane| cancel(lane));
+    lanes
 }
 
 /// Whether job `id`'s model news is about the model chosen now (a job without a model: yes).
@@ -176,7 +202,15 @@ pub fn init(status: Status) {
 
 fn show(id: u64, event: &Event) {
     let Some(s) = STATUS.with(Cell::get) else { return };
+    // Engine state, whichever model the job is for: a shared CPU job reads it after its own load.
+    if let Event::Backend { backend, .. } = event {
+        ON_CPU.with(|c| c.set(matches!(backend, Backend::Cpu { .. })));
+    }
     if !for_chosen_model(id, &s) {
+        // The bar that job had before another model was chosen goes with its download.
+        if matches!(event, Event::Loaded { .. } | Event::LoadFailed(_)) {
+            forget_progress(id);
+        }
         return;
     }
     match event {
@@ -201,7 +235,6 @@ fn show(id: u64, event: &Event) {
             s.model_error.set(Some(e.clone()));
         }
         Event::Backend { backend, members } => {
-            ON_CPU.with(|c| c.set(matches!(backend, Backend::Cpu { .. })));
             s.backend.set(backend.label(cpu_workers(), *members));
         }
         _ => {}
@@ -273,6 +306,7 @@ async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
                     let _ = ready_tx.unbounded_send(Ok(()));
                 }
                 Ok(Reply::Event { id, event }) => {
+                    note_download(slot, id, &event);
                     if let Event::Loaded { models, .. } = &event {
                         crate::offline_models::keep(models);
                         if slot == 0 {
@@ -499,11 +533,11 @@ async fn run_part(
     }
     let (tx, mut rx) = unbounded();
     worker.jobs.borrow_mut().insert(id, tx);
-    if let Some(model) = model_of(&job) {
+    if let Some(model) = model_of(&job).filter(|_| slot == 0) {
         JOB_MODEL.with(|m| m.borrow_mut().insert(id, model));
     }
     post(&worker.worker, &Request::Run { id, job });
-    let mut model_failed = false;
+    let mut model_failed = None;
     let outcome = loop {
         match rx.next().await {
             Some(Event::Done { .. }) if !lane_is(lane, token) => break Err(JobError::Cancelled),
@@ -513,9 +547,8 @@ async fn run_part(
             }
             // The main worker's news that the model is loaded comes just before its search.
             Some(Event::Loaded { .. } | Event::Backend { .. }) if slot == 0 => search_news(lane, token, false),
-            Some(Event::LoadFailed(_)) => model_failed = true,
-            Some(Event::Failed(_)) if model_failed => break Err(JobError::Model),
-            Some(Event::Failed(e)) => break Err(JobError::Failed(e)),
+            Some(Event::LoadFailed(e)) => model_failed = Some(e),
+            Some(Event::Failed(e)) => break Err(model_failed.take().map_or(JobError::Failed(e), JobError::Model)),
             Some(Event::Cancelled) => break Err(JobError::Cancelled),
             Some(Event::Finished { .. } | Event::Attention { .. }) if !lane_is(lane, token) => {
                 break Err(JobError::Cancelled)
@@ -527,6 +560,7 @@ async fn run_part(
     };
     remove_part(lane, id);
     JOB_MODEL.with(|m| m.borrow_mut().remove(&id));
+    DOWNLOADING.with(|d| d.borrow_mut().retain(|&job| job != (slot, id)));
     outcome
 }
 

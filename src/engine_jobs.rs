@@ -180,6 +180,11 @@ pub enum Backend {
     Cpu { why: String },
 }
 
+/// The settings a job's `key=value` pairs name (they were checked when the page wrote them).
+pub fn settings_of(pairs: &[(String, String)]) -> wgslate_decode::Settings {
+    wgslate_decode::Settings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).0
+}
+
 /// A helper engine worker's settings: the job's, on the CPU engine whatever the backend setting.
 /// (The default, auto, is not among the pairs, so the pair is added rather than rewritten.)
 pub fn helper_settings(settings: &[(String, String)]) -> Vec<(String, String)> {

@@ -22,7 +22,7 @@ use wgslate_model::translate::{encode_sources, translate_with_async, Notices, Tr
 use wgslate_model::Model;
 
 use crate::engine_jobs::{
-    Backend, Event, Job, Output, Reply, Request, SearchChoice, ATTENTION_OF_ONE_MODEL, COMPARE_MIN_BEAM,
+    settings_of, Backend, Event, Job, Output, Reply, Request, SearchChoice, ATTENTION_OF_ONE_MODEL, COMPARE_MIN_BEAM,
 };
 use crate::{browser, gpu_engine, models};
 
@@ -79,11 +79,11 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             Ok(Event::Finished { notices: Notices::default(), search_ms: None })
         }
         Job::Load { settings } => {
-            load(id, &settings_from(&settings)).await?;
+            load(id, &settings_of(&settings)).await?;
             Ok(Event::Finished { notices: Notices::default(), search_ms: None })
         }
         Job::Translate { settings, texts, search, batch } => {
-            let s = settings_from(&settings);
+            let s = settings_of(&settings);
             let models = load(id, &s).await?;
             let model = &models[0];
             // Compare's fixed searches stay plain; the Translate view's (and its evaluation's) follow the setting.
@@ -119,7 +119,7 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             Ok(Event::Finished { notices: told, search_ms: Some(crate::browser::now_ms() - search_from) })
         }
         Job::Attention { settings, text } => {
-            let s = settings_from(&settings);
+            let s = settings_of(&settings);
             let models = load(id, &s).await?;
             if models.len() > 1 {
                 return Err(ATTENTION_OF_ONE_MODEL.into());
@@ -187,10 +187,6 @@ async fn rerank_chunk(
     }
     let mut stepper = CpuStepper::new(&model.net, &model.config);
     rerank_async(&mut Checked::new(id, &mut stepper), model, texts, done, RERANK_WEIGHT, batch).await
-}
-
-fn settings_from(pairs: &[(String, String)]) -> Settings {
-    Settings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))).0
 }
 
 /// The job's model (or an ensemble's members), each loaded once per worker; the first job to need

@@ -214,11 +214,9 @@ pub fn FileTranslate() -> impl IntoView {
                         }
                         return finish(None);
                     }
-                    Err(JobError::Model) => {
+                    Err(JobError::Model(e)) => {
                         status.set(String::new());
-                        return finish(Some(
-                            "The model could not be loaded (the message is at the top of the page).".into(),
-                        ));
+                        return finish(Some(e));
                     }
                     Err(JobError::Failed(e)) => {
                         status.set(String::new());

@@ -38,12 +38,12 @@ fn model_label(
     catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label()) + suffix
 }
 
-/// Offline, after the chosen model failed to load: which models translate without a connection
-/// (kept in this browser, or held by the engine), so the user need not try the picker's entries one by one.
-pub fn offline_choices(entries: &[CatalogEntry], kept_offline: &[String], in_memory: &[String]) -> String {
+/// Offline, after the chosen model failed to load: which of `entries` translate without a connection
+/// (`ready`: kept in this browser, or held by the engine), so the user need not try them one by one.
+pub fn offline_choices(entries: &[CatalogEntry], ready: impl Fn(&str) -> bool) -> String {
     let ready: Vec<String> = entries
         .iter()
-        .filter(|e| kept_offline.contains(&e.name()) || e.model_names().iter().all(|n| in_memory.contains(n)))
+        .filter(|e| ready(&e.name()))
         .map(|e| format!("{} ({} → {})", e.title, e.source(), e.target()))
         .collect();
     match &ready[..] {
@@ -171,13 +171,12 @@ mod tests {
     #[test]
     fn offline_choices_name_the_kept_and_the_held_models_or_say_there_are_none() {
         let entries = catalog::parse(include_str!("../www/models/index.json")).unwrap();
-        let none = offline_choices(&entries, &[], &[]);
+        let none = offline_choices(&entries, |_| false);
         assert!(none.starts_with("No model is kept in this browser yet"), "{none}");
-        // A model the engine holds translates offline too; an ensemble needs every member.
-        let held = ["en-de/gru".to_string(), "en-de/transformer-d224-distilled".to_string()];
-        assert_eq!(offline_choices(&entries, &[], &held), "These translate offline: Transformer d224 (distilled) (en → de), GRU + attention (en → de); pick one in the model list.");
+        let held = ["en-de/gru", "en-de/transformer-d224-distilled"];
+        assert_eq!(offline_choices(&entries, |m| held.contains(&m)), "These translate offline: Transformer d224 (distilled) (en → de), GRU + attention (en → de); pick one in the model list.");
         assert_eq!(
-            offline_choices(&entries, &["fr-en/transformer".into()], &[]),
+            offline_choices(&entries, |m| m == "fr-en/transformer"),
             "Transformer (fr → en) translates offline: pick it in the model list."
         );
     }

@@ -66,25 +66,40 @@ fn without_damage(query: &str, text: &str) -> Option<(String, Damage)> {
         Err(e) => e.error_len().is_none(),
     };
     let damage = if text_ends_link && cut_short { Damage::CutAtTheEnd } else { Damage::Broken };
-    let text = kept.unwrap_or(text);
-    Some((if broken { without_broken_characters(text) } else { text.to_string() }, damage))
+    let text =
+        if broken { without_broken_characters(&value[..value.len() - cut.len()]) } else { kept.unwrap_or(text).into() };
+    Some((text, damage))
 }
 
-/// `text` without the U+FFFD that broken escapes became, nor a `%X` cut short right after one
-/// (`%E0%A4%A` inside a text: the rest of the same character, as at the link's end).
-fn without_broken_characters(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some((before, after)) = rest.split_once('\u{fffd}') {
-        out.push_str(before);
-        rest = match after.as_bytes() {
-            [b'%', h, next, ..] if h.is_ascii_hexdigit() && !next.is_ascii_hexdigit() => &after[2..],
-            [b'%', h] if h.is_ascii_hexdigit() => &after[2..],
-            _ => after,
+/// The text link `value` holds, read as URLSearchParams reads it (`+` is a space, `%XY` a byte)
+/// but without the bytes that are not UTF-8 (it shows each run of them as U+FFFD) nor a `%X` cut
+/// short right after part of a character (`%E0%A4%A` inside a text: the rest of that character,
+/// dropped as at the link's end; a `%A` written as `%25A` is text and stays).
+fn without_broken_characters(value: &str) -> String {
+    let b = value.as_bytes();
+    let mut bytes = Vec::with_capacity(b.len());
+    let (mut i, mut after_high_byte) = (0, false);
+    while i < b.len() {
+        let hex = |k: usize| b.get(i + k).and_then(|&c| (c as char).to_digit(16));
+        let escaped = match (b[i], hex(1), hex(2)) {
+            (b'%', Some(high), Some(low)) => {
+                bytes.push((high * 16 + low) as u8);
+                i += 3;
+                Some((high * 16 + low) as u8)
+            }
+            (b'%', Some(_), None) if after_high_byte => {
+                i += 2;
+                None
+            }
+            (c, ..) => {
+                bytes.push(if c == b'+' { b' ' } else { c });
+                i += 1;
+                None
+            }
         };
+        after_high_byte = escaped.is_some_and(|byte| byte >= 0x80);
     }
-    out.push_str(rest);
-    out
+    bytes.utf8_chunks().map(|chunk| chunk.valid()).collect()
 }
 
 /// The `%X` (one hex digit) that ends `value`, or "".
@@ -133,8 +148,9 @@ mod tests {
             Some(("A  dog".into(), Damage::Broken))
         );
         assert_eq!(repaired("text=%E0%A4%A&beam=2", "\u{fffd}%A").as_deref(), Some(""));
-        // A `%` after it that is whole text, not a cut escape, stays.
+        // A `%` after it that is text, not a cut escape, stays; so does a `+`'s space.
         assert_eq!(repaired("text=a%E2%2550%25&beam=2", "a\u{fffd}%50%").as_deref(), Some("a%50%"));
+        assert_eq!(repaired("text=%FF%25A+dog&beam=2", "\u{fffd}%A dog").as_deref(), Some("%A dog"));
         assert_eq!(
             without_damage("text=A%00B%EF%BF%BF%ED%A0%80dog.", "A\u{0}B\u{ffff}\u{fffd}\u{fffd}\u{fffd}dog."),
             Some(("A\u{0}B\u{ffff}dog.".into(), Damage::Broken))

@@ -75,9 +75,7 @@ impl Shared {
     /// Translate view's alert is out of sight there); None for a cancelled job.
     pub fn job_error_message(&self, e: JobError) -> Option<String> {
         match e {
-            JobError::Model => {
-                Some(self.model_error.get_untracked().unwrap_or_else(|| "The model could not be loaded.".into()))
-            }
+            JobError::Model(e) => Some(e),
             JobError::Failed(e) => Some(e),
             JobError::Cancelled => None,
         }
@@ -224,7 +222,7 @@ async fn translate_text(
         Ok(Ended { search_ms, .. }) => (vec![], search_ms),
         Err(JobError::Cancelled) => return Outcome::Superseded,
         // The model's error is shown at the top; the old model's output is not kept.
-        Err(JobError::Model) => return Outcome::Cleared,
+        Err(JobError::Model(_)) => return Outcome::Cleared,
         Err(JobError::Failed(e)) => return Outcome::Failed(format!("Translation failed: {e}")),
     };
     pane.output.set(arrange(&lines, &done));
@@ -397,16 +395,32 @@ pub fn TranslatePage() -> impl IntoView {
         }
     });
 
-    // Every job of this view waits for the model (a file's and the evaluation's too, which would
-    // keep the download going): the download stops once none needs it.
+    // Stops the jobs that wait for a download (in any view: the download goes on while one needs
+    // it), not those translating with a model they have.
     let stop_download = move || {
-        for lane in ["load", "translate", "file", "evaluate"] {
-            engine_client::cancel(lane);
+        let stopped = engine_client::stop_downloads();
+        if stopped.contains(&"translate") {
+            // The stopped run shows nothing, and an older text's output is not this text's.
+            output.set(vec![]);
+            stale.set(false);
         }
-        // The superseded run shows nothing, and an older text's output is not this text's.
-        output.set(vec![]);
-        stale.set(false);
-        status.set("The model's download was stopped: Ctrl+Enter or a change to the text starts it again.".into());
+        if stopped.iter().any(|lane| ["translate", "load"].contains(lane)) {
+            status.set(if text.with_untracked(|t| t.trim().is_empty()) {
+                "The model's download was stopped: a text to translate starts it again.".into()
+            } else {
+                "The model's download was stopped: Ctrl+Enter or a change to the text starts it again.".into()
+            });
+        }
+    };
+
+    // Offline, when the chosen model is neither kept nor held (so the error is its download's):
+    // the models that do translate offline.
+    let offline_hint = move || {
+        let kept = kept_names();
+        let ready = |model: &str| kept.iter().any(|k| k == model) || shared.in_memory(model);
+        let entries = model_entries.get();
+        (!online.get() && !ready(&settings.with(|s| s.model.clone())) && !entries.is_empty())
+            .then(|| offline_choices(&entries, ready))
     };
 
     // After a failed download: Try again, or the browser saying it is online again, loads the
@@ -518,7 +532,7 @@ pub fn TranslatePage() -> impl IntoView {
                             grouped(sources.len())
                         )));
                     }
-                    Err(JobError::Model) => return,
+                    Err(JobError::Model(_)) => return,
                     Err(JobError::Failed(e)) => return shared.model_error.set(Some(format!("Evaluation failed: {e}"))),
                 }
                 let refs: Vec<&str> = pairs.iter().map(|p| p.1.as_str()).collect();
@@ -562,11 +576,7 @@ pub fn TranslatePage() -> impl IntoView {
             </div>
             {move || model_error.get().map(|e| view! {
                 <p class="error" role="alert" data-testid="tr-error">{e}" "
-                    {move || (!online.get()).then(|| view! {
-                        <span data-testid="tr-offline-choices">
-                            {offline_choices(&model_entries.get(), &kept_names(), &shared.in_memory.get())}" "
-                        </span>
-                    })}
+                    {move || offline_hint().map(|hint| view! { <span data-testid="tr-offline-choices">{hint}" "</span> })}
                     <button type="button" data-testid="tr-retry" on:click=move |_| retry()>"Try again"</button>
                 </p>
             })}

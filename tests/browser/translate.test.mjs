@@ -218,6 +218,11 @@ test('odd input keeps the page alive', async () => {
   assert.match(await page.locator('[data-testid=tr-input-error]').textContent(), /^The text has 20 800 characters; wgslate translates up to 5 000 at a time\..* a reload empties the box/);
   // Not written into the address (megabytes there cost every keystroke a second, and a reload brought back an older text).
   assert.doesNotMatch(await page.evaluate(() => location.hash), /text=/);
+  // Back from another view (a link without the text) keeps it in the box.
+  await page.click('[data-testid=nav-compare]');
+  await page.goBack();
+  await page.locator('[data-testid=tr-input]').waitFor();
+  assert.equal((await page.inputValue('[data-testid=tr-input]')).length, 'A man walks. '.length * 1600);
   assert.equal(await translated(page, 'Two men are talking.'), native('en-de/transformer', 'Two men are talking.'));
   assert.deepEqual(errors, []);
 });

@@ -140,7 +140,7 @@ test('sentences appear as they finish, and an error replaces the old output', as
   assert.ok(!(await page.locator('[data-testid=tr-output]').innerText()).includes('…'));
   await page.fill('[data-testid=tr-input]', 'x '.repeat(3000));
   await page.locator('[data-testid=tr-input-error]').waitFor();
-  assert.match(await page.locator('[data-testid=tr-input-error]').textContent(), /6000 characters/);
+  assert.match(await page.locator('[data-testid=tr-input-error]').textContent(), /6 000 characters/);
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), '', 'the old translation is gone');
   assert.deepEqual(errors, []);
 });
