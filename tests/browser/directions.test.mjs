@@ -4,10 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { useBrowser, openPage, wgslate, root } from './harness.mjs';
+import { useBrowser, openPage, wgslate, root, untilTranslated } from './harness.mjs';
 
 const rig = useBrowser(8142);
-const finished = (page) => page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+const finished = (page) => untilTranslated(page, 300000);
 const output = async (page) => (await page.locator('[data-testid=tr-output]').innerText()).trim();
 const options = (page, id) => page.locator(`[data-testid=${id}] option`).allTextContents();
 const index = JSON.parse(readFileSync(join(root, 'www', 'models', 'index.json'), 'utf8'));

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, openPage, wgslate, root } from './harness.mjs';
+import { useBrowser, openPage, wgslate, root, untilTranslated } from './harness.mjs';
 
 const rig = useBrowser(8141);
 const model = join(root, 'www', 'models', 'en-de', 'transformer');
 const status = (page) => page.locator('[data-testid=tr-status]').textContent();
-const finished = (page) => page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+const finished = (page) => untilTranslated(page, 300000);
 const output = async (page) => (await page.locator('[data-testid=tr-output]').innerText()).trim();
 
 test('a beam-16 long word from a shared link leaves the page responsive, and a new sentence replaces it', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, openPage, root, screenshots, wgslate } from './harness.mjs';
+import { useBrowser, openPage, root, screenshots, wgslate, untilTranslated } from './harness.mjs';
 
 const rig = useBrowser(8134);
 
@@ -45,7 +45,7 @@ async function releaseThenTranslate(page, hold, errors, text) {
 }
 
 const data = (name) => readFileSync(join(root, 'www', 'data', name), 'utf8').split('\n');
-const done = (page) => page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+const done = (page) => untilTranslated(page, 300000);
 
 test('evaluating the first sentences of the test set gives the BLEU of `wgslate eval`, and opens in the BLEU page', async () => {
   const n = 12;

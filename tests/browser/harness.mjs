@@ -83,3 +83,10 @@ export async function fillBleuFields(page, hyp, ref) {
     }, [id, text]);
   }
 }
+
+// The Translate status once its translation is done: "2 sentences in 40 ms" (or "in 2.4 s", "in under 1 ms").
+export const FINISHED = String.raw` in (\d+ ms|\d+\.\d s|under 1 ms)`;
+
+export function untilTranslated(page, timeout) {
+  return page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), FINISHED, { timeout });
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
-import { launch, startServer, root } from './harness.mjs';
+import { launch, startServer, root, untilTranslated } from './harness.mjs';
 
 const index = JSON.parse(readFileSync(join(root, 'www', 'models', 'index.json'), 'utf8'));
 const title = (arch) => index.find((e) => e.pair === 'en-de' && e.arch === arch).title;
@@ -46,7 +46,7 @@ async function untilCached(page, paths, timeout = 60000) {
   }
 }
 
-const translated = (page) => page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+const translated = (page) => untilTranslated(page, 120000);
 
 test('after one visit the page reloads and translates with the server gone', () => withWorkerPage(8137, async ({ server, context, page, errors }) => {
   const text = 'A man in a blue shirt is standing on a ladder.';
@@ -57,7 +57,7 @@ test('after one visit the page reloads and translates with the server gone', () 
   page.on('requestfailed', (r) => pageLog.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
   const done = async () => {
     try {
-      await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+      await untilTranslated(page, 120000);
     } catch (error) {
       const status = await page.locator('[data-testid=tr-status]').textContent({ timeout: 1000 }).catch(() => '(no status)');
       throw new Error(`${error.message}\nstatus: ${status}\npage errors: ${errors.join(' | ')}\nconsole:\n${pageLog.slice(-30).join('\n')}`);
@@ -87,7 +87,7 @@ test('after one visit the page reloads and translates with the server gone', () 
   const otherItem = other.locator('[data-testid=offline-model][data-model="en-de/transformer"]');
   await otherItem.waitFor();
   // Its own rescans (after its translation, and 1.5 s later) are over before the Remove.
-  await other.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await untilTranslated(other, 120000);
   await other.waitForTimeout(2500);
   await page.bringToFront();
   await page.click('[data-testid="offline-remove-en-de/transformer"]');
@@ -153,7 +153,7 @@ test('a full storage shows one note, which goes once a file is kept again', () =
   const cdp = await context.newCDPSession(page);
   const origin = server.url.replace(/\/$/, '');
   await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 1024 });
-  const done = () => page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  const done = () => untilTranslated(page, 120000);
   await page.goto(`${server.url}#translate?text=${encodeURIComponent('A dog runs.')}`);
   await done();
   const note = page.locator('[data-testid=offline-error]');

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { launch, startServer, golden, screenshots } from './harness.mjs';
+import { launch, startServer, golden, screenshots, untilTranslated } from './harness.mjs';
 
 const WIDTH = 360;
 
@@ -28,7 +28,7 @@ test('every view fits 360 px', async () => {
     page.on('pageerror', (e) => errors.push(String(e)));
     const text = 'A man in a blue shirt is standing on a ladder cleaning windows.';
     await page.goto(`${server.url}#translate?beam=4&text=${encodeURIComponent(text)}`);
-    await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+    await untilTranslated(page, 120000);
     await fits(page, 'translate');
     // The translation shows on a phone's first screen (667 px tall), not below the fold under notes.
     const outputTop = await page.evaluate(() => document.querySelector('[data-testid=tr-output]').getBoundingClientRect().top + window.scrollY);
@@ -131,7 +131,7 @@ test('a 300-letter word wraps on Translate, Compare and BLEU, on a phone and a d
       const page = await browser.newPage({ viewport: { width, height: 800 } });
       page.on('pageerror', (e) => errors.push(String(e)));
       await page.goto(`${server.url}#translate?text=${encodeURIComponent(`A ${word} dog runs.`)}`);
-      await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+      await untilTranslated(page, 120000);
       await fits(page, `long-word-translate-${width}`);
       await page.click('[data-testid=nav-compare]');
       await page.click('[data-testid=cmp-run]');

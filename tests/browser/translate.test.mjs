@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { networkInterfaces } from 'node:os';
 import { createServer, connect } from 'node:net';
-import { useBrowser, launch, openPage, root, screenshots, wgslate } from './harness.mjs';
+import { useBrowser, launch, openPage, root, screenshots, wgslate, untilTranslated } from './harness.mjs';
 
 const rig = useBrowser(8132);
 
@@ -21,7 +21,7 @@ function native(model, text, extra = []) {
 
 async function translated(page, text) {
   await page.fill('[data-testid=tr-input]', text);
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await untilTranslated(page, 300000);
   return (await page.locator('[data-testid=tr-output]').innerText()).trim();
 }
 
@@ -61,7 +61,7 @@ test('a first visit up to its first translation leaves no warning in the console
   page.on('console', (m) => { if (m.type() === 'warning' || m.type() === 'error') warnings.push(m.text()); });
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.goto(rig.url + `#translate?text=${encodeURIComponent(testSources[short[0]])}`);
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await untilTranslated(page, 300000);
   // Chromium used to warn that it ignores the integrity attribute on the wasm preload.
   assert.deepEqual(warnings, []);
   assert.deepEqual(errors, []);
@@ -81,7 +81,7 @@ for (const [what, search] of [['greedy', ''], ['Best quality (the reverse model 
       await route.continue();
     });
     await page.goto(rig.url + `#translate?backend=cpu${search}&text=${encodeURIComponent(testSources[short[0]])}`);
-    await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+    await untilTranslated(page, 300000);
     assert.equal(held, search ? 2 : 1, 'the weights went through the held route');
     const status = await page.locator('[data-testid=tr-status]').textContent();
     const [, ms, s] = status.match(/ in (?:(\d+) ms|(\d+\.\d) s|under 1 ms)/);
@@ -117,7 +117,7 @@ test('Stop the download ends a model\'s download that a translation waits for; C
   release();
   await page.focus('[data-testid=tr-input]');
   await page.keyboard.press('Control+Enter');
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await untilTranslated(page, 300000);
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('en-de/transformer', src));
   assert.deepEqual(errors, []);
   await page.close();
@@ -127,7 +127,7 @@ test('auto runs the CPU engine on a software WebGPU adapter; choosing GPU reload
   const errors = [];
   const src = testSources[short[0]];
   const page = await openPage(rig.browser, rig.url + `#translate?text=${encodeURIComponent(src)}`, errors);
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await untilTranslated(page, 300000);
   assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(WebAssembly, (one thread|up to \d threads): the only WebGPU adapter is a software fallback/);
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('en-de/transformer', src));
   assert.equal(await page.locator('[data-testid=tr-backend-choice]').inputValue(), 'auto');
@@ -143,7 +143,7 @@ test('beam settings come from the URL and match the native beam search', async (
   const src = testSources[short[3]];
   const page = await openPage(rig.browser, rig.url + `#translate?beam=4&lp=0.6&text=${encodeURIComponent(src)}`, errors);
   assert.equal(await page.locator('[data-testid=tr-beam]').inputValue(), '4');
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await untilTranslated(page, 300000);
   const got = (await page.locator('[data-testid=tr-output]').innerText()).trim();
   assert.equal(got, native('en-de/transformer', src, ['--beam', '4', '--lenpen', '0.6', '--lenpen-kind', 'gnmt']));
   assert.ok(page.url().includes('beam=4'));
@@ -162,7 +162,7 @@ test('"Best quality" sets the reranked beam search of the CLI\'s --best, and "Fa
   const page = await openPage(rig.browser, rig.url + `#translate?backend=cpu&sample=true&end=0.5&text=${encodeURIComponent(src)}`, errors);
   const shows = (want) => page.waitForFunction((w) => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? '')
     && document.querySelector('[data-testid=tr-output]').innerText.trim() === w, want, { timeout: 300000 });
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await untilTranslated(page, 300000);
   await page.click('[data-testid=tr-best]');
   await shows(best);
   for (const [box, want] of [['tr-beam', '4'], ['tr-lenpen', '0'], ['tr-coverage', '0'], ['tr-end', '0']]) {
@@ -188,7 +188,7 @@ test('"Best quality" without the reverse model (offline, not kept) gives the bea
   page.on('pageerror', (e) => errors.push(String(e)));
   await page.route('**/models/de-en/transformer/config.json', (route) => route.abort('internetdisconnected'));
   await page.goto(rig.url + `#translate?backend=cpu&text=${encodeURIComponent(candidates[j])}`);
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await untilTranslated(page, 300000);
   await page.click('[data-testid=tr-best]');
   await page.waitForFunction(() => /translated without reranking/.test(document.querySelector('[data-testid=tr-error]')?.textContent ?? '')
     && / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
@@ -299,7 +299,7 @@ test('served over plain http to another machine, the page says what it cannot do
   try {
     const errors = [];
     const page = await openPage(rig.browser, `http://${address}:${relay.address().port}/#translate?text=A%20dog.`, errors);
-    await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+    await untilTranslated(page, 300000);
     assert.equal(await page.evaluate(() => isSecureContext), false);
     const why = 'this page is served over plain http from another machine; browsers allow that only on https or localhost';
     assert.ok((await page.locator('[data-testid=tr-backend]').textContent()).endsWith(`WebGPU unavailable: ${why})`), await page.locator('[data-testid=tr-backend]').textContent());
@@ -370,7 +370,7 @@ test('German typed into English → German gets a hint whose button switches to 
   await page.click('[data-testid=tr-language-switch]');
   // The text stays; the German → English model translates it, as the CLI does, and the hint is gone.
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-output]')?.getAttribute('data-model') === 'de-en/transformer');
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
+  await untilTranslated(page, 300000);
   assert.equal(await page.inputValue('[data-testid=tr-input]'), german);
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('de-en/transformer', german));
   assert.equal(await page.locator('[data-testid=tr-language]').count(), 0);

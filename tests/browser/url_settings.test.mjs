@@ -1,7 +1,7 @@
 // A shared link cannot carry settings the form refuses: each refused value is named, the rest kept.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, openPage } from './harness.mjs';
+import { useBrowser, openPage, untilTranslated } from './harness.mjs';
 
 const rig = useBrowser(8136);
 
@@ -31,7 +31,7 @@ test('out-of-range URL settings are refused with a message and do not reach the 
 test('settings before the "#" (?text=…&beam=4) are read when the part after it has none, and the address keeps one copy', async () => {
   const errors = [];
   const page = await openPage(rig.browser, rig.url + '?backend=cpu&text=A%20dog%20runs.&beam=4', errors);
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await untilTranslated(page, 120000);
   assert.equal(await page.inputValue('[data-testid=tr-input]'), 'A dog runs.');
   assert.equal(await page.inputValue('[data-testid=tr-beam]'), '4');
   assert.equal(await page.evaluate(() => location.search), '');
@@ -186,7 +186,7 @@ test('a link naming a model that is not shipped gets a message and the default m
   const problems = page.locator('[data-testid=url-problems]');
   await problems.waitFor();
   assert.match(await problems.textContent(), /"xx\/yy" \(not a shipped model; en-de\/transformer is used\)/);
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  await untilTranslated(page, 120000);
   assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('data-model'), 'en-de/transformer');
   assert.equal(await page.locator('[data-testid=tr-error]').count(), 0);
   assert.deepEqual(errors, []);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, openPage, root, screenshots, wgslate } from './harness.mjs';
+import { useBrowser, openPage, root, screenshots, wgslate, untilTranslated } from './harness.mjs';
 
 const rig = useBrowser(8133);
 
@@ -34,7 +34,7 @@ test('Compare gives each search the time the worker took, even when the page rea
   const errors = [];
   const page = await openPage(rig.browser, rig.url + `#translate?text=${encodeURIComponent(src)}`, errors);
   // The model is loaded once the Translate view shows its translation.
-  await page.waitForFunction(() => / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 400000 });
+  await untilTranslated(page, 400000);
   await page.click('[data-testid=nav-compare]');
   await page.click('[data-testid=cmp-run]');
   // The page thread is busy (a long layout, a slow phone) while the worker loads and searches:
