@@ -90,3 +90,15 @@ export const FINISHED = String.raw` in (\d+ ms|\d+\.\d s|under 1 ms)`;
 export function untilTranslated(page, timeout) {
   return page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), FINISHED, { timeout });
 }
+
+// Holds the requests `page` makes for `pattern` until the function returned is called: a download
+// stays under way for as long as a test needs.
+export async function holdRequests(page, pattern) {
+  let release;
+  const released = new Promise((r) => { release = r; });
+  await page.route(pattern, async (route) => {
+    await released;
+    await route.continue().catch(() => {});
+  });
+  return release;
+}

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { networkInterfaces } from 'node:os';
 import { createServer, connect } from 'node:net';
-import { useBrowser, launch, openPage, root, screenshots, wgslate, untilTranslated } from './harness.mjs';
+import { useBrowser, launch, openPage, root, screenshots, wgslate, untilTranslated, holdRequests } from './harness.mjs';
 
 const rig = useBrowser(8132);
 
@@ -96,12 +96,7 @@ test('Stop the download ends a model\'s download that a translation waits for; C
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
   // The weights never come until the test lets them: the download stays under way.
-  let release;
-  const released = new Promise((r) => { release = r; });
-  await page.route('**/model.safetensors', async (route) => {
-    await released;
-    await route.continue().catch(() => {});
-  });
+  const release = await holdRequests(page, '**/model.safetensors');
   const aborted = [];
   page.on('requestfailed', (r) => { if (r.url().endsWith('/model.safetensors')) aborted.push(r.failure()?.errorText); });
   const src = testSources[short[0]];

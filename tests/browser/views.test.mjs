@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useBrowser, openPage, root, screenshots, wgslate, untilTranslated } from './harness.mjs';
+import { useBrowser, openPage, root, screenshots, wgslate, untilTranslated, holdRequests } from './harness.mjs';
 
 const rig = useBrowser(8133);
 
@@ -167,12 +167,7 @@ test('the model status names the model chosen now, not one an older Compare run 
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
   // The GRU's weights wait for the test, so its load ends after the Transformer is chosen again.
-  let release;
-  const released = new Promise((r) => { release = r; });
-  await page.route('**/models/en-de/gru/model.safetensors', async (route) => {
-    await released;
-    await route.continue().catch(() => {});
-  });
+  const release = await holdRequests(page, '**/models/en-de/gru/model.safetensors');
   const finished = (model) => page.waitForFunction((m) => document.querySelector('[data-testid=tr-output]')?.dataset.model === m
     && / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), model, { timeout: 120000 });
   await page.goto(rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`);
