@@ -158,6 +158,11 @@ pub async fn fetch_bytes(url: &str, progress: impl FnMut(u64, Option<u64>)) -> R
     fetch_bytes_until(url, None, progress).await
 }
 
+/// The request header naming a download that may be stopped, and the channel on which its stop is
+/// said (www/sw.js listens).
+const DOWNLOAD_HEADER: &str = "x-wgslate-download";
+const DOWNLOADS_CHANNEL: &str = "wgslate-downloads";
+
 /// `fetch_bytes` that stops, with an error, once `signal` is aborted.
 pub async fn fetch_bytes_until(
     url: &str,
@@ -165,12 +170,25 @@ pub async fn fetch_bytes_until(
     mut progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Vec<u8>, String> {
     let init = js_sys::Object::new();
+    // The service worker's own download for this one, named so that it can be stopped too: Chromium
+    // does not tell a service worker that the page gave up a fetch, and it fetched on for its cache.
+    let download = format!("{:016x}", (js_sys::Math::random() * 9e15) as u64);
     if let Some(signal) = signal {
         js_sys::Reflect::set(&init, &JsValue::from_str("signal"), signal).map_err(js_error)?;
+        let headers = js_sys::Object::new();
+        js_sys::Reflect::set(&headers, &JsValue::from_str(DOWNLOAD_HEADER), &JsValue::from_str(&download))
+            .map_err(js_error)?;
+        js_sys::Reflect::set(&init, &JsValue::from_str("headers"), &headers).map_err(js_error)?;
     }
     let promise: js_sys::Promise = call_global("fetch", &js_sys::Array::of2(&JsValue::from_str(url), &init))?.into();
     let failed = |e: JsValue| match signal {
-        Some(s) if s.aborted() => format!("{url}: the download stopped, as no job needs it any more"),
+        Some(s) if s.aborted() => {
+            if let Ok(channel) = web_sys::BroadcastChannel::new(DOWNLOADS_CHANNEL) {
+                let _ = channel.post_message(&JsValue::from_str(&download));
+                channel.close();
+            }
+            format!("{url}: the download stopped, as no job needs it any more")
+        }
         _ => download_error(url, e),
     };
     let resp: web_sys::Response = JsFuture::from(promise).await.map_err(failed)?.dyn_into().map_err(js_error)?;

@@ -121,13 +121,22 @@ fn note_download(slot: usize, id: u64, event: &Event) {
     });
 }
 
-/// Stops every job that waits for a model's download (its download then stops too, unless a job
-/// claims it within the worker's grace period), in any view, and not the jobs already translating.
-/// The lanes stopped.
+/// Stops every job that waits for a model (its download then stops too, unless a job claims it
+/// within the worker's grace period), in any view, and not the jobs already translating: a job with
+/// a model that has had no news of it yet (a job waiting for another's download may not have
+/// reported yet), or one whose news is of a download (Best quality's reverse model). The lanes stopped.
 pub fn stop_downloads() -> Vec<&'static str> {
-    let waiting = DOWNLOADING.with(|d| d.borrow().clone());
+    let downloading = DOWNLOADING.with(|d| d.borrow().clone());
+    let has_model = |&(_, id): &(usize, u64)| JOB_MODEL.with(|m| m.borrow().contains_key(&id));
     let lanes: Vec<&'static str> = LANES.with(|l| {
-        l.borrow().iter().filter(|(_, j)| j.parts.iter().any(|p| waiting.contains(p))).map(|(&lane, _)| lane).collect()
+        l.borrow()
+            .iter()
+            .filter(|(_, j)| {
+                let not_begun = j.search_from.is_none() && !j.any_done && j.parts.iter().any(has_model);
+                not_begun || j.parts.iter().any(|p| downloading.contains(p))
+            })
+            .map(|(&lane, _)| lane)
+            .collect()
     });
     lanes.iter().for_each(|&lane| cancel(lane));
     lanes
@@ -306,7 +315,10 @@ async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
                     let _ = ready_tx.unbounded_send(Ok(()));
                 }
                 Ok(Reply::Event { id, event }) => {
-                    note_download(slot, id, &event);
+                    // (A cancelled job's worker may still say it waits, until its next check.)
+                    if is_current(id) {
+                        note_download(slot, id, &event);
+                    }
                     if let Event::Loaded { models, .. } = &event {
                         crate::offline_models::keep(models);
                         if slot == 0 {

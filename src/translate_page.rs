@@ -359,8 +359,12 @@ pub fn TranslatePage() -> impl IntoView {
         run_debounced(300);
     });
 
+    // Whether a model was asked for already (fetched ahead, or stopped): the landing view's own early
+    // fetch, which waits for the model list, then has nothing to add (it restarted a stopped download).
+    let asked_for_model = StoredValue::new(false);
     // Fetches the chosen model in the "load" lane (replacing an older such fetch), for no translation yet.
     let prefetch = move || {
+        asked_for_model.set_value(true);
         let job = Job::Load { settings: settings_pairs(&settings.get_untracked()) };
         spawn_local(async move {
             let _ = engine_client::run("load", job, |_, _, _| {}).await;
@@ -373,7 +377,10 @@ pub fn TranslatePage() -> impl IntoView {
         let slug = browser::location_hash().trim_start_matches('#').split(['?', '&']).next().unwrap_or("").to_string();
         browser::sleep_ms(500).await;
         let _ = model_is_shipped(shared, "").await;
-        if matches!(slug.as_str(), "" | "translate") && text.get_untracked().trim().is_empty() {
+        if matches!(slug.as_str(), "" | "translate")
+            && text.get_untracked().trim().is_empty()
+            && !asked_for_model.get_value()
+        {
             prefetch();
         }
     });
@@ -398,6 +405,7 @@ pub fn TranslatePage() -> impl IntoView {
     // Stops the jobs that wait for a download (in any view: the download goes on while one needs
     // it), not those translating with a model they have.
     let stop_download = move || {
+        asked_for_model.set_value(true);
         let stopped = engine_client::stop_downloads();
         if stopped.contains(&"translate") {
             // The stopped run shows nothing, and an older text's output is not this text's.

@@ -48,18 +48,81 @@ async function keptCopy(request) {
   return (await caches.match(request, { ignoreSearch: true })) ?? caches.match(new URL('./', self.registration.scope).href);
 }
 
+// The page reads the network's answer through this worker, which keeps a copy once the whole file has
+// come. If the page stops reading (Stop the download, another model chosen: its fetch is aborted), the
+// download stops here too, rather than running to its end for the cache while the model the user
+// chose waits for the line.
+function passedOn(request, response, controller, finished) {
+  const reader = response.body.getReader();
+  const chunks = [];
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  const body = new ReadableStream({
+    async pull(out) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) {
+          chunks.push(value);
+          out.enqueue(value);
+          return;
+        }
+        out.close();
+        await keep(request, new Response(new Blob(chunks), init));
+        finished();
+      } catch (error) {
+        out.error(error);
+        finished();
+      }
+    },
+    cancel() {
+      controller.abort();
+      finished();
+    },
+  });
+  return new Response(body, init);
+}
+
+// The downloads a page may stop (its request names them), and the channel it says so on: Chromium
+// does not tell this worker when the page gives up a fetch, so it fetched on to the end for the cache.
+const stoppable = new Map();
+new BroadcastChannel('wgslate-downloads').onmessage = (event) => stoppable.get(event.data)?.abort();
+
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
-  const network = fetch(request);
-  // Registered before the page reads the answer, so the copy to keep is cloned first.
-  event.waitUntil(network.then((response) => (response.ok ? keep(request, response.clone()) : undefined), () => undefined));
+  // A navigation's request cannot be rebuilt with a signal; it is small, and nothing stops it.
+  const navigate = request.mode === 'navigate';
+  const controller = new AbortController();
+  request.signal?.addEventListener('abort', () => controller.abort());
+  const network = navigate ? fetch(request) : fetch(request, { signal: controller.signal });
+  const download = request.headers.get('x-wgslate-download');
+  if (download) stoppable.set(download, controller);
+  let ended;
+  event.waitUntil(new Promise((resolve) => { ended = resolve; }));
+  const finished = () => {
+    if (download) stoppable.delete(download);
+    ended();
+  };
+  const answer = (response) => {
+    if (response.ok && response.body && !navigate) return passedOn(request, response, controller, finished);
+    if (response.ok) keep(request, response.clone()).finally(finished);
+    else finished();
+    return response;
+  };
   event.respondWith((async () => {
     const slow = new Promise((resolve) => setTimeout(resolve, NETWORK_WAIT_MS, 'slow'));
     const first = await Promise.race([network.catch(() => 'failed'), slow]);
-    if (first instanceof Response) return first;
-    // No network (or none yet): the kept copy, else the network's own answer or failure.
-    return (await keptCopy(request)) ?? network;
+    if (first instanceof Response) return answer(first);
+    // No network (or none yet): the kept copy, while the network's answer, if it comes, is kept in
+    // full; else the network's own answer or failure.
+    const copy = await keptCopy(request);
+    if (copy) {
+      network.then((response) => (response.ok ? keep(request, response) : undefined), () => undefined).finally(finished);
+      return copy;
+    }
+    return network.then(answer, (error) => {
+      finished();
+      throw error;
+    });
   })());
 });
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import http from 'node:http';
 import { launch, startServer, root, untilTranslated } from './harness.mjs';
 
 const index = JSON.parse(readFileSync(join(root, 'www', 'models', 'index.json'), 'utf8'));
@@ -241,3 +242,54 @@ test('an ensemble is listed as kept with its members, the picker marks kept mode
   await context.setOffline(false);
   assert.deepEqual(errors, []);
 }));
+
+// In front of the server: `slow` files trickle out at 256 KB/s, and how each such answer ended is noted
+// ('complete', or 'closed' when the browser hung up first).
+function trickleProxy(port, target, slow) {
+  const ends = [];
+  const proxy = http.createServer((req, res) => {
+    const up = http.request({ host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers }, async (answer) => {
+      res.writeHead(answer.statusCode, answer.headers);
+      if (!slow.test(req.url)) return answer.pipe(res);
+      const chunks = [];
+      for await (const c of answer) chunks.push(c);
+      const body = Buffer.concat(chunks);
+      for (let at = 0; at < body.length && !res.destroyed; at += 64 * 1024) {
+        res.write(body.subarray(at, at + 64 * 1024));
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      ends.push(res.destroyed ? 'closed' : 'complete');
+      res.end();
+    });
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  proxy.listen(port, '127.0.0.1');
+  return { url: `http://127.0.0.1:${port}/`, ends, close: () => proxy.close() };
+}
+
+test('Stop the download stops the service worker\'s download too, not only the page\'s', async () => {
+  const server = await startServer(8152);
+  const proxy = trickleProxy(8151, 8152, /\/en-de\/gru\/model\.safetensors/);
+  const browser = await launch({ webgpu: false });
+  try {
+    const context = await browser.newContext({ serviceWorkers: 'allow' });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${proxy.url}#translate?backend=cpu`);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
+    await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+    await page.locator('[data-testid=tr-download-stop]').waitFor({ timeout: 60000 });
+    await page.click('[data-testid=tr-download-stop]');
+    // The GRU's 5.9 MB take 23 s at this pace: the service worker fetched on to the end for its cache.
+    const end = Date.now() + 15000;
+    while (proxy.ends.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(proxy.ends, ['closed']);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    proxy.close();
+    server.stop();
+  }
+});
