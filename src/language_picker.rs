@@ -38,6 +38,16 @@ fn model_label(
     catalog::find(entries, name).map_or_else(|| format!("{name} (not in the model list)"), |e| e.label()) + suffix
 }
 
+/// ⇄'s tooltip, which says why it does nothing when it does nothing (it looked broken through a
+/// whole download on a slow line).
+fn swap_title(other_way: bool, translating: bool) -> &'static str {
+    match (other_way, translating) {
+        (false, _) => "No model here translates the other way",
+        (true, true) => "Swap the languages: once this translation is done (it becomes the input)",
+        (true, false) => "Swap the languages (the translation becomes the input)",
+    }
+}
+
 /// Offline, after the chosen model failed to load: which of `entries` translate without a connection
 /// (`ready`: kept in this browser, or held by the engine), so the user need not try them one by one.
 pub fn offline_choices(entries: &[CatalogEntry], ready: impl Fn(&str) -> bool) -> String {
@@ -124,7 +134,7 @@ pub fn LanguagePicker(
         </label>
         // aria-disabled, not disabled: a swap makes the output stale, and a disabled button drops the keyboard focus.
         <button class="swap" data-testid="tr-swap" on:click=swap aria-disabled=move || (swap_to().is_none() || stale.get()).to_string()
-            title="Swap the languages (the translation becomes the input)" aria-label="Swap the languages">"⇄"</button>
+            title=move || swap_title(swap_to().is_some(), stale.get()) aria-label="Swap the languages">"⇄"</button>
         <label>
             "To "
             <select data-testid="tr-tgt" on:change=on_target prop:value=move || direction(&model()).1>

@@ -407,17 +407,18 @@ pub fn TranslatePage() -> impl IntoView {
     let stop_download = move || {
         asked_for_model.set_value(true);
         let stopped = engine_client::stop_downloads();
-        if stopped.contains(&"translate") {
-            // The stopped run shows nothing, and an older text's output is not this text's.
-            output.set(vec![]);
-            stale.set(false);
-        }
+        // The stopped run's output (for an earlier text, model or settings) stays, undimmed, and is
+        // said to be from before: a Stop should not take the last translation away.
+        let earlier = stopped.contains(&"translate") && output.with_untracked(|o| !o.is_empty());
+        stale.set(stale.get_untracked() && !stopped.contains(&"translate"));
         if stopped.iter().any(|lane| ["translate", "load"].contains(lane)) {
-            status.set(if text.with_untracked(|t| t.trim().is_empty()) {
-                "The model's download was stopped: a text to translate starts it again.".into()
+            let again = if text.with_untracked(|t| t.trim().is_empty()) {
+                "a text to translate starts it again"
             } else {
-                "The model's download was stopped: Ctrl+Enter or a change to the text starts it again.".into()
-            });
+                "Ctrl+Enter or a change to the text starts it again"
+            };
+            let shown = if earlier { " (the translation shown is from before it)" } else { "" };
+            status.set(format!("The model's download was stopped{shown}: {again}."));
         }
     };
 

@@ -96,12 +96,14 @@ test('Stop the download ends a model\'s download that a translation waits for; C
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
   // The weights never come until the test lets them: the download stays under way.
-  const release = await holdRequests(page, '**/model.safetensors');
+  const release = await holdRequests(page, '**/en-de/transformer/model.safetensors');
   const aborted = [];
   page.on('requestfailed', (r) => { if (r.url().endsWith('/model.safetensors')) aborted.push(r.failure()?.errorText); });
   const src = testSources[short[0]];
   await page.goto(rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`);
   await page.locator('[data-testid=tr-progress]').waitFor({ timeout: 120000 });
+  // ⇄ waits for the translation, and says so (it looked broken through a whole download).
+  assert.equal(await page.locator('[data-testid=tr-swap]').getAttribute('title'), 'Swap the languages: once this translation is done (it becomes the input)');
   await page.click('[data-testid=tr-download-stop]');
   await page.locator('[data-testid=tr-progress]').waitFor({ state: 'detached', timeout: 10000 });
   assert.equal(await page.locator('[data-testid=tr-status]').textContent(), "The model's download was stopped: Ctrl+Enter or a change to the text starts it again.");
@@ -114,6 +116,15 @@ test('Stop the download ends a model\'s download that a translation waits for; C
   await page.keyboard.press('Control+Enter');
   await untilTranslated(page, 300000);
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('en-de/transformer', src));
+  // Another model's download stopped: the translation on screen stays, said to be from before.
+  await holdRequests(page, '**/en-de/gru/model.safetensors');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await page.locator('[data-testid=tr-download-stop]').waitFor({ timeout: 60000 });
+  await page.click('[data-testid=tr-download-stop]');
+  await page.locator('[data-testid=tr-progress]').waitFor({ state: 'detached', timeout: 10000 });
+  assert.equal(await page.locator('[data-testid=tr-status]').textContent(), "The model's download was stopped (the translation shown is from before it): Ctrl+Enter or a change to the text starts it again.");
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('en-de/transformer', src));
+  assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('aria-busy'), 'false');
   assert.deepEqual(errors, []);
   await page.close();
 });
