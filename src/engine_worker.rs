@@ -206,8 +206,12 @@ async fn load_models(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
     let names = models::model_names(&s.model).await?;
     models::claim(id, &names);
     let mut loaded = Vec::with_capacity(names.len());
-    for name in &names {
-        let progress = |share| send(id, Event::Loading { model: name.clone(), share });
+    let n = names.len();
+    for (i, name) in names.iter().enumerate() {
+        // An ensemble's download is one bar over its members, named by the ensemble (it started again
+        // at 0 % per member, naming a model the picker does not show).
+        let shown = if n > 1 { format!("{} (member {} of {n}: {name})", s.model, i + 1) } else { name.clone() };
+        let progress = |share| send(id, Event::Loading { model: shown.clone(), share: (i as f64 + share) / n as f64 });
         // Every job says so (not only the one that loaded it): the page shows news only from current jobs.
         let (model, _) = models::load(name, id, progress).await?;
         let status = format!("{name} loaded: weights {}", model.weight_format);

@@ -129,6 +129,23 @@ test('Stop the download ends a model\'s download that a translation waits for; C
   await page.close();
 });
 
+test('an ensemble downloads as one bar over its members, named by the ensemble', async () => {
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const release = await holdRequests(page, '**/en-de/transformer-d224-bt/model.safetensors');
+  const src = testSources[short[0]];
+  await page.goto(rig.url + `#translate?backend=cpu&model=en-de%2Fensemble&text=${encodeURIComponent(src)}`);
+  // The second member's weights are held: the bar stands at half or more, not at 0 % again.
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-model-status]')?.textContent === 'Loading en-de/ensemble (member 2 of 2: en-de/transformer-d224-bt)…', null, { timeout: 120000 });
+  const share = await page.locator('[data-testid=tr-progress-share]').textContent();
+  assert.ok(parseInt(share, 10) >= 50, share);
+  release();
+  await untilTranslated(page, 300000);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('auto runs the CPU engine on a software WebGPU adapter; choosing GPU reloads onto it', async () => {
   const errors = [];
   const src = testSources[short[0]];
