@@ -200,6 +200,10 @@ pub async fn fetch_bytes_until(
     let header = |name: &str| resp.headers().get(name).ok().flatten();
     // None of the files fetched is a page: a network's sign-in page answers in their place.
     if header("content-type").is_some_and(|t| t.starts_with("text/html")) {
+        // Unread, the answer would stay open (and the service worker's stream with it).
+        if let Some(body) = resp.body() {
+            let _ = body.cancel();
+        }
         return Err(format!("{url}: the server sent a web page instead of this file (a network's sign-in page?)"));
     }
     let length = if header("content-encoding").is_some() { "x-decoded-length" } else { "content-length" };

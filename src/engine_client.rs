@@ -231,6 +231,8 @@ fn show(id: u64, event: &Event) {
         }
         // A model ready for the current job makes an earlier model's error (a failed download,
         // a reverse model missing offline) out of date.
+        // One member of several: the bar goes on to the next (the ensemble's Loaded ends it).
+        Event::Loaded { partial: true, .. } => {}
         Event::Loaded { status, .. } => {
             PROGRESS_OF.with(|p| p.set(None));
             s.model_error.set(None);
@@ -315,8 +317,9 @@ async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
                     let _ = ready_tx.unbounded_send(Ok(()));
                 }
                 Ok(Reply::Event { id, event }) => {
-                    // (A cancelled job's worker may still say it waits, until its next check.)
-                    if is_current(id) {
+                    // (A cancelled job's worker may still say it waits, until its next check; the
+                    // helpers' loads are not the main worker's download the bar shows.)
+                    if slot == 0 && is_current(id) {
                         note_download(slot, id, &event);
                     }
                     if let Event::Loaded { models, .. } = &event {
@@ -558,9 +561,15 @@ async fn run_part(
                 on_done(first, sentences, notices)
             }
             // The main worker's news that the model is loaded comes just before its search.
-            Some(Event::Loaded { .. } | Event::Backend { .. }) if slot == 0 => search_news(lane, token, false),
+            Some(Event::Loaded { partial: false, .. } | Event::Backend { .. }) if slot == 0 => {
+                search_news(lane, token, false)
+            }
             Some(Event::LoadFailed(e)) => model_failed = Some(e),
-            Some(Event::Failed(e)) => break Err(model_failed.take().map_or(JobError::Failed(e), JobError::Model)),
+            // A model's failure is the job's end, said twice; a reverse model's ("translated without
+            // reranking") was only a warning, and a later failure is another matter.
+            Some(Event::Failed(e)) => {
+                break Err(model_failed.take().filter(|m| m.ends_with(&e)).map_or(JobError::Failed(e), JobError::Model))
+            }
             Some(Event::Cancelled) => break Err(JobError::Cancelled),
             Some(Event::Finished { .. } | Event::Attention { .. }) if !lane_is(lane, token) => {
                 break Err(JobError::Cancelled)

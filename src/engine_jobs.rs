@@ -140,6 +140,9 @@ pub enum Event {
     Loaded {
         status: String,
         models: Vec<String>,
+        /// One member of an ensemble, the others still to load.
+        #[serde(default)]
+        partial: bool,
     },
     /// The backend in use, for `members` models (an ensemble's), or for none yet.
     Backend {

@@ -159,7 +159,7 @@ async fn load_reverse(id: u64, name: &str) -> Result<(String, Arc<Model>), Strin
         .await
         .map_err(|e| format!("Could not load {reverse} to rerank with: {e}"))?;
     let status = format!("{name} loaded, {reverse} to rerank with: weights {}", model.weight_format);
-    send(id, Event::Loaded { status, models: vec![reverse.clone()] });
+    send(id, Event::Loaded { status, models: vec![reverse.clone()], partial: false });
     Ok((reverse, model))
 }
 
@@ -215,7 +215,7 @@ async fn load_models(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
         // Every job says so (not only the one that loaded it): the page shows news only from current jobs.
         let (model, _) = models::load(name, id, progress).await?;
         let status = format!("{name} loaded: weights {}", model.weight_format);
-        send(id, Event::Loaded { status, models: vec![name.clone()] });
+        send(id, Event::Loaded { status, models: vec![name.clone()], partial: n > 1 });
         loaded.push(model);
     }
     if names.len() > 1 {
@@ -223,7 +223,7 @@ async fn load_models(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
         let same = formats.windows(2).all(|w| w[0] == w[1]);
         let weights = if same { formats[0].clone() } else { formats.join(" / ") };
         let status = format!("{} loaded ({}): weights {weights}", s.model, names.join(" + "));
-        send(id, Event::Loaded { status, models: names.clone() });
+        send(id, Event::Loaded { status, models: names.clone(), partial: false });
     }
     // An ensemble runs on the GPU only when every member has a GPU engine.
     let shown = names.iter().find(|n| gpu_engine::engine(n).is_none()).unwrap_or(&names[0]);

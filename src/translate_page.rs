@@ -159,6 +159,8 @@ enum Outcome {
 #[derive(Clone, Copy)]
 struct OutputPane {
     output: RwSignal<Vec<Vec<OutSentence>>>,
+    /// The model the output shown came from (a Stop of another model's download leaves it).
+    output_model: RwSignal<Option<String>>,
     status: RwSignal<String>,
     input_error: RwSignal<Option<String>>,
 }
@@ -209,6 +211,7 @@ async fn translate_text(
         // Sentences appear as they finish; the rest wait as "…".
         if done.len() < total {
             pane.output.set(arrange(&lines, &done));
+            pane.output_model.set(Some(s.model.clone()));
             pane.status.set(format!("Translating {}/{total} sentences…", done.len()));
         }
     })
@@ -226,6 +229,7 @@ async fn translate_text(
         Err(JobError::Failed(e)) => return Outcome::Failed(format!("Translation failed: {e}")),
     };
     pane.output.set(arrange(&lines, &done));
+    pane.output_model.set(Some(s.model.clone()));
     Outcome::Finished(format!(
         "{} in {}{}",
         figures::count(total, "sentence"),
@@ -290,6 +294,7 @@ pub fn TranslatePage() -> impl IntoView {
     let shared = expect_context::<Shared>();
     let Shared { settings, text, model_entries, model_status, model_error, backend, bleu_prefill, .. } = shared;
     let output = RwSignal::new(Vec::<Vec<OutSentence>>::new());
+    let output_model = RwSignal::new(None::<String>);
     let status = RwSignal::new(String::new());
     // What the last Copy did ("Copied.", or why not), for a few seconds.
     let copy_note = RwSignal::new(None::<String>);
@@ -323,7 +328,14 @@ pub fn TranslatePage() -> impl IntoView {
         let ticket = engine_client::reserve("translate");
         status.set("…".into());
         stale.set(true);
-        translate_text(shared, ticket, t.clone(), s.clone(), *delay_ms, OutputPane { output, status, input_error })
+        translate_text(
+            shared,
+            ticket,
+            t.clone(),
+            s.clone(),
+            *delay_ms,
+            OutputPane { output, output_model, status, input_error },
+        )
     });
     Effect::new(move |_| {
         let outcome = match translate.value().get() {
@@ -421,6 +433,12 @@ pub fn TranslatePage() -> impl IntoView {
             status.set(format!("The model's download was stopped{shown}: {again}."));
         }
     };
+
+    // ⇄ moves the output into the box as the other language: not while a run is under way, nor while
+    // the output is another model's (a stopped download of the chosen one left it).
+    let swap_waits = Signal::derive(move || {
+        stale.get() || output_model.with(|m| m.as_ref().is_some_and(|m| settings.with(|s| s.model != *m)))
+    });
 
     // Offline, when the chosen model is neither kept nor held (so the error is its download's):
     // the models that do translate offline.
@@ -581,7 +599,7 @@ pub fn TranslatePage() -> impl IntoView {
             // The other views have a visible title; here the language pickers say it, so it is for screen readers.
             <h2 class="sr-only">"Translate"</h2>
             <div class="toolbar">
-                <LanguagePicker settings entries=model_entries kept_offline=Signal::derive(kept_names) in_memory=shared.in_memory online=online.into() output_text=Signal::derive(output_text) stale=stale.into() text />
+                <LanguagePicker settings entries=model_entries kept_offline=Signal::derive(kept_names) in_memory=shared.in_memory online=online.into() output_text=Signal::derive(output_text) stale=swap_waits text />
             </div>
             {move || model_error.get().map(|e| view! {
                 <p class="error" role="alert" data-testid="tr-error">{e}" "

@@ -48,10 +48,14 @@ async function keptCopy(request) {
   return (await caches.match(request, { ignoreSearch: true })) ?? caches.match(new URL('./', self.registration.scope).href);
 }
 
+// The answers being kept as they stream through, by URL: a 'keep' message for one waits for it
+// rather than fetching the file a second time.
+const keeping = new Map();
+
 // The page reads the network's answer through this worker, which keeps a copy once the whole file has
-// come. If the page stops reading (Stop the download, another model chosen: its fetch is aborted), the
-// download stops here too, rather than running to its end for the cache while the model the user
-// chose waits for the line.
+// come. When the page gives up (Stop the download, another model chosen), `controller` stops the
+// download here too (see `stoppable`), rather than running it to its end for the cache while the model
+// the user chose waits for the line.
 function passedOn(request, response, controller, finished) {
   const reader = response.body.getReader();
   const chunks = [];
@@ -66,7 +70,9 @@ function passedOn(request, response, controller, finished) {
           return;
         }
         out.close();
-        await keep(request, new Response(new Blob(chunks), init));
+        const copy = new Blob(chunks);
+        chunks.length = 0;
+        await keep(request, new Response(copy, init));
         finished();
       } catch (error) {
         out.error(error);
@@ -92,14 +98,21 @@ self.addEventListener('fetch', (event) => {
   // A navigation's request cannot be rebuilt with a signal; it is small, and nothing stops it.
   const navigate = request.mode === 'navigate';
   const controller = new AbortController();
+  if (request.signal?.aborted) controller.abort();
   request.signal?.addEventListener('abort', () => controller.abort());
   const network = navigate ? fetch(request) : fetch(request, { signal: controller.signal });
   const download = request.headers.get('x-wgslate-download');
   if (download) stoppable.set(download, controller);
   let ended;
-  event.waitUntil(new Promise((resolve) => { ended = resolve; }));
+  const done = new Promise((resolve) => { ended = resolve; });
+  event.waitUntil(done);
+  if (!navigate) keeping.set(request.url, done);
+  let once = false;
   const finished = () => {
+    if (once) return;
+    once = true;
     if (download) stoppable.delete(download);
+    if (keeping.get(request.url) === done) keeping.delete(request.url);
     ended();
   };
   const answer = (response) => {
@@ -109,6 +122,14 @@ self.addEventListener('fetch', (event) => {
     return response;
   };
   event.respondWith((async () => {
+    try {
+      return await respond();
+    } catch (error) {
+      finished();
+      throw error;
+    }
+  })());
+  async function respond() {
     const slow = new Promise((resolve) => setTimeout(resolve, NETWORK_WAIT_MS, 'slow'));
     const first = await Promise.race([network.catch(() => 'failed'), slow]);
     if (first instanceof Response) return answer(first);
@@ -123,12 +144,13 @@ self.addEventListener('fetch', (event) => {
       finished();
       throw error;
     });
-  })());
+  }
 });
 
 self.addEventListener('message', (event) => {
   if (event.data?.type !== 'keep') return;
   event.waitUntil(Promise.all(event.data.urls.map(async (url) => {
+    await keeping.get(new URL(url, self.location.href).href);
     if (await caches.match(url)) return;
     const response = await fetch(url).catch(() => null);
     if (response?.ok) await keep(url, response);

@@ -258,7 +258,8 @@ function trickleProxy(port, target, slow) {
         res.write(body.subarray(at, at + 64 * 1024));
         await new Promise((r) => setTimeout(r, 250));
       }
-      ends.push(res.destroyed ? 'closed' : 'complete');
+      // The service worker's own fetch names it as the referrer (the page's would name the page).
+      ends.push(`${res.destroyed ? 'closed' : 'complete'} (from ${new URL(req.headers.referer ?? 'http://x/none').pathname})`);
       res.end();
     });
     up.on('error', () => res.destroy());
@@ -285,7 +286,7 @@ test('Stop the download stops the service worker\'s download too, not only the p
     // The GRU's 5.9 MB take 23 s at this pace: the service worker fetched on to the end for its cache.
     const end = Date.now() + 15000;
     while (proxy.ends.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(proxy.ends, ['closed']);
+    assert.deepEqual(proxy.ends, ['closed (from /sw.js)']);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

@@ -125,6 +125,8 @@ test('Stop the download ends a model\'s download that a translation waits for; C
   assert.equal(await page.locator('[data-testid=tr-status]').textContent(), "The model's download was stopped (the translation shown is from before it): Ctrl+Enter or a change to the text starts it again.");
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), native('en-de/transformer', src));
   assert.equal(await page.locator('[data-testid=tr-output]').getAttribute('aria-busy'), 'false');
+  // That output is the Transformer's: ⇄ does not move it in as the GRU's.
+  assert.equal(await page.locator('[data-testid=tr-swap]').getAttribute('aria-disabled'), 'true');
   assert.deepEqual(errors, []);
   await page.close();
 });
