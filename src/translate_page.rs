@@ -437,7 +437,8 @@ pub fn TranslatePage() -> impl IntoView {
     // ⇄ moves the output into the box as the other language: not while a run is under way, nor while
     // the output is another model's (a stopped download of the chosen one left it).
     let swap_waits = Signal::derive(move || {
-        stale.get() || output_model.with(|m| m.as_ref().is_some_and(|m| settings.with(|s| s.model != *m)))
+        let another_models = output_model.with(|m| m.as_ref().is_some_and(|m| settings.with(|s| s.model != *m)));
+        stale.get() || (another_models && output.with(|o| !o.is_empty()))
     });
 
     // Offline, when the chosen model is neither kept nor held (so the error is its download's):

@@ -13,18 +13,21 @@ const index = JSON.parse(readFileSync(join(root, 'www', 'models', 'index.json'),
 const title = (arch) => index.find((e) => e.pair === 'en-de' && e.arch === arch).title;
 const defaultTitle = title('transformer');
 
-// A page with the service worker on, its server and browser stopped after `body`.
-async function withWorkerPage(port, body) {
-  const server = await startServer(port);
+// A page with the service worker on, its server and browser stopped after `body`. With `trickle`, the
+// page talks to a `trickleProxy` on `port` (the server is on the next port) that trickles those files out.
+async function withWorkerPage(port, body, { trickle } = {}) {
+  const server = await startServer(trickle ? port + 1 : port);
+  const proxy = trickle ? trickleProxy(port, port + 1, trickle) : null;
   const browser = await launch({ webgpu: false });
   try {
     const context = await browser.newContext({ serviceWorkers: 'allow' });
     const page = await context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    await body({ server, context, page, errors });
+    await body({ server: proxy ? { ...server, url: proxy.url } : server, context, page, errors, proxy });
   } finally {
     await browser.close();
+    proxy?.close();
     server.stop();
   }
 }
@@ -269,28 +272,15 @@ function trickleProxy(port, target, slow) {
   return { url: `http://127.0.0.1:${port}/`, ends, close: () => proxy.close() };
 }
 
-test('Stop the download stops the service worker\'s download too, not only the page\'s', async () => {
-  const server = await startServer(8152);
-  const proxy = trickleProxy(8151, 8152, /\/en-de\/gru\/model\.safetensors/);
-  const browser = await launch({ webgpu: false });
-  try {
-    const context = await browser.newContext({ serviceWorkers: 'allow' });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${proxy.url}#translate?backend=cpu`);
-    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
-    await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
-    await page.locator('[data-testid=tr-download-stop]').waitFor({ timeout: 60000 });
-    await page.click('[data-testid=tr-download-stop]');
-    // The GRU's 5.9 MB take 23 s at this pace: the service worker fetched on to the end for its cache.
-    const end = Date.now() + 15000;
-    while (proxy.ends.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(proxy.ends, ['closed (from /sw.js)']);
-    assert.deepEqual(errors, []);
-  } finally {
-    await browser.close();
-    proxy.close();
-    server.stop();
-  }
-});
+test('Stop the download stops the service worker\'s download too, not only the page\'s', () => withWorkerPage(8151, async ({ server, page, errors, proxy }) => {
+  await page.goto(`${server.url}#translate?backend=cpu`);
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  await page.locator('[data-testid=tr-download-stop]').waitFor({ timeout: 60000 });
+  await page.click('[data-testid=tr-download-stop]');
+  // The GRU's 5.9 MB take 23 s at this pace: the service worker fetched on to the end for its cache.
+  const end = Date.now() + 15000;
+  while (proxy.ends.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
+  assert.deepEqual(proxy.ends, ['closed (from /sw.js)']);
+  assert.deepEqual(errors, []);
+}, { trickle: /\/en-de\/gru\/model\.safetensors/ }));
