@@ -229,10 +229,10 @@ fn show(id: u64, event: &Event) {
             s.model_status.set(format!("Loading {model}…"));
             s.load_progress.set(Some(*share));
         }
-        // A model ready for the current job makes an earlier model's error (a failed download,
-        // a reverse model missing offline) out of date.
         // One member of several: the bar goes on to the next (the ensemble's Loaded ends it).
         Event::Loaded { partial: true, .. } => {}
+        // A model ready for the current job makes an earlier model's error (a failed download,
+        // a reverse model missing offline) out of date.
         Event::Loaded { status, .. } => {
             PROGRESS_OF.with(|p| p.set(None));
             s.model_error.set(None);

@@ -27,6 +27,7 @@ pub const MAX_INPUT_CHARS: usize = 5000;
 pub fn text_fits_a_link(text: &str) -> bool {
     text.len() <= MAX_INPUT_CHARS || text.chars().count() <= MAX_INPUT_CHARS
 }
+
 const BATCH: usize = 4;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -211,7 +212,9 @@ async fn translate_text(
         // Sentences appear as they finish; the rest wait as "…".
         if done.len() < total {
             pane.output.set(arrange(&lines, &done));
-            pane.output_model.set(Some(s.model.clone()));
+            if pane.output_model.with_untracked(|m| m.as_deref() != Some(s.model.as_str())) {
+                pane.output_model.set(Some(s.model.clone()));
+            }
             pane.status.set(format!("Translating {}/{total} sentences…", done.len()));
         }
     })
