@@ -124,7 +124,8 @@ fn note_download(slot: usize, id: u64, event: &Event) {
 /// Stops every job that waits for a model (its download then stops too, unless a job claims it
 /// within the worker's grace period), in any view, and not the jobs already translating: a job with
 /// a model that has had no news of it yet (a job waiting for another's download may not have
-/// reported yet), or one whose news is of a download (Best quality's reverse model). The lanes stopped.
+/// reported yet), one whose news is of a download (Best quality's reverse model), or one yet to
+/// start (a debounced translation would claim the download again). The lanes stopped.
 pub fn stop_downloads() -> Vec<&'static str> {
     let downloading = DOWNLOADING.with(|d| d.borrow().clone());
     let has_model = |&(_, id): &(usize, u64)| JOB_MODEL.with(|m| m.borrow().contains_key(&id));
@@ -132,7 +133,8 @@ pub fn stop_downloads() -> Vec<&'static str> {
         l.borrow()
             .iter()
             .filter(|(_, j)| {
-                let not_begun = j.search_from.is_none() && !j.any_done && j.parts.iter().any(has_model);
+                let not_begun =
+                    j.search_from.is_none() && !j.any_done && (j.parts.is_empty() || j.parts.iter().any(has_model));
                 not_begun || j.parts.iter().any(|p| downloading.contains(p))
             })
             .map(|(&lane, _)| lane)
@@ -454,6 +456,18 @@ fn cancel_parts(parts: &[(usize, u64)]) {
 
 type OnDone<'a> = &'a mut dyn FnMut(usize, Vec<Vec<Output>>, Notices);
 
+/// What a job's caller hears of it: its finished sentences, and its own model downloads.
+struct Watch<'a> {
+    on_done: OnDone<'a>,
+    on_download: Option<&'a mut dyn FnMut(&str, f64)>,
+}
+
+impl<'a> Watch<'a> {
+    fn sentences(on_done: OnDone<'a>) -> Self {
+        Watch { on_done, on_download: None }
+    }
+}
+
 /// A lane taken for a job that has yet to start (a debounce, a file being read): the lane's older
 /// job stops at once, and a newer `reserve` or `cancel` of the lane supersedes this one.
 #[derive(Clone, Copy, Debug)]
@@ -507,7 +521,18 @@ pub async fn run(
 pub async fn run_reserved(
     ticket: Ticket,
     job: Job,
+    on_done: impl FnMut(usize, Vec<Vec<Output>>, Notices),
+) -> Result<Ended, JobError> {
+    run_watched(ticket, job, on_done, |_, _| {}).await
+}
+
+/// `run_reserved` that also tells `on_download` of the job's own model downloads (model, share):
+/// the model bar follows the model chosen now, which need not be this job's.
+pub async fn run_watched(
+    ticket: Ticket,
+    job: Job,
     mut on_done: impl FnMut(usize, Vec<Vec<Output>>, Notices),
+    mut on_download: impl FnMut(&str, f64),
 ) -> Result<Ended, JobError> {
     let Ticket { lane, token } = ticket;
     if !ticket.is_current() {
@@ -516,9 +541,12 @@ pub async fn run_reserved(
     let t0 = browser::now_ms();
     let outcome = match job {
         Job::Translate { settings, texts, search, batch } if cpu_workers() > 1 && texts.len() > batch.max(1) => {
-            run_shared(lane, token, settings, texts, search, batch.max(1), &mut on_done).await
+            let watch = Watch { on_done: &mut on_done, on_download: Some(&mut on_download) };
+            run_shared(lane, token, settings, texts, search, batch.max(1), watch).await
         }
-        job => run_part(lane, token, 0, job, &mut on_done).await,
+        job => {
+            run_part(lane, token, 0, job, Watch { on_done: &mut on_done, on_download: Some(&mut on_download) }).await
+        }
     };
     // Whatever came in after a newer job took the lane, or after a Stop, is not passed on.
     if !ticket.is_current() {
@@ -534,13 +562,8 @@ pub async fn run_reserved(
 
 /// Runs one part of the lane's job on the worker in `slot`. Sentences that arrive after a newer
 /// job took the lane are not passed on.
-async fn run_part(
-    lane: &'static str,
-    token: u64,
-    slot: usize,
-    job: Job,
-    on_done: OnDone<'_>,
-) -> Result<Event, JobError> {
+async fn run_part(lane: &'static str, token: u64, slot: usize, job: Job, watch: Watch<'_>) -> Result<Event, JobError> {
+    let Watch { on_done, mut on_download } = watch;
     let worker = worker(slot).await.map_err(JobError::Failed)?;
     let id = next_id();
     if !add_part(lane, token, slot, id) {
@@ -563,6 +586,11 @@ async fn run_part(
             // The main worker's news that the model is loaded comes just before its search.
             Some(Event::Loaded { partial: false, .. } | Event::Backend { .. }) if slot == 0 => {
                 search_news(lane, token, false)
+            }
+            Some(Event::Loading { model, share }) if lane_is(lane, token) => {
+                if let Some(tell) = on_download.as_mut() {
+                    tell(&model, share)
+                }
             }
             Some(Event::LoadFailed(e)) => model_failed = Some(e),
             // A model's failure is the job's end, said twice; a reverse model's ("translated without
@@ -594,12 +622,15 @@ async fn run_shared(
     texts: Vec<String>,
     search: SearchChoice,
     batch: usize,
-    on_done: OnDone<'_>,
+    watch: Watch<'_>,
 ) -> Result<Event, JobError> {
+    let Watch { on_done, mut on_download } = watch;
     // The main worker loads the model first and so says which engine runs it.
-    run_part(lane, token, 0, Job::Load { settings: settings.clone() }, &mut |_, _, _| {}).await?;
+    let load = Watch { on_done: &mut |_, _, _| {}, on_download: on_download.as_deref_mut() };
+    run_part(lane, token, 0, Job::Load { settings: settings.clone() }, load).await?;
     if !ON_CPU.with(Cell::get) {
-        return run_part(lane, token, 0, Job::Translate { settings, texts, search, batch }, on_done).await;
+        let translate = Watch { on_done, on_download };
+        return run_part(lane, token, 0, Job::Translate { settings, texts, search, batch }, translate).await;
     }
     let chunks: Vec<&[String]> = texts.chunks(batch).collect();
     let queue = RefCell::new(ChunkQueue { next: 0, returned: vec![], len: chunks.len(), closed: false });
@@ -621,7 +652,7 @@ async fn run_shared(
                 got.extend(s);
                 got_notices.merge(n);
             };
-            run_part(lane, token, slot, job, &mut take).await?;
+            run_part(lane, token, slot, job, Watch::sentences(&mut take)).await?;
             // Numbered in the batch's own job: renumbered into the whole job's texts.
             let got_notices = got_notices.renumbered(|i| k * batch + i);
             // Nothing of a job that the main worker's failure ended reaches the view.

@@ -11,7 +11,7 @@ use wgslate_model::translate::Notices;
 
 use crate::browser;
 use crate::engine_client::{self, Ended, JobError};
-use crate::engine_jobs::{Job, SearchChoice};
+use crate::engine_jobs::{Job, Output, SearchChoice};
 use crate::figures::{count, elapsed, grouped};
 use crate::language_hint::LanguageHint;
 use crate::language_picker::direction;
@@ -175,7 +175,7 @@ pub fn FileTranslate() -> impl IntoView {
                 };
                 // What the user should be told about the sentences translated so far (a Stop keeps them).
                 let mut told = Notices::default();
-                let outcome = engine_client::run_reserved(ticket, job, |first, sentences, notices| {
+                let on_sentences = |first: usize, sentences: Vec<Vec<Output>>, notices: Notices| {
                     sentences_done += sentences.len();
                     told.merge(notices);
                     for (k, nbest) in sentences.into_iter().enumerate() {
@@ -187,8 +187,16 @@ pub fn FileTranslate() -> impl IntoView {
                         grouped(assembly.lines_done),
                         grouped(sentences_done)
                     ));
-                })
-                .await;
+                };
+                // Its own model's download (the bar above follows the model chosen now, which
+                // may be another by now).
+                let on_download = |model: &str, share: f64| {
+                    status.set(format!(
+                        "Downloading {model} ({:.0} %) to translate {all_lines} ({all_sentences}) {with}…",
+                        share * 100.0
+                    ))
+                };
+                let outcome = engine_client::run_watched(ticket, job, on_sentences, on_download).await;
                 let lone_returns = lines.iter().filter(|l| l.contains('\r')).count();
                 let notes = told.renumbered(|i| segments.sentences[i].0).messages_at("line");
                 let notes: String = notes

@@ -78,26 +78,31 @@ fn without_damage(query: &str, text: &str) -> Option<(String, Damage)> {
 fn without_broken_characters(value: &str) -> String {
     let b = value.as_bytes();
     let mut bytes = Vec::with_capacity(b.len());
-    let (mut i, mut after_high_byte) = (0, false);
+    // The continuation bytes the character being escaped still lacks.
+    let (mut i, mut lacking) = (0, 0);
     while i < b.len() {
         let hex = |k: usize| b.get(i + k).and_then(|&c| (c as char).to_digit(16));
-        let escaped = match (b[i], hex(1), hex(2)) {
+        lacking = match (b[i], hex(1), hex(2)) {
             (b'%', Some(high), Some(low)) => {
-                bytes.push((high * 16 + low) as u8);
+                let byte = (high * 16 + low) as u8;
+                bytes.push(byte);
                 i += 3;
-                Some((high * 16 + low) as u8)
+                match byte {
+                    0x80..=0xBF => lacking.saturating_sub(1),
+                    0xC2..=0xF4 => byte.leading_ones() - 1,
+                    _ => 0,
+                }
             }
-            (b'%', Some(_), None) if after_high_byte => {
+            (b'%', Some(_), None) if lacking > 0 => {
                 i += 2;
-                None
+                0
             }
             (c, ..) => {
                 bytes.push(if c == b'+' { b' ' } else { c });
                 i += 1;
-                None
+                0
             }
         };
-        after_high_byte = escaped.is_some_and(|byte| byte >= 0x80);
     }
     bytes.utf8_chunks().map(|chunk| chunk.valid()).collect()
 }
@@ -151,6 +156,9 @@ mod tests {
         // A `%` after it that is text, not a cut escape, stays; so does a `+`'s space.
         assert_eq!(repaired("text=a%E2%2550%25&beam=2", "a\u{fffd}%50%").as_deref(), Some("a%50%"));
         assert_eq!(repaired("text=%FF%25A+dog&beam=2", "\u{fffd}%A dog").as_deref(), Some("%A dog"));
+        // After a whole character, a `%A` is text (URLSearchParams keeps it), not the rest of one.
+        assert_eq!(repaired("text=%C3%A9%Az%FF&beam=2", "é%Az\u{fffd}").as_deref(), Some("é%Az"));
+        assert_eq!(repaired("text=%F0%9F%90%95%Ab%E2&beam=2", "🐕%Ab\u{fffd}").as_deref(), Some("🐕%Ab"));
         assert_eq!(
             without_damage("text=A%00B%EF%BF%BF%ED%A0%80dog.", "A\u{0}B\u{ffff}\u{fffd}\u{fffd}\u{fffd}dog."),
             Some(("A\u{0}B\u{ffff}dog.".into(), Damage::Broken))

@@ -90,7 +90,14 @@ function passedOn(request, response, controller, finished) {
 // The downloads a page may stop (its request names them), and the channel it says so on: Chromium
 // does not tell this worker when the page gives up a fetch, so it fetched on to the end for the cache.
 const stoppable = new Map();
-new BroadcastChannel('wgslate-downloads').onmessage = (event) => stoppable.get(event.data)?.abort();
+// Stops said before their fetch reached this worker (a Stop at once): that fetch stops on arrival.
+const stoppedEarly = new Set();
+new BroadcastChannel('wgslate-downloads').onmessage = (event) => {
+  const controller = stoppable.get(event.data);
+  if (controller) return controller.abort();
+  stoppedEarly.add(event.data);
+  setTimeout(() => stoppedEarly.delete(event.data), 60000);
+};
 
 self.addEventListener('fetch', (event) => {
   const request = event.request;
@@ -103,6 +110,7 @@ self.addEventListener('fetch', (event) => {
   const network = navigate ? fetch(request) : fetch(request, { signal: controller.signal });
   const download = request.headers.get('x-wgslate-download');
   if (download) stoppable.set(download, controller);
+  if (stoppedEarly.delete(download)) controller.abort();
   let ended;
   const done = new Promise((resolve) => { ended = resolve; });
   event.waitUntil(done);

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useBrowser, openPage, wgslate, root } from './harness.mjs';
+import { useBrowser, openPage, wgslate, root, holdRequests } from './harness.mjs';
 
 const rig = useBrowser(8138);
 const dir = mkdtempSync(join(tmpdir(), 'wgslate-files-'));
@@ -92,6 +92,26 @@ test('a picked .txt is translated line for line and downloaded with the same lin
   await page.setInputFiles('[data-testid=tr-file]', file);
   await page.waitForFunction(() => /4 lines \(3 translated\) with GRU \+ attention, English → German, greedy in/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
   assert.deepEqual(errors, []);
+});
+
+test('a file waiting for its model says how far that download is, also once the picker has another model', async () => {
+  const errors = [];
+  const page = await fileTranslatePage(errors);
+  const release = await holdRequests(page, '**/en-de/gru/model.safetensors');
+  await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
+  const file = join(dir, 'waits.en.txt');
+  writeFileSync(file, 'A man is riding a bike.\n');
+  await page.setInputFiles('[data-testid=tr-file]', file);
+  const waiting = /^Downloading en-de\/gru \(\d+ %\) to translate 1 line \(1 sentence\) with GRU \+ attention, English → German, greedy…$/;
+  await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), waiting.source, { timeout: 60000 });
+  // The bar now follows the Transformer; the file's status still tells of the GRU's download.
+  await page.selectOption('[data-testid=tr-model]', 'en-de/transformer');
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.match(await page.locator('[data-testid=tr-file-status]').textContent(), waiting);
+  release();
+  await page.waitForFunction(() => /^1 line \(1 translated\) with GRU \+ attention, English → German, greedy in/.test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.deepEqual(errors, []);
+  await page.close();
 });
 
 test('the notes say which lines of a file, and which sentences of the box, were cut to the model\'s limit', async () => {

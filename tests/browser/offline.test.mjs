@@ -272,7 +272,7 @@ function trickleProxy(port, target, slow) {
   return { url: `http://127.0.0.1:${port}/`, ends, close: () => proxy.close() };
 }
 
-test('Stop the download stops the service worker\'s download too, not only the page\'s', () => withWorkerPage(8151, async ({ server, page, errors, proxy }) => {
+test('Stop the download stops the service worker\'s download too, not only the page\'s, also when said before it began', () => withWorkerPage(8151, async ({ server, page, errors, proxy }) => {
   await page.goto(`${server.url}#translate?backend=cpu`);
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 60000 });
   await page.selectOption('[data-testid=tr-model]', 'en-de/gru');
@@ -282,5 +282,17 @@ test('Stop the download stops the service worker\'s download too, not only the p
   const end = Date.now() + 15000;
   while (proxy.ends.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200));
   assert.deepEqual(proxy.ends, ['closed (from /sw.js)']);
+  // A stop said before its fetch reached the service worker stops that fetch when it comes.
+  const early = await page.evaluate(async () => {
+    new BroadcastChannel('wgslate-downloads').postMessage('stopped-before-asked');
+    await new Promise((r) => setTimeout(r, 300));
+    try {
+      const answer = await fetch('models/en-de/gru/model.safetensors', { headers: { 'x-wgslate-download': 'stopped-before-asked' } });
+      return `${(await answer.arrayBuffer()).byteLength} bytes`;
+    } catch {
+      return 'stopped';
+    }
+  });
+  assert.equal(early, 'stopped');
   assert.deepEqual(errors, []);
 }, { trickle: /\/en-de\/gru\/model\.safetensors/ }));

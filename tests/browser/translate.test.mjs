@@ -131,6 +131,35 @@ test('Stop the download ends a model\'s download that a translation waits for; C
   await page.close();
 });
 
+test('Stop the download also stops a translation still in its typing pause (it claimed the download again)', async () => {
+  const errors = [];
+  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const release = await holdRequests(page, '**/en-de/transformer/model.safetensors');
+  const aborted = [];
+  page.on('requestfailed', (r) => { if (r.url().endsWith('/model.safetensors')) aborted.push(r.failure()?.errorText); });
+  // The landing view fetches the model while idle; a text typed then waits 300 ms before translating.
+  await page.goto(rig.url + '#translate?backend=cpu');
+  await page.locator('[data-testid=tr-progress]').waitFor({ timeout: 120000 });
+  await page.evaluate(async () => {
+    const input = document.querySelector('[data-testid=tr-input]');
+    input.value = 'A dog runs.';
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    await new Promise((r) => setTimeout(r, 50));
+    document.querySelector('[data-testid=tr-download-stop]').click();
+  });
+  const stopped = "The model's download was stopped: Ctrl+Enter or a change to the text starts it again.";
+  // Past the pause and the worker's grace period, the download has ended and stays stopped.
+  for (let i = 0; i < 100 && aborted.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(aborted.length, 1, "the weights' request was aborted");
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.equal(await page.locator('[data-testid=tr-progress]').count(), 0);
+  assert.equal(await page.locator('[data-testid=tr-status]').textContent(), stopped);
+  release();
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('an ensemble downloads as one bar over its members, named by the ensemble', async () => {
   const errors = [];
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });

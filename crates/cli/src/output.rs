@@ -3,7 +3,7 @@
 //! Ctrl-C, kill or a hangup) leaves FILE as it was (and a hard link to an input is replaced, not written through).
 //! A symbolic link is followed (its target gets the translation, the link stays), `/dev/stdout` is
 //! standard output, another device or a FIFO is written straight through, and a replaced file keeps
-//! its permissions.
+//! its permissions. A FILE named `*.gz` is written gzipped.
 
 use std::fs::File;
 use std::io::{BufWriter, StdoutLock, Write};
@@ -132,7 +132,17 @@ impl Output {
             Output::Stdout(out) => out.flush(),
             Output::Device(out) => out.flush(),
             Output::File { file, temporary, path } => {
-                file.take().expect("finished once").into_inner().map_err(|e| e.into_error())?.sync_all()?;
+                let written = file.take().expect("finished once").into_inner().map_err(|e| e.into_error())?;
+                // `-o out.de.gz` is gzip, as `-i` and `bleu` read such a name (it held plain text).
+                if path.extension().is_some_and(|e| e == "gz") {
+                    drop(written);
+                    let text = std::fs::read(&*temporary)?;
+                    let mut gz = File::create(&*temporary)?;
+                    gz.write_all(&crate::precompress::gzip(&text)?)?;
+                    gz.sync_all()?;
+                } else {
+                    written.sync_all()?;
+                }
                 // Held across the rename: a Ctrl-C now waits, and then finds nothing to remove.
                 let mut pending = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
                 let renamed = std::fs::rename(&*temporary, &*path);

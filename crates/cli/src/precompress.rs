@@ -29,6 +29,9 @@ pub struct Copies {
     pub usable: std::collections::HashSet<PathBuf>,
     /// Newer files named like a copy that do not hold their file: neither sent nor replaced.
     pub foreign: Vec<PathBuf>,
+    /// Files and folders that could not be read, or whose copy could not be written, and why: their
+    /// files are sent as they are (a folder or file the server cannot write must not stop it).
+    pub failed: Vec<(PathBuf, std::io::Error)>,
 }
 
 /// The `.br` / `.gz` copy of `path` if `run` found it usable, it is at least as new as the file (the
@@ -59,20 +62,28 @@ pub fn brotli(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The compressible files under `dir`. Symbolic links are not followed: their targets may lie outside
-/// the served directory, where no copy may be written (and a link to a parent would loop).
-fn files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let (kind, path) = (entry.file_type()?, entry.path());
-        if kind.is_dir() {
-            files(&path, out)?;
-        } else if kind.is_file() && path.extension().and_then(|e| e.to_str()).is_some_and(|e| COMPRESSIBLE.contains(&e))
-        {
-            out.push(path);
+/// The compressible files under `dir`; the folders that could not be listed go to `failed`. Symbolic
+/// links are not followed: their targets may lie outside the served directory, where no copy may be
+/// written (and a link to a parent would loop).
+fn files(dir: &Path, out: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, std::io::Error)>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return failed.push((dir.to_path_buf(), e)),
+    };
+    for entry in entries {
+        let found = entry.and_then(|entry| Ok((entry.file_type()?, entry.path())));
+        match found {
+            Ok((kind, path)) if kind.is_dir() => files(&path, out, failed),
+            Ok((kind, path))
+                if kind.is_file()
+                    && path.extension().and_then(|e| e.to_str()).is_some_and(|e| COMPRESSIBLE.contains(&e)) =>
+            {
+                out.push(path)
+            }
+            Ok(_) => {}
+            Err(e) => failed.push((dir.to_path_buf(), e)),
         }
     }
-    Ok(())
 }
 
 /// Whether `copy` decompresses to `original`: a newer `X.gz` that the user put there for another
@@ -87,44 +98,57 @@ fn holds(copy: &[u8], suffix: &str, original: &[u8]) -> bool {
     ok && out == original
 }
 
-/// Writes the missing or stale copies under `root`.
-pub fn run(root: &Path) -> std::io::Result<Copies> {
+/// Writes the missing or stale copies under `root`; what it could not read or write is in `failed`.
+pub fn run(root: &Path) -> Copies {
     let mut paths = Vec::new();
-    files(root, &mut paths)?;
     let mut copies = Copies::default();
+    files(root, &mut paths, &mut copies.failed);
     for path in paths {
-        if std::fs::metadata(&path)?.len() < MIN_SIZE {
-            continue;
-        }
-        let compressors: [(&str, Compressor); 2] = [("br", brotli), ("gz", gzip)];
-        // Weights barely compress (brotli at its best saves 1.5 % more than gzip on an int8 model,
-        // in 30 s): gzip only.
-        let weights = path.extension().is_some_and(|e| e == "safetensors");
-        let bytes = std::fs::read(&path)?;
-        for (suffix, compress) in compressors.into_iter().skip(usize::from(weights)) {
-            let copy = copy_path(&path, suffix);
-            // A link at the copy's name is not ours to write through (nor to send).
-            if std::fs::symlink_metadata(&copy).is_ok_and(|m| m.file_type().is_symlink()) {
-                copies.foreign.push(copy);
-                continue;
-            }
-            let fresh = modified(&copy).is_some_and(|c| modified(&path).is_some_and(|f| c >= f));
-            if fresh {
-                if std::fs::read(&copy).is_ok_and(|c| holds(&c, suffix, &bytes)) {
-                    copies.usable.insert(copy);
-                } else {
-                    copies.foreign.push(copy);
-                }
-                continue;
-            }
-            // Written beside it, then renamed: a start stopped half-way leaves no truncated copy that
-            // would look newer than its file (and foreign) from then on.
-            let partial = copy_path(&path, &format!("{suffix}.partial"));
-            std::fs::write(&partial, compress(&bytes)?)?;
-            std::fs::rename(&partial, &copy)?;
-            copies.written += 1;
-            copies.usable.insert(copy);
+        if let Err(e) = copy_file(&path, &mut copies) {
+            copies.failed.push((path, e));
         }
     }
-    Ok(copies)
+    copies
+}
+
+/// Writes `path`'s missing or stale copies.
+fn copy_file(path: &Path, copies: &mut Copies) -> std::io::Result<()> {
+    if std::fs::metadata(path)?.len() < MIN_SIZE {
+        return Ok(());
+    }
+    let compressors: [(&str, Compressor); 2] = [("br", brotli), ("gz", gzip)];
+    // Weights barely compress (brotli at its best saves 1.5 % more than gzip on an int8 model,
+    // in 30 s): gzip only.
+    let weights = path.extension().is_some_and(|e| e == "safetensors");
+    let bytes = std::fs::read(path)?;
+    for (suffix, compress) in compressors.into_iter().skip(usize::from(weights)) {
+        let copy = copy_path(path, suffix);
+        // A link at the copy's name is not ours to write through (nor to send).
+        if std::fs::symlink_metadata(&copy).is_ok_and(|m| m.file_type().is_symlink()) {
+            copies.foreign.push(copy);
+            continue;
+        }
+        let fresh = modified(&copy).is_some_and(|c| modified(path).is_some_and(|f| c >= f));
+        if fresh {
+            if std::fs::read(&copy).is_ok_and(|c| holds(&c, suffix, &bytes)) {
+                copies.usable.insert(copy);
+            } else {
+                copies.foreign.push(copy);
+            }
+            continue;
+        }
+        // Written beside it, then renamed: a start stopped half-way leaves no truncated copy that
+        // would look newer than its file (and foreign) from then on.
+        let partial = copy_path(path, &format!("{suffix}.partial"));
+        match compress(&bytes).and_then(|c| std::fs::write(&partial, c)).and_then(|_| std::fs::rename(&partial, &copy))
+        {
+            Ok(()) => {
+                copies.written += 1;
+                copies.usable.insert(copy);
+            }
+            // The other copy may still be written.
+            Err(e) => copies.failed.push((copy, e)),
+        }
+    }
+    Ok(())
 }

@@ -15,11 +15,13 @@ pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval';
 
 fn mime(path: &Path) -> &'static str {
     match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
+        "html" | "htm" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
         "wasm" => "application/wasm",
         "css" => "text/css; charset=utf-8",
-        "json" => "application/json",
+        "json" | "map" => "application/json",
+        "webmanifest" => "application/manifest+json",
+        "ico" => "image/x-icon",
         "svg" => "image/svg+xml",
         "png" => "image/png",
         "txt" | "en" | "de" | "fr" | "cs" => "text/plain; charset=utf-8",
@@ -49,7 +51,8 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
         return None;
     }
     let (real, real_root) = (path.canonicalize().ok()?, root.canonicalize().ok()?);
-    real.starts_with(real_root).then_some(path)
+    // Only a regular file: reading a named pipe waits for a writer, holding the thread for ever.
+    (real.starts_with(real_root) && real.is_file()).then_some(path)
 }
 
 /// The request headers this server acts on.
@@ -64,7 +67,9 @@ fn accepts(accept_encoding: &str, coding: &str) -> bool {
     accept_encoding.split(',').any(|item| {
         let mut parts = item.split(';').map(str::trim);
         let name = parts.next().unwrap_or("");
-        let q_zero = parts.any(|p| p.strip_prefix("q=").and_then(|q| q.trim().parse::<f64>().ok()) == Some(0.0));
+        let q_zero = parts.any(|p| {
+            p.split_once('=').is_some_and(|(k, q)| k.trim().eq_ignore_ascii_case("q") && q.trim().parse() == Ok(0.0))
+        });
         (name.eq_ignore_ascii_case(coding) || name == "*") && !q_zero
     })
 }
@@ -124,6 +129,8 @@ fn request_line(line: &[u8]) -> Option<(String, String)> {
 fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std::io::Result<()> {
     // A client that stops sending does not hold its thread for ever.
     stream.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
+    // Nor does one that stops reading the answer.
+    stream.set_write_timeout(Some(std::time::Duration::from_secs(30)))?;
     let mut reader = BufReader::new(std::io::Read::take(stream.try_clone()?, MAX_HEAD));
     let mut line = Vec::new();
     // A read that fails (the client went quiet for 30 s) leaves the request incomplete: nothing is
@@ -179,7 +186,10 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
             }
         }
         (_, "GET" | "HEAD", None) => ("404 Not Found", "text/plain; charset=utf-8", b"not found\n".to_vec()),
-        _ => ("405 Method Not Allowed", "text/plain; charset=utf-8", b"method not allowed\n".to_vec()),
+        _ => {
+            extra = "Allow: GET, HEAD\r\n".into();
+            ("405 Method Not Allowed", "text/plain; charset=utf-8", b"method not allowed\n".to_vec())
+        }
     };
     // A 304 has no body, and a Content-Length there would have to be the 200's.
     let length = if status.starts_with("304") { String::new() } else { format!("Content-Length: {}\r\n", body.len()) };
@@ -200,17 +210,20 @@ pub const USAGE: &str =
   and sends the smallest one the browser accepts.";
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let (mut dir, mut port) = (None, 8080u16);
+    let (mut dir, mut port) = (None, None::<u16>);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--port" => port = it.next().and_then(|p| p.parse().ok()).ok_or("--port needs a number from 0 to 65535")?,
+            "--port" if port.is_some() => return Err("--port is given twice: give it once".into()),
+            "--port" => {
+                port = Some(it.next().and_then(|p| p.parse().ok()).ok_or("--port needs a number from 0 to 65535")?)
+            }
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}\n{USAGE}")),
             d if dir.is_none() => dir = Some(d),
             extra => return Err(format!("unexpected argument {extra}\n{USAGE}")),
         }
     }
-    let dir = dir.unwrap_or("dist");
+    let (dir, port) = (dir.unwrap_or("dist"), port.unwrap_or(8080));
     let root = PathBuf::from(dir);
     if !root.is_dir() {
         let why = if root.exists() { "it is a file, not a folder" } else { "there is no such folder" };
@@ -222,7 +235,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // Before compressing (seconds for a fresh build): a port in use is said at once, and nothing is written.
     let listener =
         TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    let copies = crate::precompress::run(&root).map_err(|e| format!("compressing {dir}: {e}"))?;
+    let copies = crate::precompress::run(&root);
     if copies.written > 0 {
         println!("wrote {} compressed copies (.br, .gz) in {dir}", copies.written);
     }
@@ -231,6 +244,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             "wgslate serve: {} is not a compressed copy of its file: it is neither sent nor replaced",
             f.display()
         );
+    }
+    for (path, e) in &copies.failed {
+        eprintln!("wgslate serve: {}: {e}: not compressed (what it holds is sent as it is)", path.display());
     }
     let usable = std::sync::Arc::new(copies.usable);
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);

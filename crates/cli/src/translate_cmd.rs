@@ -10,6 +10,7 @@ use wgslate_model::catalog::{self, language_name};
 use wgslate_model::config::Direction;
 use wgslate_model::language::{LineCounts, Mismatch};
 use wgslate_model::sentences::line_end;
+use wgslate_model::translate::Notices;
 use wgslate_model::Model;
 
 use crate::decode_args;
@@ -23,7 +24,9 @@ pub const TRANSLATE_USAGE: &str =
     "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [-o FILE] [decoding flags]
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [-o FILE] [--backend auto|gpu|cpu] [decoding flags]
   -i FILE (translate): the lines to translate (default, or -: standard input; FILE.gz is read compressed)
-  -o FILE: where the translations go (translate: default standard output; eval: its hypotheses, one per line)
+  -o FILE: where the translations go (translate: default standard output; eval: its hypotheses, one per line;
+    FILE.gz is written compressed)
+  --batch N: sentences translated together (default 32); translate writes the first N, then chunks twice as big
   several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer and a direction)
   --rerank DIR [--rerank-weight W]: reorder the beam's n-best by score + W · log P(source | hypothesis)
     under DIR, a model of the reverse direction (W defaults to 0.5)
@@ -77,7 +80,13 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
             "-o" | "--output" => c.output = Some(v?),
             "--src" => c.src = Some(v?),
             "--ref" => c.reference = Some(v?),
-            "--batch" => c.batch = v?.parse().map_err(|_| "--batch must be a number")?,
+            "--batch" => {
+                c.batch = v?
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or("--batch must be a whole number of sentences, 1 or more")?
+            }
             "--rerank" => c.rerank = Some(v?),
             "--rerank-weight" => {
                 let text = v?;
@@ -528,6 +537,11 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     let backend = translator.backend.clone();
     let model = &models[0];
     let seconds = t0.elapsed().as_secs_f64();
+    // As translate says them: a score of cut sentences, or of characters the model never saw, is
+    // not the model's on the whole text.
+    for note in Notices::of(model, &sources, &out).messages_at("line") {
+        eprintln!("wgslate: {note}");
+    }
     let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
     if let Some(mut file) = hypotheses {
         hyps.iter()

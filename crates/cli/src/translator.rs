@@ -99,8 +99,15 @@ fn engines<'a>(
         }
         Err(e) => return Err(format!("{e} (--backend auto or cpu translates on the CPU)")),
     };
-    if backend == "auto" && gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu {
-        return cpu(format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name));
+    if gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu {
+        if backend == "auto" {
+            return cpu(format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name));
+        }
+        // Asked for, so run there; but it is no GPU, and the CPU reference is 10–30× faster.
+        eprintln!(
+            "wgslate: the only adapter, {}, is a CPU emulation: --backend cpu (or auto) translates 10–30× faster",
+            gpu.report.name
+        );
     }
     let mut members: Vec<Box<dyn StepModel>> = Vec::new();
     for (dir, model) in dirs.iter().zip(models) {

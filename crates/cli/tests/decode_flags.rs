@@ -19,6 +19,7 @@ fn out_of_range_decoding_flags_are_refused_with_one_line() {
         (["--seed", "2.5"], "seed must be a whole number"),
         (["--samples", "100000000000"], "number of samples must be between 1 and 100"),
         (["--nbest", "0"], "n-best size must be between 1 and 16"),
+        (["--batch", "0"], "--batch must be a whole number of sentences, 1 or more"),
         (["--min-len", "-3"], "minimum length must be between 0 and 200"),
         (["--no-repeat-ngram", "1e9"], "no-repeat n-gram size must be between 0 and 10"),
         // Gave one word.
@@ -218,6 +219,33 @@ fn eval_refuses_lists_of_translations() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::remove_dir_all(&head).unwrap();
+}
+
+/// eval says what translate says of its sentences (a score of cut ones is not the model's on the
+/// whole text): a source cut to the model's limit, an output stopped at the maximum length, and
+/// characters the model has never seen, each with its line.
+#[test]
+fn eval_reports_cut_sentences_and_unseen_characters() {
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer");
+    let dir = std::env::temp_dir().join(format!("wgslate-eval-notes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let long = "man dog ".repeat(200);
+    std::fs::write(dir.join("s.en"), format!("A dog runs.\n{long}\nA man says 你好.\n")).unwrap();
+    std::fs::write(dir.join("r.de"), "Ein Hund rennt.\nMann Hund\nEin Mann sagt hallo.\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["eval", "--model", model, "--backend", "cpu", "--max-len-a", "0", "--max-len-b", "20", "--src"])
+        .arg(dir.join("s.en"))
+        .arg("--ref")
+        .arg(dir.join("r.de"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("1 sentence (line 2) was cut to the model's limit of 256 subwords"), "{err}");
+    assert!(err.contains("(line 2) stopped at the maximum output length"), "{err}");
+    assert!(err.contains("characters the model has never seen (translated as unknown): 你 好"), "{err}");
+    assert!(String::from_utf8(out.stdout).unwrap().starts_with("BLEU|"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A paragraph on one line is translated sentence by sentence, as the page does, and comes back on

@@ -148,3 +148,19 @@ fn o_dev_stdout_is_standard_output_not_the_file_it_is_redirected_to() {
     assert_eq!(std::fs::read_to_string(&log).unwrap(), format!("kept\n{want}"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `-o X.gz` is gzip (it was plain text under a .gz name, which `wgslate bleu` then refused): gzip
+/// itself reads it back, and `-i X.gz` takes it.
+#[test]
+fn o_a_gz_file_is_written_gzipped() {
+    let dir = std::env::temp_dir().join(format!("wgslate-output-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ok, want, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], "A dog runs.\n");
+    assert!(ok);
+    let (ok, err) = translate_to(&dir.join("out.de.gz"));
+    assert!(ok, "{err}");
+    let unzipped = Command::new("gzip").arg("-dc").arg(dir.join("out.de.gz")).output().unwrap();
+    assert!(unzipped.status.success(), "{}", String::from_utf8_lossy(&unzipped.stderr));
+    assert_eq!(String::from_utf8(unzipped.stdout).unwrap(), want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

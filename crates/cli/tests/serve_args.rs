@@ -23,6 +23,7 @@ fn port_flag_anywhere_and_bad_arguments_refused() {
     assert!(serve(&["--port", "http"]).1.contains("--port needs a number"));
     assert!(serve(&["dist", "--bogus"]).1.contains("unknown option --bogus"));
     assert!(serve(&["a", "b"]).1.contains("unexpected argument b"));
+    assert!(serve(&["--port", "9000", "--port", "9001"]).1.contains("--port is given twice: give it once"));
 }
 
 #[test]

@@ -232,3 +232,56 @@ fn requests_that_are_not_http_get_400_and_a_file_is_not_a_folder() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What the server cannot compress (here: a folder where a copy's temporary file goes) is sent as
+/// it is, with a note, rather than stopping the server; a named pipe is not a file to send (reading
+/// it waited for a writer for ever); a 405 says what is allowed; `Q=0` refuses a coding as `q=0` does.
+#[test]
+fn what_cannot_be_compressed_or_read_is_no_stop_and_a_pipe_no_hang() {
+    let dir = std::env::temp_dir().join(format!("wgslate-serve-odd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("app.js.br.partial/in-the-way")).unwrap();
+    std::fs::write(dir.join("index.html"), "<p>wgslate</p>\n".repeat(200)).unwrap();
+    let script = "export const wgslate = 1;\n".repeat(100);
+    std::fs::write(dir.join("app.js"), &script).unwrap();
+    std::fs::write(dir.join("module.mjs"), &script).unwrap();
+    assert!(Command::new("mkfifo").arg(dir.join("pipe.txt")).status().unwrap().success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["serve", dir.to_str().unwrap(), "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let port: u16 = loop {
+        let line = lines.next().expect("server printed its address").unwrap();
+        if let Some(p) = line.split("http://127.0.0.1:").nth(1) {
+            break p.trim().parse().unwrap();
+        }
+    };
+    let stderr = child.stderr.take().unwrap();
+    let server = Server(child, port);
+    // The brotli copy could not be written; the gzip one was.
+    let r = get(port, "/app.js", "Accept-Encoding: br, gzip\r\n");
+    assert_eq!((r.status, r.header("Content-Encoding")), (200, Some("gzip")));
+    assert_eq!(gunzip(&r.body), script.as_bytes());
+    assert_eq!(get(port, "/module.mjs", "").header("Content-Type"), Some("text/javascript; charset=utf-8"));
+    let r = get(port, "/index.html", "Accept-Encoding: br;Q=0, gzip; Q = 0\r\n");
+    assert_eq!((r.status, r.header("Content-Encoding")), (200, None));
+    let r = send(port, b"POST / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    assert_eq!((r.status, r.header("Allow")), (405, Some("GET, HEAD")));
+    // A pipe nobody writes: answered at once (the test's own timeout turns a hang into a failure).
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(20))).unwrap();
+    s.write_all(b"GET /pipe.txt HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).expect("an answer for the pipe");
+    assert_eq!(&head, b"HTTP/1.1 404");
+    drop(server);
+    let mut said = String::new();
+    BufReader::new(stderr).read_to_string(&mut said).unwrap();
+    let copy = dir.join("app.js.br");
+    assert!(said.contains(&format!("wgslate serve: {}: ", copy.display())), "{said}");
+    assert!(said.contains("not compressed (what it holds is sent as it is)"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
