@@ -455,11 +455,13 @@ fn cancel_parts(parts: &[(usize, u64)]) {
 }
 
 type OnDone<'a> = &'a mut dyn FnMut(usize, Vec<Vec<Output>>, Notices);
+/// Told of a job's own model download: (model, share).
+type OnDownload<'a> = &'a mut dyn FnMut(&str, f64);
 
 /// What a job's caller hears of it: its finished sentences, and its own model downloads.
 struct Watch<'a> {
     on_done: OnDone<'a>,
-    on_download: Option<&'a mut dyn FnMut(&str, f64)>,
+    on_download: Option<OnDownload<'a>>,
 }
 
 impl<'a> Watch<'a> {
@@ -626,7 +628,9 @@ async fn run_shared(
 ) -> Result<Event, JobError> {
     let Watch { on_done, mut on_download } = watch;
     // The main worker loads the model first and so says which engine runs it.
-    let load = Watch { on_done: &mut |_, _, _| {}, on_download: on_download.as_deref_mut() };
+    // (Cast: a coercion to the shorter-lived callback does not happen inside the Option.)
+    let told = on_download.as_mut().map(|tell| &mut **tell as OnDownload<'_>);
+    let load = Watch { on_done: &mut |_, _, _| {}, on_download: told };
     run_part(lane, token, 0, Job::Load { settings: settings.clone() }, load).await?;
     if !ON_CPU.with(Cell::get) {
         let translate = Watch { on_done, on_download };

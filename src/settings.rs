@@ -79,7 +79,7 @@ fn without_broken_characters(value: &str) -> String {
     let b = value.as_bytes();
     let mut bytes = Vec::with_capacity(b.len());
     // The continuation bytes the character being escaped still lacks.
-    let (mut i, mut lacking) = (0, 0);
+    let (mut i, mut lacking) = (0, 0u32);
     while i < b.len() {
         let hex = |k: usize| b.get(i + k).and_then(|&c| (c as char).to_digit(16));
         lacking = match (b[i], hex(1), hex(2)) {
@@ -158,7 +158,7 @@ mod tests {
         assert_eq!(repaired("text=%FF%25A+dog&beam=2", "\u{fffd}%A dog").as_deref(), Some("%A dog"));
         // After a whole character, a `%A` is text (URLSearchParams keeps it), not the rest of one.
         assert_eq!(repaired("text=%C3%A9%Az%FF&beam=2", "é%Az\u{fffd}").as_deref(), Some("é%Az"));
-        assert_eq!(repaired("text=%F0%9F%90%95%Ab%E2&beam=2", "🐕%Ab\u{fffd}").as_deref(), Some("🐕%Ab"));
+        assert_eq!(repaired("text=%F0%9F%90%95%Ag%E2&beam=2", "🐕%Ag\u{fffd}").as_deref(), Some("🐕%Ag"));
         assert_eq!(
             without_damage("text=A%00B%EF%BF%BF%ED%A0%80dog.", "A\u{0}B\u{ffff}\u{fffd}\u{fffd}\u{fffd}dog."),
             Some(("A\u{0}B\u{ffff}dog.".into(), Damage::Broken))
