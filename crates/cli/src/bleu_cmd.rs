@@ -68,8 +68,12 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     // An empty file is empty text, as Python's gzip.open reads it.
     if path.ends_with(".gz") && !bytes.is_empty() {
         let mut plain = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut plain)
-            .map_err(|e| format!("{path} is not a gzip file ({e})"))?;
+        std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut plain).map_err(|e| {
+            match bytes.starts_with(&[0x1f, 0x8b]) {
+                true => format!("{path} is a damaged or cut-short gzip file ({e})"),
+                false => format!("{path} is not a gzip file ({e})"),
+            }
+        })?;
         bytes = plain;
     }
     Ok(bytes)

@@ -24,6 +24,7 @@ pub const TRANSLATE_USAGE: &str =
     "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [-o FILE] [decoding flags]
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [-o FILE] [--backend auto|gpu|cpu] [decoding flags]
   -i FILE (translate): the lines to translate (default, or -: standard input; FILE.gz is read compressed)
+  --src FILE --ref FILE (eval): the sources and their references, a line each (- for one of them: standard input)
   -o FILE: where the translations go (translate: default standard output; eval: its hypotheses, one per line;
     FILE.gz is written compressed)
   --batch N: sentences translated together (default 32); translate writes the first N, then chunks twice as big
@@ -212,7 +213,16 @@ fn read_utf8(path: &str) -> Result<String, String> {
     if path.is_empty() {
         return Err("'' names no file (-i, --src and --ref take a file name)".into());
     }
-    let bytes = crate::bleu_cmd::read_bytes(path)?;
+    // `-`, as for -i: standard input (eval's --src or --ref).
+    let bytes = match path {
+        "-" => {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            bytes
+        }
+        _ => crate::bleu_cmd::read_bytes(path)?,
+    };
     if wgslate_metrics::utf16_without_bom(&bytes) {
         return Err(utf16_refusal(path));
     }
@@ -505,6 +515,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         ));
     }
     let (src, reference) = (c.src.clone().ok_or("--src is required")?, c.reference.clone().ok_or("--ref is required")?);
+    if src == "-" && reference == "-" {
+        return Err("--src - and --ref - both name standard input: give one of them as a file".into());
+    }
     let models = load_models(&c.models)?;
     let sources = without_bom(read_lines(&src)?);
     let mut notes = InputNotes::new(false);

@@ -91,6 +91,12 @@ fn bad_input_gets_a_one_line_error() {
     let fake_gz = dir.join("plain.gz");
     std::fs::write(&fake_gz, "one line\n").unwrap();
     assert_error(&["ref.de", "-i", fake_gz.to_str().unwrap()], None, "is not a gzip file");
+    // A gzip file cut short (a download stopped) is said to be one, not "not a gzip file".
+    let hyp = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hyp1.de");
+    let whole = std::process::Command::new("gzip").arg("-c").arg(hyp).output().unwrap().stdout;
+    let cut_gz = dir.join("cut.gz");
+    std::fs::write(&cut_gz, &whole[..whole.len() / 2]).unwrap();
+    assert_error(&["ref.de", "-i", cut_gz.to_str().unwrap()], None, "is a damaged or cut-short gzip file");
     let empty_gz = dir.join("empty.gz");
     std::fs::write(&empty_gz, "").unwrap();
     assert_error(&["ref.de", "-i", empty_gz.to_str().unwrap()], None, "contains no sentence");

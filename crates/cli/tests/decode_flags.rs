@@ -244,7 +244,30 @@ fn eval_reports_cut_sentences_and_unseen_characters() {
     assert!(err.contains("1 sentence (line 2) was cut to the model's limit of 256 subwords"), "{err}");
     assert!(err.contains("(line 2) stopped at the maximum output length"), "{err}");
     assert!(err.contains("characters the model has never seen (translated as unknown): 你 好"), "{err}");
-    assert!(String::from_utf8(out.stdout).unwrap().trim_start().starts_with("BLEU|"));
+    let scores = String::from_utf8(out.stdout).unwrap();
+    assert!(scores.trim_start().starts_with("BLEU|"), "{scores}");
+    // `--src -` is standard input, as `-i -` is translate's (it read a file named "-").
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["eval", "--model", model, "--backend", "cpu", "--max-len-a", "0", "--max-len-b", "20", "--src", "-"])
+        .arg("--ref")
+        .arg(dir.join("r.de"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let sources = std::fs::read(dir.join("s.en")).unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &sources).unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
+    let same_scores = |text: &str| text.lines().take(2).map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(same_scores(&String::from_utf8(piped.stdout).unwrap()), same_scores(&scores));
+    let both = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["eval", "--model", model, "--src", "-", "--ref", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8(both.stderr).unwrap().contains("both name standard input"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
