@@ -150,6 +150,9 @@ pub fn AttentionPage() -> impl IntoView {
                         head.set(None);
                         kind.set("cross".into());
                         loaded.set(Some(l));
+                        // Below the fold on a phone, where the status line alone said it was drawn.
+                        browser::yield_now().await;
+                        browser::reveal(".attention .options");
                     }
                     Err(e) => {
                         loaded.set(None);

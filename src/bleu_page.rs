@@ -363,8 +363,21 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     // While a computation runs its progress is shown instead of the older results.
     let outcome = move || if scoring.pending().get() { None } else { scoring.value().get() };
 
+    // Scores asked for from another view ("Open in the BLEU page") are scrolled to once shown: the
+    // page kept that view's scroll, which on a phone left them below the fold.
+    let reveal_scores = StoredValue::new(false);
+    Effect::new(move |_| {
+        if scoring.value().with(Option::is_some) && !scoring.pending().get() && reveal_scores.get_value() {
+            reveal_scores.set_value(false);
+            spawn_local(async move {
+                browser::yield_now().await;
+                browser::reveal(".bleu .results");
+            });
+        }
+    });
     Effect::new(move |_| {
         if let Some((h, r)) = prefill.get() {
+            reveal_scores.set_value(true);
             // A second system left from before would be compared with (or refused for its line count).
             hyp2.set(String::new());
             hyp.set(h);

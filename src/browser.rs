@@ -93,6 +93,19 @@ pub fn scroll_page_to_show(top: f64, bottom: f64, covered: f64) {
     }
 }
 
+/// Scrolls the page to the first element `selector` names when it lies off the screen (wholly
+/// above it, or starting in its last 40 px or below): on a phone a result can appear a screen or
+/// more away from the button that asked for it, and nothing on screen changed.
+pub fn reveal(selector: &str) {
+    let Some(window) = web_sys::window() else { return };
+    let Some(element) = window.document().and_then(|d| d.query_selector(selector).ok().flatten()) else { return };
+    let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    let rect = element.get_bounding_client_rect();
+    if rect.bottom() < 0.0 || rect.top() > height - 40.0 {
+        element.scroll_into_view_with_bool(true);
+    }
+}
+
 /// The tab's sessionStorage item `key`, if there is one (none where storage is blocked).
 pub fn session_get(key: &str) -> Option<String> {
     web_sys::window()?.session_storage().ok()??.get_item(key).ok()?

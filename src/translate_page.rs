@@ -734,7 +734,7 @@ pub fn TranslatePage() -> impl IntoView {
                         }
                         let items = pairs.into_iter().take(40).map(|(src, rf)| {
                             let (s2, r2) = (src.clone(), rf.clone());
-                            view! { <li><button class="link" on:click=move |_| { text.set(s2.clone()); example_ref.set(Some(r2.clone())); }>{src}</button></li> }
+                            view! { <li><button class="link" on:click=move |_| { text.set(s2.clone()); example_ref.set(Some(r2.clone())); browser::reveal("[data-testid=tr-input]"); }>{src}</button></li> }
                         }).collect_view();
                         view! { <ul data-testid="examples">{items}</ul> }.into_any()
                     })}

@@ -152,3 +152,50 @@ test('a 300-letter word wraps on Translate, Compare and BLEU, on a phone and a d
     server.stop();
   }
 });
+
+// On a small phone an answer can appear a screen or more away from what asked for it, with nothing
+// on screen changed: a tapped example (the list lies below the boxes), a drawn attention map (below
+// its button), the scores Evaluate opens in the BLEU page (which kept the Translate view's scroll).
+test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evaluate opens come into view', async () => {
+  const server = await startServer(8152);
+  const browser = await launch({ webgpu: false });
+  try {
+    const page = await browser.newPage({ viewport: { width: 320, height: 568 }, isMobile: true, hasTouch: true });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    const onScreen = (selector) => page.evaluate((selector) => {
+      const r = document.querySelector(selector).getBoundingClientRect();
+      return { top: Math.round(r.top), bottom: Math.round(r.bottom), inner: innerHeight, shown: r.top >= 0 && r.top < innerHeight - 40 };
+    }, selector);
+    await page.goto(`${server.url}#translate?backend=cpu`);
+    await page.locator('details.examples summary').click();
+    const example = page.locator('[data-testid=examples] li button').nth(5);
+    await example.waitFor({ timeout: 60000 });
+    await example.tap();
+    await untilTranslated(page, 120000);
+    const input = await onScreen('[data-testid=tr-input]');
+    assert.ok(input.shown, `the input after an example's tap: ${JSON.stringify(input)}`);
+
+    await page.tap('[data-testid=nav-attention]');
+    await page.tap('[data-testid=att-run]');
+    await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
+    await new Promise((r) => setTimeout(r, 500));
+    const map = await onScreen('.attention .options');
+    assert.ok(map.shown, `the map's card once drawn: ${JSON.stringify(map)}`);
+
+    await page.tap('[data-testid=nav-translate]');
+    await page.fill('[data-testid=eval-count]', '3');
+    await page.locator('[data-testid=eval-count]').dispatchEvent('change');
+    await page.tap('[data-testid=eval-run]');
+    await page.locator('[data-testid=eval-bleu]').waitFor({ timeout: 300000 });
+    await page.tap('[data-testid=eval-open-bleu]');
+    await page.locator('[data-testid=bleu-score]').waitFor({ timeout: 60000 });
+    await new Promise((r) => setTimeout(r, 500));
+    const scores = await onScreen('.bleu .results');
+    assert.ok(scores.shown, `the scores opened from Evaluate: ${JSON.stringify(scores)}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+});
