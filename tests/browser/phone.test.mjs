@@ -165,7 +165,7 @@ test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evalua
     page.on('pageerror', (e) => errors.push(String(e)));
     const onScreen = (selector) => page.evaluate((selector) => {
       const r = document.querySelector(selector).getBoundingClientRect();
-      return { top: Math.round(r.top), bottom: Math.round(r.bottom), inner: innerHeight, shown: r.top >= 0 && r.top < innerHeight - 40 };
+      return { top: Math.round(r.top), bottom: Math.round(r.bottom), inner: innerHeight, shown: r.top > -2 && r.top < innerHeight - 40 };
     }, selector);
     await page.goto(`${server.url}#translate?backend=cpu`);
     await page.locator('details.examples summary').click();
