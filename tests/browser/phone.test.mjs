@@ -156,7 +156,7 @@ test('a 300-letter word wraps on Translate, Compare and BLEU, on a phone and a d
 // On a small phone an answer can appear a screen or more away from what asked for it, with nothing
 // on screen changed: a tapped example (the list lies below the boxes), a drawn attention map (below
 // its button), the scores Evaluate opens in the BLEU page (which kept the Translate view's scroll).
-test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evaluate opens come into view', async () => {
+test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evaluate opens come into view; held sideways the translation is on the first screen', async () => {
   const server = await startServer(8152);
   const browser = await launch({ webgpu: false });
   try {
@@ -193,6 +193,14 @@ test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evalua
     await new Promise((r) => setTimeout(r, 500));
     const scores = await onScreen('.bleu .results');
     assert.ok(scores.shown, `the scores opened from Evaluate: ${JSON.stringify(scores)}`);
+    // Held sideways (740 × 360) the boxes sit side by side: the translation starts on the first screen.
+    await page.setViewportSize({ width: 740, height: 360 });
+    await page.tap('[data-testid=nav-translate]');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const output = await onScreen('[data-testid=tr-output]');
+    assert.ok(output.shown, `the output on a phone held sideways: ${JSON.stringify(output)}`);
+    const wide = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: innerWidth }));
+    assert.ok(wide.scroll <= wide.inner, `sideways, the page is ${wide.scroll} px wide on a ${wide.inner} px screen`);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
