@@ -377,7 +377,6 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     });
     Effect::new(move |_| {
         if let Some((h, r)) = prefill.get() {
-            reveal_scores.set_value(true);
             // A second system left from before would be compared with (or refused for its line count).
             hyp2.set(String::new());
             hyp.set(h);
@@ -390,6 +389,8 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
             // change of inputs has been noted, so the scores are not marked out of date.
             spawn_local(async move {
                 browser::yield_now().await;
+                // Here, not before the yield: an older computation ending meanwhile would take it.
+                reveal_scores.set_value(true);
                 run();
             });
         }

@@ -99,7 +99,7 @@ pub fn scroll_page_to_show(top: f64, bottom: f64, covered: f64) {
 pub fn reveal(selector: &str) {
     let Some(window) = web_sys::window() else { return };
     let Some(element) = window.document().and_then(|d| d.query_selector(selector).ok().flatten()) else { return };
-    let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+    let Some(height) = window.inner_height().ok().and_then(|h| h.as_f64()) else { return };
     let rect = element.get_bounding_client_rect();
     if rect.bottom() < 0.0 || rect.top() > height - 40.0 {
         element.scroll_into_view_with_bool(true);

@@ -465,7 +465,7 @@ struct Watch<'a> {
 }
 
 impl<'a> Watch<'a> {
-    fn sentences(on_done: OnDone<'a>) -> Self {
+    fn without_downloads(on_done: OnDone<'a>) -> Self {
         Watch { on_done, on_download: None }
     }
 }
@@ -505,6 +505,14 @@ pub fn reserve(lane: &'static str) -> Ticket {
     LANES.with(|l| l.borrow_mut().insert(lane, Lane { token, parts: vec![], search_from: None, any_done: false }));
     NEWEST.with(|n| n.borrow_mut().insert(lane, token));
     Ticket { lane, token }
+}
+
+/// Gives back the lane `ticket` took for a job that will not run (refused before it began), unless
+/// a newer job took it.
+pub fn release(ticket: Ticket) {
+    if ticket.is_current() {
+        LANES.with(|l| l.borrow_mut().remove(ticket.lane));
+    }
 }
 
 /// Runs `job`, cancelling the older job of `lane`; `on_done` gets each batch of finished sentences
@@ -656,7 +664,7 @@ async fn run_shared(
                 got.extend(s);
                 got_notices.merge(n);
             };
-            run_part(lane, token, slot, job, Watch::sentences(&mut take)).await?;
+            run_part(lane, token, slot, job, Watch::without_downloads(&mut take)).await?;
             // Numbered in the batch's own job: renumbered into the whole job's texts.
             let got_notices = got_notices.renumbered(|i| k * batch + i);
             // Nothing of a job that the main worker's failure ended reaches the view.

@@ -100,6 +100,8 @@ pub fn FileTranslate() -> impl IntoView {
             running.set(true);
             spawn_local(async move {
                 let finish = move |e: Option<String>| {
+                    // A file refused before it ran holds its lane no longer (a reload then asked to stop it).
+                    engine_client::release(ticket);
                     if !ticket.is_superseded() {
                         error.set(e);
                         running.set(false);
@@ -117,6 +119,10 @@ pub fn FileTranslate() -> impl IntoView {
                     Err(e) => return finish(Some(e)),
                 };
                 if !ticket.is_current() {
+                    // Stopped while it was read (Stop the download takes a job about to claim one).
+                    if !ticket.is_superseded() {
+                        status.set(format!("{} was stopped before it began.", file.name()));
+                    }
                     return finish(None);
                 }
                 // A byte order mark is not part of the first sentence to translate.
@@ -190,11 +196,19 @@ pub fn FileTranslate() -> impl IntoView {
                 };
                 // Its own model's download (the bar above follows the model chosen now, which
                 // may be another by now).
+                // (Only its own model's: Best quality's reverse model is the bar's to show.)
                 let on_download = |model: &str, share: f64| {
-                    status.set(format!(
-                        "Downloading {model} ({:.0} %) to translate {all_lines} ({all_sentences}) {with}…",
-                        share * 100.0
-                    ))
+                    if !model.starts_with(&s.model) {
+                        return;
+                    }
+                    status.set(if share < 1.0 {
+                        format!(
+                            "Downloading {model}, {:.0} %, to translate {all_lines} ({all_sentences}) {with}…",
+                            share * 100.0
+                        )
+                    } else {
+                        format!("Translating 0 of {all_lines} (0 of {all_sentences}) {with}…")
+                    })
                 };
                 let outcome = engine_client::run_watched(ticket, job, on_sentences, on_download).await;
                 let lone_returns = lines.iter().filter(|l| l.contains('\r')).count();

@@ -185,6 +185,7 @@ async fn translate_text(
     pane.input_error.set(None);
     let chars = t.chars().count();
     if chars > MAX_INPUT_CHARS {
+        engine_client::release(ticket);
         return Outcome::Failed(format!(
             "The text has {} characters; wgslate translates up to {} at a time. Split it into smaller parts, or use Translate a file. (The page's address keeps no text this long: a reload empties the box.)",
             grouped(chars),
@@ -194,6 +195,7 @@ async fn translate_text(
     let lines = split_sentences(&t);
     let total: usize = lines.iter().map(Vec::len).sum();
     if total == 0 {
+        engine_client::release(ticket);
         return Outcome::Cleared;
     }
     let flat: Vec<String> = lines.iter().flatten().cloned().collect();

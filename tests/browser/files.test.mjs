@@ -102,7 +102,7 @@ test('a file waiting for its model says how far that download is, also once the 
   const file = join(dir, 'waits.en.txt');
   writeFileSync(file, 'A man is riding a bike.\n');
   await page.setInputFiles('[data-testid=tr-file]', file);
-  const waiting = /^Downloading en-de\/gru \(\d+ %\) to translate 1 line \(1 sentence\) with GRU \+ attention, English → German, greedy…$/;
+  const waiting = /^Downloading en-de\/gru, \d+ %, to translate 1 line \(1 sentence\) with GRU \+ attention, English → German, greedy…$/;
   await page.waitForFunction((re) => new RegExp(re).test(document.querySelector('[data-testid=tr-file-status]')?.textContent ?? ''), waiting.source, { timeout: 60000 });
   // The bar now follows the Transformer; the file's status still tells of the GRU's download.
   await page.selectOption('[data-testid=tr-model]', 'en-de/transformer');

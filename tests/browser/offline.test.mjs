@@ -294,5 +294,6 @@ test('Stop the download stops the service worker\'s download too, not only the p
     }
   });
   assert.equal(early, 'stopped');
+  assert.ok(!proxy.ends.some((end) => end.startsWith('complete')), proxy.ends.join(', '));
   assert.deepEqual(errors, []);
 }, { trickle: /\/en-de\/gru\/model\.safetensors/ }));

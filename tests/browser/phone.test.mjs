@@ -163,10 +163,15 @@ test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evalua
     const page = await browser.newPage({ viewport: { width: 320, height: 568 }, isMobile: true, hasTouch: true });
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    const onScreen = (selector) => page.evaluate((selector) => {
-      const r = document.querySelector(selector).getBoundingClientRect();
-      return { top: Math.round(r.top), bottom: Math.round(r.bottom), inner: innerHeight, shown: r.top > -2 && r.top < innerHeight - 40 };
-    }, selector);
+    const where = (selector) => {
+      const r = document.querySelector(selector)?.getBoundingClientRect();
+      return r && { top: Math.round(r.top), bottom: Math.round(r.bottom), inner: innerHeight, shown: r.top > -2 && r.top < innerHeight - 40 };
+    };
+    // On screen within 5 s (a scroll follows the answer's drawing), or where it stayed.
+    const onScreen = async (selector) => {
+      await page.waitForFunction(`(${where})(${JSON.stringify(selector)})?.shown`, null, { timeout: 5000 }).catch(() => {});
+      return page.evaluate(`(${where})(${JSON.stringify(selector)})`);
+    };
     await page.goto(`${server.url}#translate?backend=cpu`);
     await page.locator('details.examples summary').click();
     const example = page.locator('[data-testid=examples] li button').nth(5);
@@ -179,7 +184,6 @@ test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evalua
     await page.tap('[data-testid=nav-attention]');
     await page.tap('[data-testid=att-run]');
     await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
-    await new Promise((r) => setTimeout(r, 500));
     const map = await onScreen('.attention .options');
     assert.ok(map.shown, `the map's card once drawn: ${JSON.stringify(map)}`);
 
@@ -190,7 +194,6 @@ test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evalua
     await page.locator('[data-testid=eval-bleu]').waitFor({ timeout: 300000 });
     await page.tap('[data-testid=eval-open-bleu]');
     await page.locator('[data-testid=bleu-score]').waitFor({ timeout: 60000 });
-    await new Promise((r) => setTimeout(r, 500));
     const scores = await onScreen('.bleu .results');
     assert.ok(scores.shown, `the scores opened from Evaluate: ${JSON.stringify(scores)}`);
     // Held sideways (740 × 360) the boxes sit side by side: the translation starts on the first screen.

@@ -69,9 +69,10 @@ pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     if path.ends_with(".gz") && !bytes.is_empty() {
         let mut plain = Vec::new();
         std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut plain).map_err(|e| {
-            match bytes.starts_with(&[0x1f, 0x8b]) {
-                true => format!("{path} is a damaged or cut-short gzip file ({e})"),
-                false => format!("{path} is not a gzip file ({e})"),
+            if bytes.starts_with(&[0x1f, 0x8b]) {
+                format!("{path} is a damaged or cut-short gzip file ({e})")
+            } else {
+                format!("{path} is not a gzip file ({e})")
             }
         })?;
         bytes = plain;

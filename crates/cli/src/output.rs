@@ -15,10 +15,43 @@ pub enum Output {
     /// A FIFO, a terminal or another device: it cannot be replaced, only written to.
     Device(BufWriter<File>),
     File {
-        file: Option<BufWriter<File>>,
+        file: Option<Sink>,
         temporary: PathBuf,
         path: PathBuf,
     },
+}
+
+/// The temporary file's writer: gzip for a FILE named `*.gz` (as `-i` and `bleu` read such a name),
+/// compressed as it is written (reopening the file to compress it failed on a read-only FILE's copy).
+pub enum Sink {
+    Plain(BufWriter<File>),
+    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
+}
+
+impl Sink {
+    fn new(file: File, gzip: bool) -> Sink {
+        if gzip {
+            Sink::Gzip(flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::default()))
+        } else {
+            Sink::Plain(BufWriter::new(file))
+        }
+    }
+
+    fn writer(&mut self) -> &mut dyn Write {
+        match self {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w,
+        }
+    }
+
+    /// The file, with everything written to it (the gzip stream ended).
+    fn into_file(self) -> std::io::Result<File> {
+        let buffered = match self {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.finish()?,
+        };
+        buffered.into_inner().map_err(|e| e.into_error())
+    }
 }
 
 /// The temporary file being written, for the Ctrl-C handler and `output_failed` to remove.
@@ -123,7 +156,8 @@ impl Output {
         }
         *TEMPORARY.lock().unwrap_or_else(|e| e.into_inner()) = Some(temporary.clone());
         remove_temporary_on_signals();
-        Ok(Output::File { file: Some(BufWriter::new(file)), temporary, path: dest })
+        let gzip = Path::new(path).extension().is_some_and(|e| e == "gz");
+        Ok(Output::File { file: Some(Sink::new(file, gzip)), temporary, path: dest })
     }
 
     /// Flushes standard output or the device, or puts the finished file in place.
@@ -132,17 +166,7 @@ impl Output {
             Output::Stdout(out) => out.flush(),
             Output::Device(out) => out.flush(),
             Output::File { file, temporary, path } => {
-                let written = file.take().expect("finished once").into_inner().map_err(|e| e.into_error())?;
-                // `-o out.de.gz` is gzip, as `-i` and `bleu` read such a name (it held plain text).
-                if path.extension().is_some_and(|e| e == "gz") {
-                    drop(written);
-                    let text = std::fs::read(&*temporary)?;
-                    let mut gz = File::create(&*temporary)?;
-                    gz.write_all(&crate::precompress::gzip(&text)?)?;
-                    gz.sync_all()?;
-                } else {
-                    written.sync_all()?;
-                }
+                file.take().expect("finished once").into_file()?.sync_all()?;
                 // Held across the rename: a Ctrl-C now waits, and then finds nothing to remove.
                 let mut pending = TEMPORARY.lock().unwrap_or_else(|e| e.into_inner());
                 let renamed = std::fs::rename(&*temporary, &*path);
@@ -161,7 +185,7 @@ impl Write for Output {
         match self {
             Output::Stdout(out) => out.write(buf),
             Output::Device(out) => out.write(buf),
-            Output::File { file, .. } => file.as_mut().expect("not finished").write(buf),
+            Output::File { file, .. } => file.as_mut().expect("not finished").writer().write(buf),
         }
     }
 
@@ -169,7 +193,7 @@ impl Write for Output {
         match self {
             Output::Stdout(out) => out.flush(),
             Output::Device(out) => out.flush(),
-            Output::File { file, .. } => file.as_mut().expect("not finished").flush(),
+            Output::File { file, .. } => file.as_mut().expect("not finished").writer().flush(),
         }
     }
 }

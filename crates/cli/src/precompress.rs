@@ -4,8 +4,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const COMPRESSIBLE: [&str; 12] =
-    ["html", "js", "css", "json", "wasm", "safetensors", "svg", "txt", "en", "de", "fr", "cs"];
 type Compressor = fn(&[u8]) -> std::io::Result<Vec<u8>>;
 
 /// Below this a compressed copy saves less than a packet.
@@ -74,12 +72,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, std::io:
         let found = entry.and_then(|entry| Ok((entry.file_type()?, entry.path())));
         match found {
             Ok((kind, path)) if kind.is_dir() => files(&path, out, failed),
-            Ok((kind, path))
-                if kind.is_file()
-                    && path.extension().and_then(|e| e.to_str()).is_some_and(|e| COMPRESSIBLE.contains(&e)) =>
-            {
-                out.push(path)
-            }
+            Ok((kind, path)) if kind.is_file() && crate::serve::compressible(&path) => out.push(path),
             Ok(_) => {}
             Err(e) => failed.push((dir.to_path_buf(), e)),
         }
@@ -146,8 +139,11 @@ fn copy_file(path: &Path, copies: &mut Copies) -> std::io::Result<()> {
                 copies.written += 1;
                 copies.usable.insert(copy);
             }
-            // The other copy may still be written.
-            Err(e) => copies.failed.push((copy, e)),
+            // The other copy may still be written; a half-written one goes.
+            Err(e) => {
+                let _ = std::fs::remove_file(&partial);
+                copies.failed.push((partial, e));
+            }
         }
     }
     Ok(())

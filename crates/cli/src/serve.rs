@@ -29,6 +29,16 @@ fn mime(path: &Path) -> &'static str {
     }
 }
 
+/// Whether `path` is worth a compressed copy: text, JSON, SVG, WebAssembly and the weights (whose
+/// MIME type is the generic one); not images already compressed.
+pub fn compressible(path: &Path) -> bool {
+    let kind = mime(path);
+    ["text/", "application/json", "application/manifest+json", "image/svg+xml", "application/wasm"]
+        .iter()
+        .any(|k| kind.starts_with(k))
+        || path.extension().is_some_and(|e| e == "safetensors")
+}
+
 /// Maps a request path inside `root`, refusing anything that climbs out of it (also when written
 /// with escapes: `%2e%2e` is decoded before the check, and through a symbolic link that leads
 /// outside `root`).
@@ -246,7 +256,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         );
     }
     for (path, e) in &copies.failed {
-        eprintln!("wgslate serve: {}: {e}: not compressed (what it holds is sent as it is)", path.display());
+        eprintln!(
+            "wgslate serve: {}: {e}: no compressed copy (the file is sent uncompressed, if it can be read)",
+            path.display()
+        );
     }
     let usable = std::sync::Arc::new(copies.usable);
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);

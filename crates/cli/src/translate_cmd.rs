@@ -519,6 +519,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         return Err("--src - and --ref - both name standard input: give one of them as a file".into());
     }
     let models = load_models(&c.models)?;
+    if [&src, &reference].iter().any(|p| *p == "-") && std::io::stdin().is_terminal() {
+        eprintln!("wgslate: type the lines and end with Ctrl-D (they are scored once all are in)");
+    }
     let sources = without_bom(read_lines(&src)?);
     let mut notes = InputNotes::new(false);
     sources.iter().for_each(|l| notes.add(l));
@@ -526,6 +529,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         eprintln!("wgslate: {note}");
     }
     let refs = read_lines(&reference)?;
+    // Named so in the messages below.
+    let named = |p: String| if p == "-" { "standard input".to_string() } else { p };
+    let (src, reference) = (named(src), named(reference));
     if let Some(note) = reference_note(&c.models[0], &src, &reference, &refs) {
         eprintln!("wgslate: {note}");
     }

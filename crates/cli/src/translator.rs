@@ -103,11 +103,15 @@ fn engines<'a>(
         if backend == "auto" {
             return cpu(format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name));
         }
-        // Asked for, so run there; but it is no GPU, and the CPU reference is 10–30× faster.
-        eprintln!(
-            "wgslate: the only adapter, {}, is a CPU emulation: --backend cpu (or auto) translates 10–30× faster",
-            gpu.report.name
-        );
+        // Asked for, so run there; but it is no GPU, and the CPU reference is 10–30× faster (said
+        // once: a reranker's engines come here too).
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!(
+                "wgslate: the only adapter, {}, is a CPU emulation: --backend cpu (or auto) translates 10–30× faster",
+                gpu.report.name
+            )
+        });
     }
     let mut members: Vec<Box<dyn StepModel>> = Vec::new();
     for (dir, model) in dirs.iter().zip(models) {

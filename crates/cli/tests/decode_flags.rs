@@ -262,6 +262,21 @@ fn eval_reports_cut_sentences_and_unseen_characters() {
     assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
     let same_scores = |text: &str| text.lines().take(2).map(str::to_string).collect::<Vec<_>>();
     assert_eq!(same_scores(&String::from_utf8(piped.stdout).unwrap()), same_scores(&scores));
+    // And `--ref -`, the sources from their file.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+        .args(["eval", "--model", model, "--backend", "cpu", "--max-len-a", "0", "--max-len-b", "20", "--ref", "-"])
+        .arg("--src")
+        .arg(dir.join("s.en"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let references = std::fs::read(dir.join("r.de")).unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &references).unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
+    assert_eq!(same_scores(&String::from_utf8(piped.stdout).unwrap()), same_scores(&scores));
     let both = Command::new(env!("CARGO_BIN_EXE_wgslate"))
         .args(["eval", "--model", model, "--src", "-", "--ref", "-"])
         .output()

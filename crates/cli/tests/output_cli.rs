@@ -150,17 +150,28 @@ fn o_dev_stdout_is_standard_output_not_the_file_it_is_redirected_to() {
 }
 
 /// `-o X.gz` is gzip (it was plain text under a .gz name, which `wgslate bleu` then refused): gzip
-/// itself reads it back, and `-i X.gz` takes it.
+/// itself reads it back, and `-i X.gz` takes it; a replaced one keeps its permissions, and no
+/// temporary file is left.
 #[test]
 fn o_a_gz_file_is_written_gzipped() {
     let dir = std::env::temp_dir().join(format!("wgslate-output-gz-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (ok, want, _) = common::translate(&["--model", MODEL, "--backend", "cpu"], "A dog runs.\n");
     assert!(ok);
-    let (ok, err) = translate_to(&dir.join("out.de.gz"));
+    let out = dir.join("out.de.gz");
+    std::fs::write(&out, "old\n").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let (ok, err) = translate_to(&out);
     assert!(ok, "{err}");
-    let unzipped = Command::new("gzip").arg("-dc").arg(dir.join("out.de.gz")).output().unwrap();
+    assert_eq!(std::fs::metadata(&out).unwrap().permissions().mode() & 0o777, 0o444);
+    let unzipped = Command::new("gzip").arg("-dc").arg(&out).output().unwrap();
     assert!(unzipped.status.success(), "{}", String::from_utf8_lossy(&unzipped.stderr));
     assert_eq!(String::from_utf8(unzipped.stdout).unwrap(), want);
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left, [std::ffi::OsString::from("out.de.gz")]);
+    // Read back as the input of another run: the German text, gunzipped, not its bytes.
+    let (ok, back, err) = common::translate(&["--model", MODEL, "--backend", "cpu", "-i", out.to_str().unwrap()], "");
+    assert!(ok && !err.contains("not UTF-8"), "{err}");
+    assert_eq!(back.lines().count(), 1, "{back}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
