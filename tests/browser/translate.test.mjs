@@ -91,14 +91,20 @@ for (const [what, search] of [['greedy', ''], ['Best quality (the reverse model 
   });
 }
 
-test('Stop the download ends a model\'s download that a translation waits for; Ctrl+Enter starts it again', async () => {
+// A page whose Transformer weights never come until the test lets them (the download stays under
+// way), noting the weights' requests that were aborted.
+async function heldWeightsPage() {
   const errors = [];
   const page = await rig.browser.newPage({ serviceWorkers: 'block' });
   page.on('pageerror', (e) => errors.push(String(e)));
-  // The weights never come until the test lets them: the download stays under way.
   const release = await holdRequests(page, '**/en-de/transformer/model.safetensors');
   const aborted = [];
   page.on('requestfailed', (r) => { if (r.url().endsWith('/model.safetensors')) aborted.push(r.failure()?.errorText); });
+  return { page, errors, release, aborted };
+}
+
+test('Stop the download ends a model\'s download that a translation waits for; Ctrl+Enter starts it again', async () => {
+  const { page, errors, release, aborted } = await heldWeightsPage();
   const src = testSources[short[0]];
   await page.goto(rig.url + `#translate?backend=cpu&text=${encodeURIComponent(src)}`);
   await page.locator('[data-testid=tr-progress]').waitFor({ timeout: 120000 });
@@ -132,12 +138,7 @@ test('Stop the download ends a model\'s download that a translation waits for; C
 });
 
 test('Stop the download also stops a translation still in its typing pause (it claimed the download again)', async () => {
-  const errors = [];
-  const page = await rig.browser.newPage({ serviceWorkers: 'block' });
-  page.on('pageerror', (e) => errors.push(String(e)));
-  const release = await holdRequests(page, '**/en-de/transformer/model.safetensors');
-  const aborted = [];
-  page.on('requestfailed', (r) => { if (r.url().endsWith('/model.safetensors')) aborted.push(r.failure()?.errorText); });
+  const { page, errors, release, aborted } = await heldWeightsPage();
   // The landing view fetches the model while idle; a text typed then waits 300 ms before translating.
   await page.goto(rig.url + '#translate?backend=cpu');
   await page.locator('[data-testid=tr-progress]').waitFor({ timeout: 120000 });

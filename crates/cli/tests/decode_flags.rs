@@ -246,37 +246,26 @@ fn eval_reports_cut_sentences_and_unseen_characters() {
     assert!(err.contains("characters the model has never seen (translated as unknown): 你 好"), "{err}");
     let scores = String::from_utf8(out.stdout).unwrap();
     assert!(scores.trim_start().starts_with("BLEU|"), "{scores}");
-    // `--src -` is standard input, as `-i -` is translate's (it read a file named "-").
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .args(["eval", "--model", model, "--backend", "cpu", "--max-len-a", "0", "--max-len-b", "20", "--src", "-"])
-        .arg("--ref")
-        .arg(dir.join("r.de"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let sources = std::fs::read(dir.join("s.en")).unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &sources).unwrap();
-    let piped = child.wait_with_output().unwrap();
-    assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
+    // `--src -` (or `--ref -`) is standard input, as `-i -` is translate's (it read a file named "-"):
+    // the same scores.
     let same_scores = |text: &str| text.lines().take(2).map(str::to_string).collect::<Vec<_>>();
-    assert_eq!(same_scores(&String::from_utf8(piped.stdout).unwrap()), same_scores(&scores));
-    // And `--ref -`, the sources from their file.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .args(["eval", "--model", model, "--backend", "cpu", "--max-len-a", "0", "--max-len-b", "20", "--ref", "-"])
-        .arg("--src")
-        .arg(dir.join("s.en"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let references = std::fs::read(dir.join("r.de")).unwrap();
-    std::io::Write::write_all(&mut child.stdin.take().unwrap(), &references).unwrap();
-    let piped = child.wait_with_output().unwrap();
-    assert!(piped.status.success(), "{}", String::from_utf8_lossy(&piped.stderr));
-    assert_eq!(same_scores(&String::from_utf8(piped.stdout).unwrap()), same_scores(&scores));
+    for (piped, file) in [("--src", "--ref"), ("--ref", "--src")] {
+        let name = if piped == "--src" { "s.en" } else { "r.de" };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
+            .args(["eval", "--model", model, "--backend", "cpu", "--max-len-a", "0", "--max-len-b", "20", piped, "-"])
+            .arg(file)
+            .arg(dir.join(if piped == "--src" { "r.de" } else { "s.en" }))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let text = std::fs::read(dir.join(name)).unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &text).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{piped} -: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(same_scores(&String::from_utf8(out.stdout).unwrap()), same_scores(&scores), "{piped} -");
+    }
     let both = Command::new(env!("CARGO_BIN_EXE_wgslate"))
         .args(["eval", "--model", model, "--src", "-", "--ref", "-"])
         .output()
