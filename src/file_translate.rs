@@ -171,7 +171,8 @@ pub fn FileTranslate() -> impl IntoView {
                 let line_end = line_end(text);
                 let mut assembly = Assembly::new(&segments, line_end);
                 let (all_lines, all_sentences) = (count(with_text, "line"), count(n_sentences, "sentence"));
-                status.set(format!("Translating 0 of {all_lines} (0 of {all_sentences}) {with}…"));
+                let starting = format!("Translating 0 of {all_lines} (0 of {all_sentences}) {with}…");
+                status.set(starting.clone());
                 let mut sentences_done = 0;
                 let job = Job::Translate {
                     settings: settings_pairs(&s),
@@ -194,9 +195,8 @@ pub fn FileTranslate() -> impl IntoView {
                         grouped(sentences_done)
                     ));
                 };
-                // Its own model's download (the bar above follows the model chosen now, which
-                // may be another by now).
-                // (Only its own model's: Best quality's reverse model is the bar's to show.)
+                // Its own model's download: the bar above follows the model chosen now, which may be
+                // another by now (and Best quality's reverse model is the bar's to show).
                 let on_download = |model: &str, share: f64| {
                     if !model.starts_with(&s.model) {
                         return;
@@ -207,7 +207,7 @@ pub fn FileTranslate() -> impl IntoView {
                             share * 100.0
                         )
                     } else {
-                        format!("Translating 0 of {all_lines} (0 of {all_sentences}) {with}…")
+                        starting.clone()
                     })
                 };
                 let outcome = engine_client::run_watched(ticket, job, on_sentences, on_download).await;

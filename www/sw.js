@@ -107,10 +107,11 @@ self.addEventListener('fetch', (event) => {
   const controller = new AbortController();
   if (request.signal?.aborted) controller.abort();
   request.signal?.addEventListener('abort', () => controller.abort());
-  const network = navigate ? fetch(request) : fetch(request, { signal: controller.signal });
   const download = request.headers.get('x-wgslate-download');
-  if (download) stoppable.set(download, controller);
+  // Stopped before it came: no request goes out.
   if (stoppedEarly.delete(download)) controller.abort();
+  const network = navigate ? fetch(request) : fetch(request, { signal: controller.signal });
+  if (download) stoppable.set(download, controller);
   let ended;
   const done = new Promise((resolve) => { ended = resolve; });
   event.waitUntil(done);

@@ -63,6 +63,14 @@ pub fn read_text(path: &str, encoding: Encoding) -> Result<String, String> {
 }
 
 /// A file's bytes; a name ending in .gz is gunzipped.
+/// All of standard input's bytes.
+pub fn read_standard_input() -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+        .map_err(|e| format!("cannot read standard input: {e}"))?;
+    Ok(bytes)
+}
+
 pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     // An empty file is empty text, as Python's gzip.open reads it.
@@ -340,9 +348,7 @@ pub fn run(mut a: BleuArgs) -> Result<(), String> {
         }
         Some(_) => return Err("argument -i/--input: expected at least one file".into()),
         None => {
-            let mut bytes = Vec::new();
-            std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
-            let text = a.encoding.decode("standard input", bytes)?;
+            let text = a.encoding.decode("standard input", read_standard_input()?)?;
             // Python reads standard input with universal newlines ("\r" and "\r\n" end lines too),
             // unlike files, and does not rstrip the first line's fields one by one.
             let lines = split_lines(&text.replace("\r\n", "\n").replace('\r', "\n"));

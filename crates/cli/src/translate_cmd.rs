@@ -215,18 +215,22 @@ fn read_utf8(path: &str) -> Result<String, String> {
     }
     // `-`, as for -i: standard input (eval's --src or --ref).
     let bytes = match path {
-        "-" => {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-                .map_err(|e| format!("cannot read standard input: {e}"))?;
-            bytes
-        }
+        "-" => crate::bleu_cmd::read_standard_input()?,
         _ => crate::bleu_cmd::read_bytes(path)?,
     };
     if wgslate_metrics::utf16_without_bom(&bytes) {
-        return Err(utf16_refusal(path));
+        return Err(utf16_refusal(input_name(path)));
     }
-    wgslate_metrics::utf8_text(path, bytes)
+    wgslate_metrics::utf8_text(input_name(path), bytes)
+}
+
+/// What the messages call an input: its file name, or "standard input" for `-`.
+fn input_name(path: &str) -> &str {
+    if path == "-" {
+        "standard input"
+    } else {
+        path
+    }
 }
 
 fn read_lines(path: &str) -> Result<Vec<String>, String> {
@@ -529,9 +533,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         eprintln!("wgslate: {note}");
     }
     let refs = read_lines(&reference)?;
-    // Named so in the messages below.
-    let named = |p: String| if p == "-" { "standard input".to_string() } else { p };
-    let (src, reference) = (named(src), named(reference));
+    let (src, reference) = (input_name(&src).to_string(), input_name(&reference).to_string());
     if let Some(note) = reference_note(&c.models[0], &src, &reference, &refs) {
         eprintln!("wgslate: {note}");
     }

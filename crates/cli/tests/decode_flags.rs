@@ -249,12 +249,11 @@ fn eval_reports_cut_sentences_and_unseen_characters() {
     // `--src -` (or `--ref -`) is standard input, as `-i -` is translate's (it read a file named "-"):
     // the same scores.
     let same_scores = |text: &str| text.lines().take(2).map(str::to_string).collect::<Vec<_>>();
-    for (piped, file) in [("--src", "--ref"), ("--ref", "--src")] {
-        let name = if piped == "--src" { "s.en" } else { "r.de" };
+    for (piped, name, given, other) in [("--src", "s.en", "--ref", "r.de"), ("--ref", "r.de", "--src", "s.en")] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
             .args(["eval", "--model", model, "--backend", "cpu", "--max-len-a", "0", "--max-len-b", "20", piped, "-"])
-            .arg(file)
-            .arg(dir.join(if piped == "--src" { "r.de" } else { "s.en" }))
+            .arg(given)
+            .arg(dir.join(other))
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
