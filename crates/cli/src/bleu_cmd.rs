@@ -1,7 +1,5 @@
 //! `wgslate bleu`: sacreBLEU's scoring command line, same numbers and output formats.
 
-use std::io::Read;
-
 use wgslate_metrics::signature::{self, Resampling, Signature};
 use wgslate_metrics::significance::{self, Interval, Scorer};
 use wgslate_metrics::*;
@@ -65,9 +63,9 @@ pub fn read_text(path: &str, encoding: Encoding) -> Result<String, String> {
 /// A file's bytes; a name ending in .gz is gunzipped.
 /// All of standard input's bytes.
 pub fn read_standard_input() -> Result<Vec<u8>, String> {
+    use std::io::Read;
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
+    std::io::stdin().read_to_end(&mut bytes).map_err(|e| format!("cannot read standard input: {e}"))?;
     Ok(bytes)
 }
 
