@@ -103,12 +103,12 @@ fn engines<'a>(
         if backend == "auto" {
             return cpu(format!("cpu (auto: the only adapter, {}, is a CPU emulation)", gpu.report.name));
         }
-        // Asked for, so run there; but it is no GPU, and the CPU reference is 10–30× faster (said
-        // once: a reranker's engines come here too).
+        // Asked for, so run there; but it is no GPU, and the CPU reference is 2–14× faster (README's
+        // `bench` table, lavapipe against candle; said once: a reranker's engines come here too).
         static SAID: std::sync::Once = std::sync::Once::new();
         SAID.call_once(|| {
             eprintln!(
-                "wgslate: the only adapter, {}, is a CPU emulation: --backend cpu (or auto) translates 10–30× faster",
+                "wgslate: the only adapter, {}, is a CPU emulation: --backend cpu (or auto) translates several times faster",
                 gpu.report.name
             )
         });

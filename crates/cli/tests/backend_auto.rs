@@ -38,7 +38,7 @@ fn auto_prefers_the_cpu_reference_over_a_cpu_emulated_gpu() {
         assert!(auto.starts_with("cpu (auto: the only adapter, "), "{auto}");
         assert!(auto.ends_with("is a CPU emulation)"), "{auto}");
         // --backend gpu runs there, as asked, and says what it costs.
-        assert!(said.contains("is a CPU emulation: --backend cpu (or auto) translates 10–30× faster"), "{said}");
+        assert!(said.contains("is a CPU emulation: --backend cpu (or auto) translates several times faster"), "{said}");
     } else {
         assert_eq!(auto, gpu, "a hardware adapter is used");
     }
