@@ -5,9 +5,11 @@
 //! `304 Not Modified` instead of the bytes again.
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use wgslate_decode::settings::percent_decoded;
 
@@ -42,27 +44,39 @@ pub fn compressible(path: &Path) -> bool {
 /// Maps a request path inside `root`, refusing anything that climbs out of it (also when written
 /// with escapes: `%2e%2e` is decoded before the check, and through a symbolic link that leads
 /// outside `root`).
-fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
+fn resolve(root: &Path, url_path: &str) -> Option<Found> {
     // `my%20file.txt`, `%C3%BCber.txt`; a path that is not UTF-8 names no file here.
     let clean = String::from_utf8(percent_decoded(url_path.split(['?', '#']).next().unwrap_or("/"))).ok()?;
     let mut path = root.to_path_buf();
     for c in Path::new(clean.trim_start_matches('/')).components() {
         match c {
+            // Hidden files and folders (`.git`, `.env`) are not the app's.
+            Component::Normal(p) if p.to_string_lossy().starts_with('.') => return None,
             Component::Normal(p) => path.push(p),
             Component::CurDir => {}
             _ => return None,
         }
     }
-    if path.is_dir() {
+    let names_folder = clean.rsplit('/').next().is_some_and(|last| last.is_empty() || last == ".");
+    let folder = path.is_dir();
+    if folder {
         path.push("index.html");
-    } else if clean.rsplit('/').next().is_some_and(|last| last.is_empty() || last == ".") {
+    } else if names_folder {
         // `/index.html/` (or `/index.html/.`) names a folder, and the page's relative links would
         // resolve inside it.
         return None;
     }
     let (real, real_root) = (path.canonicalize().ok()?, root.canonicalize().ok()?);
     // Only a regular file: reading a named pipe waits for a writer, holding the thread for ever.
-    (real.starts_with(real_root) && real.is_file()).then_some(path)
+    // `/sub` served as `/sub/index.html` would resolve the page's relative links in `/`: it is redirected.
+    (real.starts_with(real_root) && real.is_file()).then_some(Found { path, slash_missing: folder && !names_folder })
+}
+
+/// A file `resolve` found for a request path.
+struct Found {
+    path: PathBuf,
+    /// The path names a folder without its closing `/`: the answer is a redirect to it.
+    slash_missing: bool,
 }
 
 /// The request headers this server acts on.
@@ -70,6 +84,8 @@ fn resolve(root: &Path, url_path: &str) -> Option<PathBuf> {
 struct Headers {
     accept_encoding: String,
     if_none_match: String,
+    range: String,
+    if_range: String,
 }
 
 /// Whether `Accept-Encoding` lists `coding` (or `*`) without `q=0`.
@@ -112,6 +128,59 @@ fn representation(
 /// The most a request line and its headers may take; a longer one is refused, not buffered.
 const MAX_HEAD: u64 = 64 * 1024;
 
+/// The time a client has to send its whole request line and headers (a browser sends them at once).
+const HEAD_TIME: Duration = Duration::from_secs(10);
+
+/// Connections served at once; more wait in the listen queue until one ends.
+const MAX_CONNECTIONS: usize = 64;
+
+/// The request head read under one deadline for all of it: a timeout per read let a client that
+/// sends a byte every few seconds hold its thread for ever.
+struct Deadline {
+    stream: TcpStream,
+    until: Instant,
+}
+
+impl Read for Deadline {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(std::io::ErrorKind::TimedOut.into());
+        }
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.read(buf)
+    }
+}
+
+/// The bytes `Range: bytes=…` asks for out of `len`, first and last included: None where there is
+/// no such header or it is one this server does not take (several ranges, another unit, a malformed
+/// one: the whole body is sent, as RFC 9110 §14.2 allows), Err where none of its bytes exist (416).
+fn byte_range(range: &str, len: usize) -> Option<Result<(usize, usize), ()>> {
+    let (unit, spec) = range.split_once('=')?;
+    if !unit.trim().eq_ignore_ascii_case("bytes") || spec.contains(',') {
+        return None;
+    }
+    let (first, last) = spec.trim().split_once('-')?;
+    let number = |s: &str| s.bytes().all(|b| b.is_ascii_digit()).then(|| s.parse::<u64>().ok()).flatten();
+    let wanted = match (first.is_empty(), last.is_empty()) {
+        // `bytes=-N`: the last N bytes.
+        (true, false) => match number(last)? {
+            0 => return Some(Err(())),
+            n => (len as u64).saturating_sub(n),
+        },
+        (false, _) => number(first)?,
+        (true, true) => return None,
+    };
+    let end = if first.is_empty() || last.is_empty() { u64::MAX } else { number(last)? };
+    if end < wanted {
+        return None;
+    }
+    if wanted >= len as u64 {
+        return Some(Err(()));
+    }
+    Some(Ok((wanted as usize, end.min(len as u64 - 1) as usize)))
+}
+
 /// The request line's method and path: None unless it is `METHOD /path HTTP/x` in UTF-8, or the
 /// absolute form `METHOD http://host/path HTTP/x` that HTTP/1.1 servers must also take (RFC 9112 §3.2.2).
 fn request_line(line: &[u8]) -> Option<(String, String)> {
@@ -137,13 +206,12 @@ fn request_line(line: &[u8]) -> Option<(String, String)> {
 }
 
 fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std::io::Result<()> {
-    // A client that stops sending does not hold its thread for ever.
-    stream.set_read_timeout(Some(std::time::Duration::from_secs(30)))?;
-    // Nor does one that stops reading the answer.
-    stream.set_write_timeout(Some(std::time::Duration::from_secs(30)))?;
-    let mut reader = BufReader::new(std::io::Read::take(stream.try_clone()?, MAX_HEAD));
+    // A client that stops reading the answer does not hold its thread for ever.
+    stream.set_write_timeout(Some(Duration::from_secs(30)))?;
+    let deadline = Deadline { stream: stream.try_clone()?, until: Instant::now() + HEAD_TIME };
+    let mut reader = BufReader::new(deadline.take(MAX_HEAD));
     let mut line = Vec::new();
-    // A read that fails (the client went quiet for 30 s) leaves the request incomplete: nothing is
+    // A read that fails (the client took too long) leaves the request incomplete: nothing is
     // answered when nothing came, a 400 when part of a request did.
     let _ = reader.read_until(b'\n', &mut line);
     let mut headers = Headers::default();
@@ -158,9 +226,12 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
             break;
         }
         if let Some((name, value)) = String::from_utf8_lossy(&header).split_once(':') {
+            let value = value.trim().to_string();
             match name.trim().to_ascii_lowercase().as_str() {
-                "accept-encoding" => headers.accept_encoding = value.trim().to_string(),
-                "if-none-match" => headers.if_none_match = value.trim().to_string(),
+                "accept-encoding" => headers.accept_encoding = value,
+                "if-none-match" => headers.if_none_match = value,
+                "range" => headers.range = value,
+                "if-range" => headers.if_range = value,
                 _ => {}
             }
         }
@@ -171,19 +242,30 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
     }
     let request = request_line(&line).filter(|_| complete);
     let (method, target) = request.clone().unwrap_or_default();
-    let found =
-        request.as_ref().and_then(|_| resolve(root, &target)).and_then(|p| std::fs::read(&p).ok().map(|b| (p, b)));
+    let found = request.as_ref().and_then(|_| resolve(root, &target));
+    let found = found.and_then(|f| std::fs::read(&f.path).ok().map(|b| (f, b)));
     let mut extra = String::new();
     let (status, kind, body) = match (request.is_some(), method.as_str(), found) {
         (false, _, _) => ("400 Bad Request", "text/plain; charset=utf-8", b"bad request\n".to_vec()),
-        (_, "GET" | "HEAD", Some((p, body))) => {
+        (_, "GET" | "HEAD", Some((found, _))) if found.slash_missing => {
+            let (path, query) =
+                target.split_once('?').map_or((target.as_str(), String::new()), |(p, q)| (p, format!("?{q}")));
+            extra = format!("Location: {path}/{query}\r\n");
+            ("301 Moved Permanently", "text/plain; charset=utf-8", b"moved\n".to_vec())
+        }
+        (_, "GET" | "HEAD", Some((found, body))) => {
+            let p = found.path;
             let (body, encoding, etag, decoded) = representation(&p, body, &headers, usable);
-            extra = format!("ETag: {etag}\r\nVary: Accept-Encoding\r\n");
+            extra = format!("ETag: {etag}\r\nVary: Accept-Encoding\r\nAccept-Ranges: bytes\r\n");
             if let Some(coding) = encoding {
                 // The page's download progress counts decoded bytes.
                 extra += &format!("Content-Encoding: {coding}\r\nX-Decoded-Length: {decoded}\r\n");
             }
-            // If-None-Match compares weakly: W/"x" matches "x" (RFC 9110 13.1.2).
+            // If-None-Match compares weakly: W/"x" matches "x" (RFC 9110 13.1.2); If-Range strongly,
+            // and a date there (or another tag) asks for the whole file.
+            let range = (headers.if_range.is_empty() || headers.if_range == etag)
+                .then(|| byte_range(&headers.range, body.len()))
+                .flatten();
             if headers
                 .if_none_match
                 .split(',')
@@ -191,6 +273,12 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
                 .any(|t| t.trim_start_matches("W/") == etag || t == "*")
             {
                 ("304 Not Modified", mime(&p), Vec::new())
+            } else if let Some(Ok((first, last))) = range {
+                extra += &format!("Content-Range: bytes {first}-{last}/{}\r\n", body.len());
+                ("206 Partial Content", mime(&p), body[first..=last].to_vec())
+            } else if let Some(Err(())) = range {
+                extra += &format!("Content-Range: bytes */{}\r\n", body.len());
+                ("416 Range Not Satisfiable", "text/plain; charset=utf-8", b"range not satisfiable\n".to_vec())
             } else {
                 ("200 OK", mime(&p), body)
             }
@@ -212,6 +300,66 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
         stream.write_all(&body)?;
     }
     stream.flush()
+}
+
+/// Counts the connections being served; `enter` waits while `MAX_CONNECTIONS` are.
+#[derive(Default)]
+struct Connections {
+    open: Mutex<usize>,
+    ended: Condvar,
+}
+
+/// One connection's place among the `MAX_CONNECTIONS`, given back when it ends.
+struct Place(Arc<Connections>);
+
+impl Connections {
+    fn enter(self: &Arc<Self>) -> Place {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        while *open >= MAX_CONNECTIONS {
+            open = self.ended.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+        *open += 1;
+        Place(self.clone())
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        *self.0.open.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        self.0.ended.notify_one();
+    }
+}
+
+/// What could not be compressed, one line per folder and reason: a read-only `dist/` is one line,
+/// not two per file.
+fn failure_lines(failed: &[(PathBuf, std::io::Error)]) -> Vec<String> {
+    let mut groups: Vec<(&Path, String, Vec<&Path>)> = Vec::new();
+    for (path, e) in failed {
+        let (folder, why) = (path.parent().unwrap_or(Path::new("")), e.to_string());
+        match groups.iter_mut().find(|(f, w, _)| *f == folder && *w == why) {
+            Some((_, _, paths)) => paths.push(path),
+            None => groups.push((folder, why, vec![path])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(folder, why, paths)| match paths.as_slice() {
+            [one] => format!(
+                "{}: {why}: no compressed copy (the file is sent uncompressed, if it can be read)",
+                one.display()
+            ),
+            many => {
+                let names: Vec<_> = many.iter().take(3).map(|p| p.file_name().unwrap_or_default().to_string_lossy()).collect();
+                let more = if many.len() > 3 { ", …" } else { "" };
+                format!(
+                    "{}: {why}, {} times ({}{more}): no compressed copies there (those files are sent uncompressed, if they can be read)",
+                    folder.display(),
+                    many.len(),
+                    names.join(", ")
+                )
+            }
+        })
+        .collect()
 }
 
 pub const USAGE: &str =
@@ -255,20 +403,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
             f.display()
         );
     }
-    for (path, e) in &copies.failed {
-        eprintln!(
-            "wgslate serve: {}: {e}: no compressed copy (the file is sent uncompressed, if it can be read)",
-            path.display()
-        );
+    for line in failure_lines(&copies.failed) {
+        eprintln!("wgslate serve: {line}");
     }
-    let usable = std::sync::Arc::new(copies.usable);
+    let usable = Arc::new(copies.usable);
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(port);
     println!("serving {dir} on http://127.0.0.1:{port}");
     std::io::stdout().flush().map_err(|e| e.to_string())?;
+    let connections = Arc::new(Connections::default());
     for stream in listener.incoming().flatten() {
-        let (root, usable) = (root.clone(), usable.clone());
+        let (root, usable, place) = (root.clone(), usable.clone(), connections.enter());
         std::thread::spawn(move || {
             let _ = respond(stream, &root, &usable);
+            drop(place);
         });
     }
     Ok(())

@@ -241,10 +241,17 @@ fn what_cannot_be_compressed_or_read_is_no_stop_and_a_pipe_no_hang() {
     let dir = std::env::temp_dir().join(format!("wgslate-serve-odd-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("app.js.br.partial/in-the-way")).unwrap();
+    // Several in one folder, for one reason (a read-only folder, as root cannot make one): one line.
+    for blocked in ["a.js.br.partial", "a.js.gz.partial", "b.js.br.partial", "c.js.br.partial"] {
+        std::fs::create_dir_all(dir.join("lib").join(blocked).join("in-the-way")).unwrap();
+    }
     std::fs::write(dir.join("index.html"), "<p>wgslate</p>\n".repeat(200)).unwrap();
     let script = "export const wgslate = 1;\n".repeat(100);
     std::fs::write(dir.join("app.js"), &script).unwrap();
     std::fs::write(dir.join("module.mjs"), &script).unwrap();
+    for name in ["a", "b", "c"] {
+        std::fs::write(dir.join(format!("lib/{name}.js")), &script).unwrap();
+    }
     assert!(Command::new("mkfifo").arg(dir.join("pipe.txt")).status().unwrap().success());
     let mut child = Command::new(env!("CARGO_BIN_EXE_wgslate"))
         .args(["serve", dir.to_str().unwrap(), "--port", "0"])
@@ -283,5 +290,148 @@ fn what_cannot_be_compressed_or_read_is_no_stop_and_a_pipe_no_hang() {
     let partial = dir.join("app.js.br.partial");
     assert!(said.contains(&format!("wgslate serve: {}: ", partial.display())), "{said}");
     assert!(said.contains("no compressed copy (the file is sent uncompressed, if it can be read)"), "{said}");
+    let lib = dir.join("lib");
+    assert_eq!(said.matches(&format!("wgslate serve: {}", lib.display())).count(), 1, "{said}");
+    assert!(
+        said.contains(", 4 times (a.js.br.partial, a.js.gz.partial, b.js.br.partial, …): no compressed copies there"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Hidden files are not served (nor copied); a folder named without its `/` is redirected to it (the
+/// page's relative links would resolve one level up); a byte range is sent as a 206, so an
+/// interrupted download resumes (curl's `-C -` checks that against a client we did not write).
+#[test]
+fn hidden_files_folders_without_slash_and_byte_ranges() {
+    let dir = std::env::temp_dir().join(format!("wgslate-serve-range-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in [".git", "app", "empty", "models"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    std::fs::write(dir.join("index.html"), "<p>root</p>").unwrap();
+    std::fs::write(dir.join("app/index.html"), "<p>app</p>").unwrap();
+    let secret = "TOKEN=hunter2\n".repeat(100);
+    std::fs::write(dir.join(".env"), &secret).unwrap();
+    std::fs::write(dir.join(".git/config"), &secret).unwrap();
+    std::fs::write(dir.join("app/.hidden.txt"), &secret).unwrap();
+    let weights: Vec<u8> = (0..50_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(dir.join("models/model.safetensors"), &weights).unwrap();
+    let server = start(&dir);
+    let port = server.1;
+    for hidden in ["/.env", "/.git/config", "/app/.hidden.txt", "/%2eenv", "/app/../.env"] {
+        assert_eq!(get(port, hidden, "").status, 404, "{hidden}");
+    }
+    assert!(!dir.join(".env.gz").exists() && !dir.join(".git/config.gz").exists(), "hidden files got copies");
+
+    for (asked, location) in [("/app", "/app/"), ("/app?x=1", "/app/?x=1"), ("/app/.", "")] {
+        let r = get(port, asked, "");
+        match location {
+            "" => assert_eq!((r.status, r.body.as_slice()), (200, &b"<p>app</p>"[..]), "{asked}"),
+            _ => assert_eq!((r.status, r.header("Location")), (301, Some(location)), "{asked}"),
+        }
+    }
+    assert_eq!(get(port, "/app/", "").body, b"<p>app</p>");
+    assert_eq!(get(port, "/empty", "").status, 404, "a folder without index.html");
+
+    let total = weights.len();
+    let range = |spec: &str, extra: &str| get(port, "/models/model.safetensors", &format!("Range: {spec}\r\n{extra}"));
+    let whole = get(port, "/models/model.safetensors", "");
+    let etag = whole.header("ETag").unwrap().to_string();
+    assert_eq!(whole.header("Accept-Ranges"), Some("bytes"));
+    for (spec, first, last) in [
+        ("bytes=0-9", 0, 9),
+        ("bytes=100-", 100, total - 1),
+        ("bytes=-5", total - 5, total - 1),
+        ("bytes=49990-99999", 49_990, total - 1),
+        ("BYTES = 7-7", 7, 7),
+    ] {
+        let r = range(spec, "");
+        assert_eq!(r.status, 206, "{spec}");
+        assert_eq!(r.header("Content-Range"), Some(format!("bytes {first}-{last}/{total}").as_str()), "{spec}");
+        assert_eq!(r.body, weights[first..=last], "{spec}");
+    }
+    for spec in ["bytes=50000-", "bytes=-0", "bytes=60000-70000"] {
+        let r = range(spec, "");
+        assert_eq!((r.status, r.header("Content-Range")), (416, Some(format!("bytes */{total}").as_str())), "{spec}");
+    }
+    // Not taken, so the whole file: several ranges, another unit, a malformed range, a changed file.
+    for (spec, extra) in [
+        ("bytes=0-1, 5-6", String::new()),
+        ("items=0-1", String::new()),
+        ("bytes=9-2", String::new()),
+        ("bytes=x-", String::new()),
+        ("bytes=0-9", "If-Range: \"not-the-tag\"\r\n".to_string()),
+        ("bytes=0-9", "If-Range: Wed, 21 Oct 2015 07:28:00 GMT\r\n".to_string()),
+    ] {
+        let r = range(spec, &extra);
+        assert_eq!((r.status, r.body.len()), (200, total), "{spec} {extra}");
+    }
+    assert_eq!(range("bytes=0-9", &format!("If-Range: {etag}\r\n")).status, 206);
+    assert_eq!(range("bytes=0-9", &format!("If-None-Match: {etag}\r\n")).status, 304);
+    // A gzip-encoded range is a range of the gzip bytes.
+    let gz = get(port, "/models/model.safetensors", "Accept-Encoding: gzip\r\n");
+    let gz_part = range("bytes=0-99", "Accept-Encoding: gzip\r\n");
+    assert_eq!((gz_part.header("Content-Encoding"), &gz_part.body[..]), (Some("gzip"), &gz.body[..100]));
+
+    // curl resumes a download cut at 20 000 bytes.
+    let part = dir.join("download.part");
+    std::fs::write(&part, &weights[..20_000]).unwrap();
+    let url = format!("http://127.0.0.1:{port}/models/model.safetensors");
+    match Command::new("curl").args(["-sS", "-C", "-", "-o", part.to_str().unwrap(), &url]).status() {
+        Ok(status) => {
+            assert!(status.success(), "curl -C - failed: {status}");
+            assert_eq!(std::fs::read(&part).unwrap(), weights, "the resumed download differs");
+        }
+        Err(e) => eprintln!("curl not found ({e}): the resume check against curl was skipped"),
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client that sends its head a byte at a time is cut off after 10 s in all (a timeout per read
+/// let one sending a byte every 29 s hold its thread for ever), and a crowd of idle connections
+/// does not start a thread each: at most 64 are served at once, the rest wait.
+#[test]
+fn slow_and_crowding_clients_hold_no_more_than_their_share() {
+    let dir = std::env::temp_dir().join(format!("wgslate-serve-slow-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), "<p>hi</p>").unwrap();
+    let server = start(&dir);
+    let port = server.1;
+
+    let mut slow = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+    slow.set_read_timeout(Some(std::time::Duration::from_millis(500))).unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    // Up to 40 s of a byte every half second; the server must answer (400: the head never ended) on its own.
+    while started.elapsed().as_secs() < 40 {
+        if slow.write_all(b"X").is_err() {
+            break;
+        }
+        let mut buf = [0u8; 256];
+        match slow.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+    }
+    assert!(
+        answer.starts_with(b"HTTP/1.1 400 "),
+        "after {:?}: {}",
+        started.elapsed(),
+        String::from_utf8_lossy(&answer)
+    );
+
+    let threads = || std::fs::read_dir(format!("/proc/{}/task", server.0.id())).unwrap().count();
+    let idle: Vec<TcpStream> = (0..150).map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let busy = threads();
+    assert!(busy <= 64 + 2, "{busy} threads for 150 idle connections");
+    drop(idle);
+    assert_eq!(get(port, "/", "").status, 200, "served again once the crowd left");
+    drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
