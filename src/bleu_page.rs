@@ -342,8 +342,11 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     });
 
     let run = move || {
+        // The results are drawn again: a focus inside them would fall to the top of the page.
+        if browser::focus_within(".bleu .results") {
+            browser::focus_testid("bleu-run");
+        }
         inputs_changed.set(false);
-        error.set(None);
         progress_value.set(0.0);
         let options = Options {
             tokenize: tokenize.get_untracked(),
@@ -372,6 +375,10 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
             spawn_local(async move {
                 browser::yield_now().await;
                 browser::reveal(".bleu .results");
+                // The button that asked for them was in the other view, and went with it.
+                if browser::focus_lost() {
+                    browser::focus(".bleu .results");
+                }
             });
         }
     });
@@ -418,8 +425,8 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                             let index = move || refs.with(|v| v.iter().position(|x| x.id == id).unwrap_or(0));
                             view! {
                                 <div class="ref">
-                                    <h3>
-                                        {move || format!("Reference {}", index() + 1)}
+                                    <div class="ref-head">
+                                        <h3>{move || format!("Reference {}", index() + 1)}</h3>
                                         <button
                                             class="remove"
                                             title="Remove this reference"
@@ -439,7 +446,7 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                                         >
                                             "×"
                                         </button>
-                                    </h3>
+                                    </div>
                                     <TextInput text=r.text testid=Signal::derive(move || format!("bleu-ref-{}", index())) placeholder="Reference translation, one per line" error />
                                 </div>
                             }
@@ -496,7 +503,10 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                     {move || format!(" {:.0} %", 100.0 * progress_value.get())}
                 </div>
             })}
-            {move || error.get().or_else(|| outcome().and_then(Result::err)).map(|e| view! { <p class="error" data-testid="bleu-error" role="alert">{e}</p> })}
+            // A file that could not be read stays said until the user types or loads another: a
+            // Compute of the box it left empty explains nothing on its own.
+            {move || error.get().map(|e| view! { <p class="error" data-testid="bleu-file-error" role="alert">{e}</p> })}
+            {move || outcome().and_then(Result::err).map(|e| view! { <p class="error" data-testid="bleu-error" role="alert">{e}</p> })}
             {move || outcome().and_then(Result::ok).map(|r| view! {
                 {move || inputs_changed.get().then(|| view! {
                     <p class="hint" data-testid="bleu-stale">"The inputs or options changed since these scores; Compute again to update them."</p>
@@ -581,7 +591,8 @@ fn Results(report: Report) -> impl IntoView {
         }
     });
     view! {
-        <div class="results">
+        // tabindex -1: the focus can be put here (scores asked for from another view), not reached by Tab.
+        <div class="results" tabindex="-1">
             <div class="headline">
                 {metric_view("BLEU".into(), "bleu-score", bleu.map(|b| b.score))}
                 {headline(&report.chrf, "chrF", "bleu-chrf")}
@@ -661,6 +672,11 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
             </th>
         }
     };
+    let close_on_escape = move |ev: web_sys::KeyboardEvent| {
+        if ev.key() == "Escape" && selected.get_untracked().is_some() {
+            selected.set(None);
+        }
+    };
     let detail = move || {
         selected.get().map(|i| {
             let r = report.get_value();
@@ -672,9 +688,13 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
                 <div class="line-detail" data-testid="bleu-line-detail">
                     <h4>{format!("Line {}", i + 1)}</h4>
                     <p class="tokens">
-                        {tokens.into_iter().zip(orders).map(|(t, o)| view! { <span class=format!("tok m{o}") title=format!("longest matched n-gram: {o}")>{t}</span>" " }).collect_view()}
+                        // The order is written beside the colour, for those who cannot tell the colours apart
+                        // (or hear them).
+                        {tokens.into_iter().zip(orders).map(|(t, o)| view! {
+                            <span class=format!("tok m{o}") title=format!("longest matched n-gram: {o}")>{t}{(o > 0).then(|| view! { <sub class="order">{o}</sub> })}</span>" "
+                        }).collect_view()}
                     </p>
-                    <p class="legend">"Matched n-grams: " <span class="tok m1">"1"</span>" "<span class="tok m2">"2"</span>" "<span class="tok m3">"3"</span>" "<span class="tok m4">"4"</span></p>
+                    <p class="legend">"The longest matched n-gram each word is in: " <span class="tok m1">"1"</span>" "<span class="tok m2">"2"</span>" "<span class="tok m3">"3"</span>" "<span class="tok m4">"4"</span>" (none: not matched)"</p>
                     {refs.iter().enumerate().map(|(k, rf)| view! { <p class="refline">{format!("Reference {}: ", k + 1)}{rf.to_string()}</p> }).collect_view()}
                 </div>
             }
@@ -683,19 +703,20 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
     view! {
         <h3>"Per line (sentence BLEU)"</h3>
         // Announced when a line is opened: it appears above the table, away from the focus.
-        <div aria-live="polite">{detail}</div>
-        <table class="lines-table" data-testid="bleu-lines">
+        <div aria-live="polite" on:keydown=close_on_escape>{detail}</div>
+        <table class="lines-table" data-testid="bleu-lines" on:keydown=close_on_escape>
             <thead><tr>{header(SortBy::Line, "Line")}{header(SortBy::Bleu, "Sentence BLEU")}<th>"Hypothesis"</th></tr></thead>
             <tbody>
                 {move || {
                     let r = report.get_value();
-                    sorted().into_iter().take(shown.get()).map(|l| {
+                    sorted().into_iter().take(shown.get()).enumerate().map(|(row, l)| {
                         let i = l.index;
                         view! {
-                            // The whole row opens the detail for a mouse; the line number is its button for a keyboard.
-                            <tr class:selected=move || selected.get() == Some(i) on:click=move |_| selected.set(Some(i))>
+                            // The whole row opens (or closes) the detail for a mouse; the line number is its button for a keyboard.
+                            <tr class:selected=move || selected.get() == Some(i)
+                                on:click=move |_| selected.update(|s| *s = if *s == Some(i) { None } else { Some(i) })>
                                 <td>
-                                    <button type="button" class="link" aria-expanded=move || (selected.get() == Some(i)).to_string()
+                                    <button type="button" class="link" data-row=row aria-expanded=move || (selected.get() == Some(i)).to_string()
                                         aria-label=format!("Line {}: show its matched n-grams", i + 1)>{i + 1}</button>
                                 </td>
                                 <td>{format!("{:.1}", l.bleu)}</td>
@@ -717,7 +738,17 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
             }>"Export JSON"</button>
         </div>
         {move || (shown.get() < lines.with_value(|l| l.len())).then(|| view! {
-            <button on:click=move |_| shown.update(|s| *s += PAGE)>{move || format!("Show more ({} of {})", shown.get(), lines.with_value(|l| l.len()))}</button>
+            <button on:click=move |_| {
+                let first_new = shown.get_untracked();
+                shown.update(|s| *s += PAGE);
+                // The last page: the button goes, and the focus to the first line it showed, not to the top of the page.
+                if shown.get_untracked() >= lines.with_value(|l| l.len()) {
+                    spawn_local(async move {
+                        browser::yield_now().await;
+                        browser::focus(&format!("[data-testid=bleu-lines] button[data-row=\"{first_new}\"]"));
+                    });
+                }
+            }>{move || format!("Show more ({} of {})", shown.get(), lines.with_value(|l| l.len()))}</button>
         })}
     }
 }

@@ -327,12 +327,35 @@ pub async fn webgpu_adapter() -> Result<WebGpuAdapter, String> {
 
 /// Moves the keyboard focus to the element with this `data-testid`, if there is one.
 pub fn focus_testid(testid: &str) {
-    let element = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.query_selector(&format!("[data-testid=\"{testid}\"]")).ok().flatten());
+    focus(&format!("[data-testid=\"{testid}\"]"));
+}
+
+/// Moves the keyboard focus to the first element `selector` names, if there is one.
+pub fn focus(selector: &str) {
+    let element = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten());
     if let Some(e) = element.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
         let _ = e.focus();
     }
+}
+
+/// Whether the keyboard focus is nowhere (on the page itself): the element that held it has gone.
+pub fn focus_lost() -> bool {
+    let document = web_sys::window().and_then(|w| w.document());
+    let active = document.as_ref().and_then(|d| d.active_element());
+    active.is_none() || active.map(|a| a.tag_name()) == Some("BODY".into())
+}
+
+/// Whether the keyboard focus is inside the first element `selector` names: a part of the page
+/// about to be drawn again would take the focus with it, to the top of the page.
+pub fn focus_within(selector: &str) -> bool {
+    let document = web_sys::window().and_then(|w| w.document());
+    let (Some(active), Some(area)) = (
+        document.as_ref().and_then(|d| d.active_element()),
+        document.as_ref().and_then(|d| d.query_selector(selector).ok().flatten()),
+    ) else {
+        return false;
+    };
+    area.contains(Some(&active))
 }
 
 /// Asks the user `question` in the browser's own dialog; false when declined (or no dialog can be shown).

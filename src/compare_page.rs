@@ -221,12 +221,19 @@ pub fn ComparePage() -> impl IntoView {
     let marked = |text: &str, other: &str| {
         let (a, b) = (words(text), words(other));
         let changed = changed_words(&a, &b);
-        a.into_iter().zip(changed).map(|(w, c)| view! { <span class:diff=c>{w}</span>" " }).collect_view()
+        a.into_iter()
+            .zip(changed)
+            .map(|(w, c)| match c {
+                // <mark>: highlighted for a screen reader too, and underlined (not by colour alone).
+                true => view! { <mark class="diff">{w}</mark>" " }.into_any(),
+                false => view! { <span>{w}</span>" " }.into_any(),
+            })
+            .collect_view()
     };
     view! {
         <section class="compare">
             <h2>"Greedy vs beam search vs sampling"</h2>
-            <p class="hint">{format!("The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least {COMPARE_MIN_BEAM}; the beam's n-best shown as the search ranks it, not reranked). Words that differ between greedy and the best beam are highlighted.")}</p>
+            <p class="hint">{format!("The first sentence of the Translate view's text, with the model and settings chosen there (beam width at least {COMPARE_MIN_BEAM}; the beam's n-best shown as the search ranks it, not reranked). Words that differ between greedy and the best beam are highlighted and underlined.")}</p>
             // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
             <p data-testid="cmp-plan">{move || {
                 let beam = shared.settings.with(|s| s.beam);

@@ -702,7 +702,7 @@ pub fn TranslatePage() -> impl IntoView {
                         {move || colour.get().then(|| view! {
                             <span class="status" aria-live="polite" id="tr-conf-readout" data-testid="tr-conf-readout">{move || word.get().and_then(|k| output.with(|o| word_readout(o, k))).unwrap_or_else(|| "Tap or click a word, or use the arrow keys in the translation, for its probability.".into())}</span>
                             // Each swatch before its range, so that it is clear which colour goes with which.
-                            <span class="legend"><span class="swatch conf p5" aria-hidden="true"></span>" p ≥ 0.9 · "<span class="swatch conf p4" aria-hidden="true"></span>" ≥ 0.7 · "<span class="swatch conf p3" aria-hidden="true"></span>" ≥ 0.5 · "<span class="swatch conf p2" aria-hidden="true"></span>" ≥ 0.3 · "<span class="swatch conf p1" aria-hidden="true"></span>" < 0.3"</span>
+                            <span class="legend"><span class="swatch conf p5" aria-hidden="true"></span>" p ≥ 0.9 · "<span class="swatch conf p4" aria-hidden="true"></span>" ≥ 0.7 · "<span class="swatch conf p3" aria-hidden="true"></span>" ≥ 0.5 · "<span class="swatch conf p2" aria-hidden="true"></span>" ≥ 0.3 (dotted underline) · "<span class="swatch conf p1" aria-hidden="true"></span>" < 0.3 (wavy)"</span>
                         })}
                         // A run under way while the model downloads has translated nothing yet: it waits.
                         <span class="status" data-testid="tr-status">{move || waiting_status(&shared, stale.get()).map_or_else(|| status.get(), String::from)}</span>

@@ -92,13 +92,13 @@ test('blank lines and a byte order mark count as sacreBLEU counts them', async (
   // A file that is not UTF-8 is refused; the message goes once a readable file is loaded, and once the user types.
   const latin1 = { name: 'latin1.txt', mimeType: 'text/plain', buffer: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) };
   await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', latin1);
-  await page.waitForFunction(() => /latin1\.txt is not UTF-8/.test(document.querySelector('[data-testid=bleu-error]')?.textContent ?? ''));
+  await page.waitForFunction(() => /latin1\.txt is not UTF-8/.test(document.querySelector('[data-testid=bleu-file-error]')?.textContent ?? ''));
   await upload('bleu-hyp', 'good.txt', ref);
-  await page.locator('[data-testid=bleu-error]').waitFor({ state: 'detached' });
+  await page.locator('[data-testid=bleu-file-error]').waitFor({ state: 'detached' });
   await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', latin1);
-  await page.locator('[data-testid=bleu-error]').waitFor();
+  await page.locator('[data-testid=bleu-file-error]').waitFor();
   await page.locator('[data-testid=bleu-ref-0]').pressSequentially('x');
-  await page.locator('[data-testid=bleu-error]').waitFor({ state: 'detached' });
+  await page.locator('[data-testid=bleu-file-error]').waitFor({ state: 'detached' });
   assert.deepEqual(errors, []);
 });
 
@@ -200,14 +200,14 @@ test('an empty file or two dropped files leave the box as it was, with a message
   const page = await openPage(rig.browser, rig.url + '#bleu', errors);
   await page.fill('[data-testid=bleu-hyp]', 'Typed by hand.\nSecond line.');
   await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', { name: 'zero.txt', mimeType: 'text/plain', buffer: Buffer.alloc(0) });
-  await page.locator('[data-testid=bleu-error]').waitFor();
-  assert.equal(await page.locator('[data-testid=bleu-error]').textContent(), 'zero.txt is empty: the box keeps its text.');
+  await page.locator('[data-testid=bleu-file-error]').waitFor();
+  assert.equal(await page.locator('[data-testid=bleu-file-error]').textContent(), 'zero.txt is empty: the box keeps its text.');
   assert.equal(await page.inputValue('[data-testid=bleu-hyp]'), 'Typed by hand.\nSecond line.');
   // UTF-16 without a byte order mark is valid UTF-8 (every other byte zero), but not the text.
   const utf16 = Buffer.from('A dog runs.\nTwo men fish.\n', 'utf16le');
   await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', { name: 'notepad.txt', mimeType: 'text/plain', buffer: utf16 });
-  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-error]')?.textContent.includes('notepad.txt'));
-  assert.equal(await page.locator('[data-testid=bleu-error]').textContent(), 'notepad.txt looks like UTF-16 text without a byte order mark (every other byte is zero); save it as UTF-8 and open it again');
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-file-error]')?.textContent.includes('notepad.txt'));
+  assert.equal(await page.locator('[data-testid=bleu-file-error]').textContent(), 'notepad.txt looks like UTF-16 text without a byte order mark (every other byte is zero); save it as UTF-8 and open it again');
   assert.equal(await page.inputValue('[data-testid=bleu-hyp]'), 'Typed by hand.\nSecond line.');
   // A drop of two files, and a drop of text (the default action of a drop on a textarea inserts it).
   const prevented = await page.evaluate(() => {
@@ -234,7 +234,7 @@ test('an empty file or two dropped files leave the box as it was, with a message
     return ev.defaultPrevented;
   })));
   assert.deepEqual(elsewhere, [[true, true], [true, true]]);
-  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-error]')?.textContent.includes('2 files were dropped'));
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-file-error]')?.textContent.includes('2 files were dropped'));
   assert.equal(await page.inputValue('[data-testid=bleu-ref-0]'), '');
   assert.deepEqual(errors, []);
 });
@@ -292,12 +292,12 @@ test('a reload keeps the boxes’ text (the tab’s sessionStorage), references 
     await fresh.waitForFunction((b) => document.querySelector(`[data-testid=${b}]`).value.length > 6e6, box, { timeout: 60000 });
   }
   await fresh.reload();
-  await fresh.locator('[data-testid=bleu-error]').waitFor();
-  assert.match(await fresh.locator('[data-testid=bleu-error]').textContent(), /^The boxes held more text than this browser keeps across a reload/);
+  await fresh.locator('[data-testid=bleu-file-error]').waitFor();
+  assert.match(await fresh.locator('[data-testid=bleu-file-error]').textContent(), /^The boxes held more text than this browser keeps across a reload/);
   assert.equal(await fresh.inputValue('[data-testid=bleu-hyp]'), '');
   // Once: the empty boxes are kept, and the next reload has nothing to explain.
   await fresh.reload();
   await fresh.locator('[data-testid=bleu-hyp]').waitFor();
-  assert.equal(await fresh.locator('[data-testid=bleu-error]').count(), 0);
+  assert.equal(await fresh.locator('[data-testid=bleu-file-error]').count(), 0);
   assert.deepEqual(errors, []);
 });

@@ -72,6 +72,8 @@ test('evaluating the first sentences of the test set gives the BLEU of `wgslate 
   const pageScore = page.locator('[data-testid=bleu-score]');
   await pageScore.waitFor({ timeout: 60000 });
   assert.equal(await page.locator('[data-testid=bleu-stale]').count(), 0);
+  // The button went with its view: the focus is on the scores, not at the top of the page.
+  await page.waitForFunction(() => document.activeElement?.matches('.bleu .results'), null, { timeout: 10000 });
   // One decimal there, of the same corpus score.
   assert.ok(Math.abs(Number(await pageScore.textContent()) - Number(score)) <= 0.0551, `${await pageScore.textContent()} vs ${score}`);
   assert.equal((await page.locator('[data-testid=bleu-hyp]').inputValue()).split('\n').length, n);

@@ -102,6 +102,74 @@ test('a per-line row of BLEU opens its detail from the keyboard, and the sorted 
   await page.close();
 });
 
+test('BLEU per-line details close from the keyboard, say their n-gram orders in words, and the focus never falls to the page', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, `${rig.url}#bleu`, errors);
+  // 250 lines: three pages of the per-line table.
+  const lines = Array.from({ length: 250 }, (_, i) => `a dog runs in the snow number ${i}`);
+  await page.fill('[data-testid=bleu-hyp]', lines.join('\n'));
+  await page.fill('[data-testid=bleu-ref-0]', lines.map((l, i) => (i % 2 ? l : 'a cat runs in the snow')).join('\n'));
+  // The reference's heading is its name, without its remove button's "×".
+  assert.equal(await page.locator('.bleu .ref h3').first().textContent(), 'Reference 1');
+  await page.click('[data-testid=bleu-run]');
+  const rows = page.locator('[data-testid=bleu-lines] tbody tr');
+  await rows.first().waitFor({ timeout: 60000 });
+  const open = rows.nth(1).locator('button');
+  await open.focus();
+  await page.keyboard.press('Enter');
+  const detail = page.locator('[data-testid=bleu-line-detail]');
+  await detail.waitFor({ timeout: 10000 });
+  // Each matched word carries the order of its longest n-gram as text, not as a colour only.
+  const orders = await detail.locator('.tok').evaluateAll((ts) => ts.map((t) => [t.className, t.querySelector('sub.order')?.textContent ?? '']));
+  assert.ok(orders.some(([c]) => c === 'tok m4'), JSON.stringify(orders));
+  assert.ok(orders.every(([c, digit]) => c === `tok m${digit || 0}`), JSON.stringify(orders));
+  // The same key closes it again, and so does Escape.
+  await page.keyboard.press('Enter');
+  await detail.waitFor({ state: 'detached', timeout: 10000 });
+  assert.equal(await open.getAttribute('aria-expanded'), 'false');
+  await page.keyboard.press('Enter');
+  await detail.waitFor({ timeout: 10000 });
+  await page.keyboard.press('Escape');
+  await detail.waitFor({ state: 'detached', timeout: 10000 });
+  // A Compute asked while the focus is in the results (a click that does not move it, as Safari's):
+  // the focus goes to Compute, not to the page.
+  await open.focus();
+  await page.evaluate(() => {
+    document.querySelector('[data-testid=bleu-lines]').dataset.old = 'yes';
+    document.querySelector('[data-testid=bleu-run]').click();
+  });
+  await page.waitForFunction(() => document.querySelector('[data-testid=bleu-lines]:not([data-old])'), null, { timeout: 60000 });
+  assert.equal(await focused(page), 'bleu-run');
+  // "Show more" on its last page goes, and hands the focus to the first line it showed.
+  const more = page.locator('.bleu button', { hasText: 'Show more' });
+  await more.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=bleu-lines] tbody tr').length === 200);
+  assert.equal(await more.evaluate((b) => b === document.activeElement), true, 'kept while there is more');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.dataset?.row === '200', null, { timeout: 10000 });
+  assert.equal(await rows.count(), 250);
+  // A file that could not be read stays said after a Compute of the box it left empty.
+  await page.fill('[data-testid=bleu-hyp]', '');
+  await page.setInputFiles('[data-testid=bleu-hyp] ~ label input[type=file]', { name: 'latin1.txt', mimeType: 'text/plain', buffer: Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) });
+  await page.locator('[data-testid=bleu-file-error]').waitFor();
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-error]').waitFor();
+  assert.match(await page.locator('[data-testid=bleu-file-error]').textContent(), /latin1\.txt is not UTF-8/);
+  // The least likely translated words are underlined, not told apart by colour alone.
+  const decorations = await page.evaluate(() => ['p1', 'p2', 'p3'].map((p) => {
+    const probe = document.createElement('span');
+    probe.className = `conf ${p}`;
+    document.body.append(probe);
+    const style = getComputedStyle(probe).textDecorationStyle + ' ' + getComputedStyle(probe).textDecorationLine;
+    probe.remove();
+    return style;
+  }));
+  assert.deepEqual(decorations, ['wavy underline', 'dotted underline', 'solid none']);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a word coloured by confidence tells its probability when tapped, clicked or reached by the arrow keys', async () => {
   const errors = [];
   // Two lines, the first of two sentences: the words are counted across sentences and lines.
