@@ -132,10 +132,12 @@ fn main() {
         Some("bench") => bench::run(&args[1..]).map_err(|e| format!("wgslate bench: {e}")),
         Some("quantize") => quantize_cmd::run(&args[1..]).map_err(|e| format!("wgslate quantize: {e}")),
         Some("serve") => serve::run(&args[1..]).map_err(|e| format!("wgslate serve: {e}")),
-        Some("-h" | "--help" | "help") | None => {
+        Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
         }
+        // Nothing asked: the usage, as an error (a script that left out its command should not pass).
+        None => Err(USAGE.to_string()),
         Some("-V" | "--version" | "version") => {
             println!("wgslate {}", env!("CARGO_PKG_VERSION"));
             Ok(())

@@ -30,6 +30,9 @@ fn every_command_prints_its_usage_on_help() {
     for top in ["help", "--help", "-h"] {
         assert!(wgslate(&[top]).1.starts_with("usage: wgslate <command>"), "{top}");
     }
+    // No command at all: the usage on stderr, and a failure (a script that lost its command must not pass).
+    let (ok, out, err) = wgslate(&[]);
+    assert!(!ok && out.is_empty() && err.starts_with("usage: wgslate <command>"), "{out}{err}");
     for version in ["--version", "-V", "version"] {
         let (ok, out, err) = wgslate(&[version]);
         assert!(ok && out.trim() == concat!("wgslate ", env!("CARGO_PKG_VERSION")), "{version}: {out}{err}");

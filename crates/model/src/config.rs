@@ -25,6 +25,8 @@ pub struct TransformerConfig {
     pub decoder_layers: usize,
     /// Longest sequence (tokens incl. BOS/EOS) the position table covers.
     pub max_len: usize,
+    /// Training only: a config.json written for inference may leave it out (0).
+    #[serde(default)]
     pub dropout: f32,
 }
 
@@ -49,6 +51,8 @@ pub struct GruConfig {
     pub attention_dim: usize,
     pub score: AttentionScore,
     pub max_len: usize,
+    /// Training only: a config.json written for inference may leave it out (0).
+    #[serde(default)]
     pub dropout: f32,
 }
 
@@ -225,5 +229,12 @@ mod tests {
             assert!(e.starts_with("config.json") && e.contains(why), "{bad}: {e}");
         }
         assert!(Direction::of_config(br#"{"source": 3, "target": "de"}"#).is_err());
+    }
+
+    #[test]
+    fn dropout_may_be_left_out_and_is_then_zero() {
+        let json = r#"{"arch": "transformer", "vocab_size": 100, "d_model": 8, "n_heads": 2, "d_ff": 16,
+            "encoder_layers": 1, "decoder_layers": 1, "max_len": 32}"#;
+        assert_eq!(serde_json::from_str::<ModelConfig>(json).unwrap().dropout(), 0.0);
     }
 }
