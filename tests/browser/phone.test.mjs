@@ -49,6 +49,10 @@ test('every view fits 360 px', async () => {
     await page.setViewportSize({ width: 1280, height: 800 });
     assert.equal((await modelLabel()).shown, null, 'a desktop shows the label in the picker alone');
     await page.setViewportSize({ width: WIDTH, height: 800 });
+    // The two boxes of the length limit share a line (b wrapped onto its own).
+    await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+    const tops = await page.evaluate(() => ['tr-max-a', 'tr-max-b'].map((id) => Math.round(document.querySelector(`[data-testid=${id}]`).getBoundingClientRect().top)));
+    assert.equal(tops[1], tops[0], 'a and b on one line');
 
     await page.click('[data-testid=nav-compare]');
     await page.click('[data-testid=cmp-run]');
@@ -180,6 +184,9 @@ test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evalua
     await untilTranslated(page, 120000);
     const input = await onScreen('[data-testid=tr-input]');
     assert.ok(input.shown, `the input after an example's tap: ${JSON.stringify(input)}`);
+    // A finger gets a box of 20 px, not a mouse's 13.
+    const box = await page.locator('[data-testid=tr-rerank]').boundingBox();
+    assert.ok(box.width >= 20 && box.height >= 20, JSON.stringify(box));
 
     await page.tap('[data-testid=nav-attention]');
     await page.tap('[data-testid=att-run]');
