@@ -194,7 +194,7 @@ pub async fn fetch_bytes_until(
         js_sys::Reflect::set(&init, &JsValue::from_str("headers"), &headers).map_err(js_error)?;
     }
     let promise: js_sys::Promise = call_global("fetch", &js_sys::Array::of2(&JsValue::from_str(url), &init))?.into();
-    let failed = |e: JsValue| match signal {
+    let failed = |received: u64| match signal {
         Some(s) if s.aborted() => {
             if let Ok(channel) = web_sys::BroadcastChannel::new(DOWNLOADS_CHANNEL) {
                 let _ = channel.post_message(&JsValue::from_str(&download));
@@ -202,9 +202,9 @@ pub async fn fetch_bytes_until(
             }
             format!("{url}: the download stopped, as no job needs it any more")
         }
-        _ => download_error(url, e),
+        _ => download_error(url, received),
     };
-    let resp: web_sys::Response = JsFuture::from(promise).await.map_err(failed)?.dyn_into().map_err(js_error)?;
+    let resp: web_sys::Response = JsFuture::from(promise).await.map_err(|_| failed(0))?.dyn_into().map_err(js_error)?;
     if !resp.ok() {
         return Err(format!("{url}: {}", http_problem(resp.status())));
     }
@@ -226,7 +226,7 @@ pub async fn fetch_bytes_until(
         body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
     let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
     loop {
-        let chunk = JsFuture::from(reader.read()).await.map_err(failed)?;
+        let chunk = JsFuture::from(reader.read()).await.map_err(|_| failed(bytes.len() as u64))?;
         let done =
             js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map_err(js_error)?.as_bool().unwrap_or(true);
         if done {
@@ -239,8 +239,6 @@ pub async fn fetch_bytes_until(
     Ok(bytes)
 }
 
-/// A download that failed on the way (no answer, or the connection dropped mid-file), naming the
-/// file; offline, it says so, since only files kept for offline use load then.
 /// What an HTTP error status means for a file the page needs.
 fn http_problem(status: u16) -> String {
     match status {
@@ -257,7 +255,14 @@ pub fn online() -> bool {
     online.and_then(|v| v.as_bool()) != Some(false)
 }
 
-fn download_error(url: &str, e: JsValue) -> String {
+/// Said of every download that failed for want of a connection (whatever the browser says: offline
+/// or not): the Translate view then names the models that translate without one.
+pub const DOWNLOAD_FAILED: &str = "the download failed";
+
+/// A download that failed on the way (no answer, or the connection dropped mid-file after
+/// `received` bytes), naming the file; offline, it says so, since only files kept for offline use
+/// load then. The browser's own words ("Failed to fetch", "network error") tell nothing more.
+fn download_error(url: &str, received: u64) -> String {
     if !online() {
         // A model's file names the model: that is what the user chose and can keep.
         let model = url.strip_prefix("models/").and_then(|p| p.rsplit_once('/')).map(|(m, _)| m);
@@ -270,7 +275,11 @@ fn download_error(url: &str, e: JsValue) -> String {
             }
         };
     }
-    format!("{url}: the download failed ({}); check the connection and try again", js_error(e))
+    let how = match received {
+        0 => "no answer from the server".to_string(),
+        n => format!("the connection dropped after {:.1} MB", n as f64 / 1e6),
+    };
+    format!("{url}: {DOWNLOAD_FAILED} ({how}); check the connection and try again")
 }
 
 pub async fn fetch_text(url: &str) -> Result<String, String> {

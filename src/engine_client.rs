@@ -19,7 +19,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::browser::{self, js_error};
-use crate::engine_jobs::{helper_settings, settings_of, Backend, Event, Job, Output, Reply, Request, SearchChoice};
+use crate::engine_jobs::{
+    helper_settings, settings_of, Backend, Event, Job, Output, Reply, Request, SearchChoice, WITHOUT_RERANKING,
+};
 use wgslate_model::translate::Notices;
 
 /// At most this many engine workers share a CPU job: each holds its own copy of the model.
@@ -244,7 +246,10 @@ fn show(id: u64, event: &Event) {
         Event::LoadFailed(e) => {
             PROGRESS_OF.with(|p| p.set(None));
             s.load_progress.set(None);
-            s.model_status.set(String::new());
+            // The reverse model's failure leaves the chosen model's status: that one translates.
+            if !e.ends_with(WITHOUT_RERANKING) {
+                s.model_status.set(String::new());
+            }
             s.model_error.set(Some(e.clone()));
         }
         Event::Backend { backend, members } => {

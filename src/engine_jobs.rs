@@ -18,6 +18,10 @@ pub enum SearchChoice {
 pub const ATTENTION_OF_ONE_MODEL: &str =
     "Attention is drawn for one model at a time: choose one of the ensemble's members.";
 
+/// Ends the failure of Best quality's reverse model: the model chosen translated all the same (its
+/// status stays).
+pub const WITHOUT_RERANKING: &str = "; translated without reranking";
+
 /// The narrowest beam Compare's beam column runs: an n-best of fewer is hardly a list.
 pub const COMPARE_MIN_BEAM: usize = 4;
 

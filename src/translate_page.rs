@@ -15,7 +15,7 @@ use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::figures::{self, grouped};
 use crate::file_translate::FileTranslate;
 use crate::language_hint::LanguageHint;
-use crate::language_picker::{direction, offline_choices, LanguagePicker};
+use crate::language_picker::{direction, offline_choices, pair, LanguagePicker};
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::offline_models::OfflineModels;
 use crate::settings::Settings;
@@ -446,14 +446,16 @@ pub fn TranslatePage() -> impl IntoView {
         stale.get() || (another_models && output.with(|o| !o.is_empty()))
     });
 
-    // Offline, when the chosen model is neither kept nor held (so the error is its download's):
-    // the models that do translate offline.
+    // Offline, or with a server that does not answer (the browser says it is online), when the
+    // chosen model is neither kept nor held (so the error is its download's): the models that do
+    // translate offline.
     let offline_hint = move || {
         let kept = kept_names();
         let ready = |model: &str| kept.iter().any(|k| k == model) || shared.in_memory(model);
         let entries = model_entries.get();
-        (!online.get() && !ready(&settings.with(|s| s.model.clone())) && !entries.is_empty())
-            .then(|| offline_choices(&entries, ready))
+        let unreachable = model_error.with(|e| e.as_deref().is_some_and(|e| e.contains(browser::DOWNLOAD_FAILED)));
+        ((!online.get() || unreachable) && !ready(&settings.with(|s| s.model.clone())) && !entries.is_empty())
+            .then(|| offline_choices(&entries, settings.with(|s| pair(&s.model).to_string()).as_str(), ready))
     };
 
     // After a failed download: Try again, or the browser saying it is online again, loads the

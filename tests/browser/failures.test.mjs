@@ -129,6 +129,15 @@ for (const [what, fulfil, message] of [
     const alert = page.locator('[data-testid=tr-error]');
     await alert.waitFor({ timeout: 120000 });
     assert.match(await alert.textContent(), message);
+    // A server that does not answer, with the browser online: the models needing no download are
+    // named as they are offline (it said only "Failed to fetch"); a server that answers, no.
+    const choices = page.locator('[data-testid=tr-offline-choices]');
+    if (fulfil === 'abort') {
+      assert.match(await alert.textContent(), /the download failed \(no answer from the server\)/);
+      assert.match(await choices.textContent(), /^(No model is kept in this browser yet|.* translates? offline)/);
+    } else {
+      assert.equal(await choices.count(), 0);
+    }
     await page.screenshot({ path: join(screenshots, `model-${what}.png`), fullPage: true });
     await page.selectOption('[data-testid=tr-model]', 'en-de/transformer');
     await done(page);

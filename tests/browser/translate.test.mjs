@@ -249,6 +249,8 @@ test('"Best quality" without the reverse model (offline, not kept) gives the bea
     && / in (\d+ ms|\d+\.\d s|under 1 ms)/.test(document.querySelector('[data-testid=tr-status]')?.textContent ?? ''), null, { timeout: 300000 });
   assert.match(await page.locator('[data-testid=tr-error]').textContent(), /^Could not load de-en\/transformer to rerank with: models\/de-en\/transformer\/config\.json: .+; translated without reranking/);
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), beams[j].trim());
+  // The model that translated keeps its status line (it went blank with the reverse model's failure).
+  assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /^en-de\/transformer loaded/);
   assert.deepEqual(errors, []);
   await page.close();
 });
