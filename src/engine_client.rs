@@ -93,6 +93,8 @@ thread_local! {
     static NEWEST: RefCell<HashMap<&'static str, u64>> = RefCell::new(HashMap::new());
     /// The job whose model download the bar shows, until its model loads or fails.
     static PROGRESS_OF: Cell<Option<u64>> = const { Cell::new(None) };
+    /// The status of the last model loaded, which a reverse model's failed download gives back.
+    static LOADED_STATUS: RefCell<String> = const { RefCell::new(String::new()) };
     /// Whether the main worker last said the CPU engine runs its jobs.
     static ON_CPU: Cell<bool> = const { Cell::new(false) };
     /// The model of each running job of the main worker that has one (not a backend's), by job id.
@@ -242,13 +244,15 @@ fn show(id: u64, event: &Event) {
             s.model_error.set(None);
             s.load_progress.set(None);
             s.model_status.set(status.clone());
+            LOADED_STATUS.with(|l| l.replace(status.clone()));
         }
         Event::LoadFailed(e) => {
             PROGRESS_OF.with(|p| p.set(None));
             s.load_progress.set(None);
-            // The reverse model's failure leaves the chosen model's status: that one translates.
-            if !e.ends_with(WITHOUT_RERANKING) {
-                s.model_status.set(String::new());
+            // The reverse model's failure gives back the chosen model's status: that one translates.
+            match e.ends_with(WITHOUT_RERANKING) {
+                true => s.model_status.set(LOADED_STATUS.with(|l| l.borrow().clone())),
+                false => s.model_status.set(String::new()),
             }
             s.model_error.set(Some(e.clone()));
         }
