@@ -1,7 +1,29 @@
 import init from './wgslate-web.js';
 // The app replaces index.html's "Loading wgslate…" once it runs; a failed download says so there
 // instead of leaving the page blank for good.
-init({ module_or_path: './wgslate-web_bg.wasm' }).catch((error) => {
+// The WebAssembly's share is written in the loading note as it arrives: on a slow line (100 KB/s)
+// the note stood still for 15 s. With Content-Encoding the length is the server's decoded one.
+async function countedWasm(url) {
+  const response = await fetch(url);
+  const header = response.headers.get(response.headers.has('content-encoding') ? 'x-decoded-length' : 'content-length');
+  const total = Number(header) || 0;
+  if (!response.ok || !response.body) return response;
+  let received = 0;
+  const counted = response.body.pipeThrough(new TransformStream({
+    transform(chunk, controller) {
+      received += chunk.byteLength;
+      const boot = document.getElementById('boot');
+      const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+      if (boot && !boot.hasAttribute('role')) {
+        boot.textContent = total ? `Loading wgslate… ${Math.min(100, Math.floor((100 * received) / total))} % of ${mb(total)}` : `Loading wgslate… ${mb(received)}`;
+      }
+      controller.enqueue(chunk);
+    },
+  }));
+  return new Response(counted, { headers: { 'Content-Type': 'application/wasm' } });
+}
+
+init({ module_or_path: countedWasm('./wgslate-web_bg.wasm') }).catch((error) => {
   const boot = document.getElementById('boot');
   if (!boot) return;
   boot.className = 'error';

@@ -205,9 +205,25 @@ test('the page says it is loading until the app runs, and says so if the app can
   await page.waitForFunction(() => document.querySelector('[data-testid=boot]')?.getAttribute('role') === 'alert', null, { timeout: 60000 });
   assert.match(await boot.textContent(), /^wgslate could not start: .+\. Check the connection, then Reload$/);
   cut = false;
+  // On a slow line the note counts the WebAssembly's share as it comes (it stood still for 15 s).
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 50, downloadThroughput: 250_000, uploadThroughput: 250_000 });
+  await page.addInitScript(() => {
+    window.bootTexts = [];
+    new MutationObserver(() => {
+      const t = document.querySelector('[data-testid=boot]')?.textContent;
+      if (t !== undefined && window.bootTexts.at(-1) !== t) window.bootTexts.push(t);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
   await page.click('[data-testid=boot-reload]');
   await page.locator('[data-testid=tr-input]').waitFor({ timeout: 120000 });
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   assert.equal(await boot.count(), 0, 'the loading note goes once the app runs');
+  const texts = await page.evaluate(() => window.bootTexts);
+  const shares = texts.map((t) => /^Loading wgslate… (\d+) % of \d+\.\d MB$/.exec(t)?.[1]).filter(Boolean).map(Number);
+  assert.ok(shares.length >= 3 && shares.at(-1) >= 90, texts.join(' | '));
+  assert.deepEqual(shares, [...shares].sort((a, b) => a - b), 'the share only grows');
   assert.deepEqual(errors, []);
   await page.close();
 });
