@@ -392,6 +392,8 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                 v[0].text.set(r);
             });
             prefill.set(None);
+            // The boxes hold other text now: an older file's read error is not theirs.
+            error.set(None);
             // "Open in the BLEU page" shows the scores, not only the boxes: computed once the
             // change of inputs has been noted, so the scores are not marked out of date.
             spawn_local(async move {
@@ -435,6 +437,8 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                                             on:click=move |_| {
                                                 let at = index();
                                                 refs.update(|v| v.retain(|x| x.id != id));
+                                                // A read error may have been that box's.
+                                                error.set(None);
                                                 // The button is gone: the focus goes to the reference now in its place
                                                 // (or the one before), not to the page.
                                                 let next = at.min(refs.with_untracked(Vec::len).saturating_sub(1));
@@ -691,7 +695,8 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
                         // The order is written beside the colour, for those who cannot tell the colours apart
                         // (or hear them).
                         {tokens.into_iter().zip(orders).map(|(t, o)| view! {
-                            <span class=format!("tok m{o}") title=format!("longest matched n-gram: {o}")>{t}{(o > 0).then(|| view! { <sub class="order">{o}</sub> })}</span>" "
+                            // Drawn by CSS (::after), so that a copied line has no digits in it.
+                            <span class=format!("tok m{o}") data-order=(o > 0).then(|| o.to_string()) title=format!("longest matched n-gram: {o}")>{t}</span>" "
                         }).collect_view()}
                     </p>
                     <p class="legend">"The longest matched n-gram each word is in: " <span class="tok m1">"1"</span>" "<span class="tok m2">"2"</span>" "<span class="tok m3">"3"</span>" "<span class="tok m4">"4"</span>" (none: not matched)"</p>
@@ -703,7 +708,7 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
     view! {
         <h3>"Per line (sentence BLEU)"</h3>
         // Announced when a line is opened: it appears above the table, away from the focus.
-        <div aria-live="polite" on:keydown=close_on_escape>{detail}</div>
+        <div aria-live="polite">{detail}</div>
         <table class="lines-table" data-testid="bleu-lines" on:keydown=close_on_escape>
             <thead><tr>{header(SortBy::Line, "Line")}{header(SortBy::Bleu, "Sentence BLEU")}<th>"Hypothesis"</th></tr></thead>
             <tbody>

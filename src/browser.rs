@@ -194,7 +194,7 @@ pub async fn fetch_bytes_until(
         js_sys::Reflect::set(&init, &JsValue::from_str("headers"), &headers).map_err(js_error)?;
     }
     let promise: js_sys::Promise = call_global("fetch", &js_sys::Array::of2(&JsValue::from_str(url), &init))?.into();
-    let failed = |received: u64| match signal {
+    let failed = |received: Option<u64>, e: JsValue| match signal {
         Some(s) if s.aborted() => {
             if let Ok(channel) = web_sys::BroadcastChannel::new(DOWNLOADS_CHANNEL) {
                 let _ = channel.post_message(&JsValue::from_str(&download));
@@ -202,9 +202,10 @@ pub async fn fetch_bytes_until(
             }
             format!("{url}: the download stopped, as no job needs it any more")
         }
-        _ => download_error(url, received),
+        _ => download_error(url, received, e),
     };
-    let resp: web_sys::Response = JsFuture::from(promise).await.map_err(|_| failed(0))?.dyn_into().map_err(js_error)?;
+    let resp: web_sys::Response =
+        JsFuture::from(promise).await.map_err(|e| failed(None, e))?.dyn_into().map_err(js_error)?;
     if !resp.ok() {
         return Err(format!("{url}: {}", http_problem(resp.status())));
     }
@@ -226,7 +227,7 @@ pub async fn fetch_bytes_until(
         body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
     let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
     loop {
-        let chunk = JsFuture::from(reader.read()).await.map_err(|_| failed(bytes.len() as u64))?;
+        let chunk = JsFuture::from(reader.read()).await.map_err(|e| failed(Some(bytes.len() as u64), e))?;
         let done =
             js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map_err(js_error)?.as_bool().unwrap_or(true);
         if done {
@@ -261,8 +262,10 @@ pub const DOWNLOAD_FAILED: &str = "the download failed";
 
 /// A download that failed on the way (no answer, or the connection dropped mid-file after
 /// `received` bytes), naming the file; offline, it says so, since only files kept for offline use
-/// load then. The browser's own words ("Failed to fetch", "network error") tell nothing more.
-fn download_error(url: &str, received: u64) -> String {
+/// load then. The browser's own words ("Failed to fetch", "network error") tell the user nothing
+/// more: they go to the console.
+fn download_error(url: &str, received: Option<u64>, e: JsValue) -> String {
+    web_sys::console::warn_1(&JsValue::from_str(&format!("{url}: {}", js_error(e))));
     if !online() {
         // A model's file names the model: that is what the user chose and can keep.
         let model = url.strip_prefix("models/").and_then(|p| p.rsplit_once('/')).map(|(m, _)| m);
@@ -276,8 +279,9 @@ fn download_error(url: &str, received: u64) -> String {
         };
     }
     let how = match received {
-        0 => "no answer from the server".to_string(),
-        n => format!("the connection dropped after {:.1} MB", n as f64 / 1e6),
+        None => "no answer from the server".to_string(),
+        Some(n) if n < 100_000 => format!("the connection dropped after {} kB", n / 1000),
+        Some(n) => format!("the connection dropped after {:.1} MB", n as f64 / 1e6),
     };
     format!("{url}: {DOWNLOAD_FAILED} ({how}); check the connection and try again")
 }

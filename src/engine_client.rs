@@ -19,9 +19,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::browser::{self, js_error};
-use crate::engine_jobs::{
-    helper_settings, settings_of, Backend, Event, Job, Output, Reply, Request, SearchChoice, WITHOUT_RERANKING,
-};
+use crate::engine_jobs::{helper_settings, settings_of, Backend, Event, Job, Output, Reply, Request, SearchChoice};
 use wgslate_model::translate::Notices;
 
 /// At most this many engine workers share a CPU job: each holds its own copy of the model.
@@ -119,7 +117,7 @@ fn note_download(slot: usize, id: u64, event: &Event) {
         let mut d = d.borrow_mut();
         match event {
             Event::Loading { .. } if !d.contains(&(slot, id)) => d.push((slot, id)),
-            Event::Loaded { .. } | Event::LoadFailed(_) => d.retain(|&job| job != (slot, id)),
+            Event::Loaded { .. } | Event::LoadFailed(_) | Event::RerankSkipped(_) => d.retain(|&job| job != (slot, id)),
             _ => {}
         }
     });
@@ -223,7 +221,7 @@ fn show(id: u64, event: &Event) {
     }
     if !for_chosen_model(id, &s) {
         // The bar that job had before another model was chosen goes with its download.
-        if matches!(event, Event::Loaded { .. } | Event::LoadFailed(_)) {
+        if matches!(event, Event::Loaded { .. } | Event::LoadFailed(_) | Event::RerankSkipped(_)) {
             forget_progress(id);
         }
         return;
@@ -246,13 +244,13 @@ fn show(id: u64, event: &Event) {
             s.model_status.set(status.clone());
             LOADED_STATUS.with(|l| l.replace(status.clone()));
         }
-        Event::LoadFailed(e) => {
+        Event::LoadFailed(e) | Event::RerankSkipped(e) => {
             PROGRESS_OF.with(|p| p.set(None));
             s.load_progress.set(None);
             // The reverse model's failure gives back the chosen model's status: that one translates.
-            match e.ends_with(WITHOUT_RERANKING) {
-                true => s.model_status.set(LOADED_STATUS.with(|l| l.borrow().clone())),
-                false => s.model_status.set(String::new()),
+            match event {
+                Event::RerankSkipped(_) => s.model_status.set(LOADED_STATUS.with(|l| l.borrow().clone())),
+                _ => s.model_status.set(String::new()),
             }
             s.model_error.set(Some(e.clone()));
         }
@@ -611,9 +609,8 @@ async fn run_part(lane: &'static str, token: u64, slot: usize, job: Job, watch: 
                     tell(&model, share)
                 }
             }
+            // A model's failure is the job's end, said twice (a reverse model's, RerankSkipped, is a warning).
             Some(Event::LoadFailed(e)) => model_failed = Some(e),
-            // A model's failure is the job's end, said twice; a reverse model's ("translated without
-            // reranking") was only a warning, and a later failure is another matter.
             Some(Event::Failed(e)) => {
                 break Err(model_failed.take().filter(|m| m.ends_with(&e)).map_or(JobError::Failed(e), JobError::Model))
             }

@@ -18,10 +18,6 @@ pub enum SearchChoice {
 pub const ATTENTION_OF_ONE_MODEL: &str =
     "Attention is drawn for one model at a time: choose one of the ensemble's members.";
 
-/// Ends the failure of Best quality's reverse model: the model chosen translated all the same (its
-/// status stays).
-pub const WITHOUT_RERANKING: &str = "; translated without reranking";
-
 /// The narrowest beam Compare's beam column runs: an n-best of fewer is hardly a list.
 pub const COMPARE_MIN_BEAM: usize = 4;
 
@@ -140,6 +136,9 @@ pub enum Event {
     },
     /// The model could not be loaded (the job then fails).
     LoadFailed(String),
+    /// Best quality's reverse model could not be loaded: the job translates on without reranking,
+    /// and the chosen model's status stays.
+    RerankSkipped(String),
     /// The models are ready: `status` says so ("en-de/transformer loaded: weights int8 …").
     Loaded {
         status: String,

@@ -23,7 +23,6 @@ use wgslate_model::Model;
 
 use crate::engine_jobs::{
     settings_of, Backend, Event, Job, Output, Reply, Request, SearchChoice, ATTENTION_OF_ONE_MODEL, COMPARE_MIN_BEAM,
-    WITHOUT_RERANKING,
 };
 use crate::{browser, gpu_engine, models};
 
@@ -99,7 +98,7 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             let reverse = match rerank {
                 true => load_reverse(id, &s.model)
                     .await
-                    .map_err(|e| send(id, Event::LoadFailed(format!("{e}{WITHOUT_RERANKING}"))))
+                    .map_err(|e| send(id, Event::RerankSkipped(format!("{e}; translated without reranking"))))
                     .ok(),
                 false => None,
             };

@@ -54,22 +54,34 @@ fn swap_title(other_way: bool, translating: bool) -> &'static str {
 
 /// Offline, after the chosen model failed to load: which of `entries` translate without a connection
 /// (`ready`: kept in this browser, or held by the engine), so the user need not try them one by one.
-/// One of another direction than `pair` is not in the model list until its languages are chosen.
+/// Those of another direction than `pair` are not in the model list until their languages are chosen.
 pub fn offline_choices(entries: &[CatalogEntry], pair: &str, ready: impl Fn(&str) -> bool) -> String {
+    let named = |e: &&CatalogEntry| format!("{} ({} → {})", e.title, e.source(), e.target());
     let ready: Vec<&CatalogEntry> = entries.iter().filter(|e| ready(&e.name())).collect();
-    let names: Vec<String> = ready.iter().map(|e| format!("{} ({} → {})", e.title, e.source(), e.target())).collect();
-    let elsewhere = ready.iter().any(|e| e.pair != pair);
-    match (&names[..], elsewhere) {
-        ([], _) => {
-            "No model is kept in this browser yet: each one is kept once it has loaded with a connection.".into()
+    let here: Vec<String> = ready.iter().filter(|e| e.pair == pair).map(named).collect();
+    let elsewhere: Vec<String> = ready.iter().filter(|e| e.pair != pair).map(named).collect();
+    let listed = match &here[..] {
+        [] => None,
+        [one] => Some(format!("{one} translates offline: pick it in the model list.")),
+        many => Some(format!("These translate offline: {}; pick one in the model list.", many.join(", "))),
+    };
+    let other_way = match (&elsewhere[..], listed.is_some()) {
+        ([], _) => None,
+        ([one], true) => Some(format!("So does {one}, once its languages are chosen.")),
+        (many, true) => Some(format!("So do {}, once their languages are chosen.", many.join(", "))),
+        ([one], false) => {
+            Some(format!("{one} translates offline: choose its languages, then pick it in the model list."))
         }
-        ([one], false) => format!("{one} translates offline: pick it in the model list."),
-        ([one], true) => format!("{one} translates offline: choose its languages, then pick it in the model list."),
-        (many, false) => format!("These translate offline: {}; pick one in the model list.", many.join(", ")),
-        (many, true) => format!(
+        (many, false) => Some(format!(
             "These translate offline: {}; choose the languages of one, then pick it in the model list.",
             many.join(", ")
-        ),
+        )),
+    };
+    match [listed, other_way].into_iter().flatten().collect::<Vec<_>>() {
+        none if none.is_empty() => {
+            "No model is kept in this browser yet: each one is kept once it has loaded with a connection.".into()
+        }
+        said => said.join(" "),
     }
 }
 
@@ -206,5 +218,10 @@ mod tests {
         );
         assert!(offline_choices(&entries, "de-en", |m| held.contains(&m))
             .ends_with("; choose the languages of one, then pick it in the model list."));
+        // Both: those in the list first.
+        assert_eq!(
+            offline_choices(&entries, "en-de", |m| m == "en-de/gru" || m == "fr-en/transformer"),
+            "GRU + attention (en → de) translates offline: pick it in the model list. So does Transformer (fr → en), once its languages are chosen."
+        );
     }
 }

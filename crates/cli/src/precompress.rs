@@ -70,10 +70,8 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>, failed: &mut Vec<(PathBuf, std::io:
     };
     for entry in entries {
         let found = entry.and_then(|entry| Ok((entry.file_type()?, entry.path())));
-        // Hidden files and folders are not served.
-        let hidden = |path: &Path| path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
         match found {
-            Ok((_, path)) if hidden(&path) => {}
+            Ok((_, path)) if path.file_name().is_some_and(crate::serve::hidden) => {}
             Ok((kind, path)) if kind.is_dir() => files(&path, out, failed),
             Ok((kind, path)) if kind.is_file() && crate::serve::compressible(&path) => out.push(path),
             Ok(_) => {}
@@ -99,13 +97,14 @@ pub fn run(root: &Path) -> Copies {
     let mut paths = Vec::new();
     let mut copies = Copies::default();
     files(root, &mut paths, &mut copies.failed);
-    // In name order, so that what it says comes in the same order each time.
+    // In name order (and what failed too), so that what it says comes in the same order each time.
     paths.sort();
     for path in paths {
         if let Err(e) = copy_file(&path, &mut copies) {
             copies.failed.push((path, e));
         }
     }
+    copies.failed.sort_by(|a, b| a.0.cmp(&b.0));
     copies
 }
 

@@ -50,8 +50,7 @@ fn resolve(root: &Path, url_path: &str) -> Option<Found> {
     let mut path = root.to_path_buf();
     for c in Path::new(clean.trim_start_matches('/')).components() {
         match c {
-            // Hidden files and folders (`.git`, `.env`) are not the app's.
-            Component::Normal(p) if p.to_string_lossy().starts_with('.') => return None,
+            Component::Normal(p) if hidden(p) => return None,
             Component::Normal(p) => path.push(p),
             Component::CurDir => {}
             _ => return None,
@@ -70,6 +69,11 @@ fn resolve(root: &Path, url_path: &str) -> Option<Found> {
     // Only a regular file: reading a named pipe waits for a writer, holding the thread for ever.
     // `/sub` served as `/sub/index.html` would resolve the page's relative links in `/`: it is redirected.
     (real.starts_with(real_root) && real.is_file()).then_some(Found { path, slash_missing: folder && !names_folder })
+}
+
+/// Hidden files and folders (`.git`, `.env`) are not the app's: neither served nor compressed.
+pub fn hidden(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().starts_with(b".")
 }
 
 /// A file `resolve` found for a request path.
@@ -161,7 +165,9 @@ fn byte_range(range: &str, len: usize) -> Option<Result<(usize, usize), ()>> {
         return None;
     }
     let (first, last) = spec.trim().split_once('-')?;
-    let number = |s: &str| s.bytes().all(|b| b.is_ascii_digit()).then(|| s.parse::<u64>().ok()).flatten();
+    // A position past u64 is past the file too (RFC 9110 §14.1.1), not a malformed range.
+    let number =
+        |s: &str| (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().unwrap_or(u64::MAX));
     let wanted = match (first.is_empty(), last.is_empty()) {
         // `bytes=-N`: the last N bytes.
         (true, false) => match number(last)? {
@@ -250,20 +256,21 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
         (_, "GET" | "HEAD", Some((found, _))) if found.slash_missing => {
             let (path, query) =
                 target.split_once('?').map_or((target.as_str(), String::new()), |(p, q)| (p, format!("?{q}")));
-            extra = format!("Location: {path}/{query}\r\n");
+            // One leading slash: `//app/` would be another host's address.
+            extra = format!("Location: /{}/{query}\r\n", path.trim_start_matches('/'));
             ("301 Moved Permanently", "text/plain; charset=utf-8", b"moved\n".to_vec())
         }
         (_, "GET" | "HEAD", Some((found, body))) => {
             let p = found.path;
             let (body, encoding, etag, decoded) = representation(&p, body, &headers, usable);
             extra = format!("ETag: {etag}\r\nVary: Accept-Encoding\r\nAccept-Ranges: bytes\r\n");
-            if let Some(coding) = encoding {
-                // The page's download progress counts decoded bytes.
-                extra += &format!("Content-Encoding: {coding}\r\nX-Decoded-Length: {decoded}\r\n");
-            }
+            // The page's download progress counts decoded bytes.
+            let encoded = encoding
+                .map(|coding| format!("Content-Encoding: {coding}\r\nX-Decoded-Length: {decoded}\r\n"))
+                .unwrap_or_default();
             // If-None-Match compares weakly: W/"x" matches "x" (RFC 9110 13.1.2); If-Range strongly,
-            // and a date there (or another tag) asks for the whole file.
-            let range = (headers.if_range.is_empty() || headers.if_range == etag)
+            // and a date there (or another tag) asks for the whole file. Only a GET takes a range.
+            let range = (method == "GET" && (headers.if_range.is_empty() || headers.if_range == etag))
                 .then(|| byte_range(&headers.range, body.len()))
                 .flatten();
             if headers
@@ -272,14 +279,17 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
                 .map(|t| t.trim())
                 .any(|t| t.trim_start_matches("W/") == etag || t == "*")
             {
+                extra += &encoded;
                 ("304 Not Modified", mime(&p), Vec::new())
             } else if let Some(Ok((first, last))) = range {
-                extra += &format!("Content-Range: bytes {first}-{last}/{}\r\n", body.len());
+                extra += &format!("{encoded}Content-Range: bytes {first}-{last}/{}\r\n", body.len());
                 ("206 Partial Content", mime(&p), body[first..=last].to_vec())
             } else if let Some(Err(())) = range {
+                // Plain text of its own: not the file's encoding.
                 extra += &format!("Content-Range: bytes */{}\r\n", body.len());
                 ("416 Range Not Satisfiable", "text/plain; charset=utf-8", b"range not satisfiable\n".to_vec())
             } else {
+                extra += &encoded;
                 ("200 OK", mime(&p), body)
             }
         }
@@ -413,7 +423,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let connections = Arc::new(Connections::default());
     for stream in listener.incoming().flatten() {
         let (root, usable, place) = (root.clone(), usable.clone(), connections.enter());
-        std::thread::spawn(move || {
+        // No thread to be had (the system's limit): that connection closes, the server goes on.
+        let _ = std::thread::Builder::new().spawn(move || {
             let _ = respond(stream, &root, &usable);
             drop(place);
         });
