@@ -17,6 +17,17 @@ async function blankPage() {
   return { page, errors };
 }
 
+// Every text `selector` has, however briefly, from the next page loaded on: `window.texts`.
+async function recordTexts(page, selector) {
+  await page.addInitScript((selector) => {
+    window.texts = [];
+    new MutationObserver(() => {
+      const t = document.querySelector(selector)?.textContent;
+      if (t !== undefined && window.texts.at(-1) !== t) window.texts.push(t);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  }, selector);
+}
+
 // Holds back a model's weights (a slow line) until `release()`; `requested` resolves on the first
 // request, `count()` says how many were made.
 async function holdWeights(page, model) {
@@ -209,18 +220,12 @@ test('the page says it is loading until the app runs, and says so if the app can
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 50, downloadThroughput: 250_000, uploadThroughput: 250_000 });
-  await page.addInitScript(() => {
-    window.bootTexts = [];
-    new MutationObserver(() => {
-      const t = document.querySelector('[data-testid=boot]')?.textContent;
-      if (t !== undefined && window.bootTexts.at(-1) !== t) window.bootTexts.push(t);
-    }).observe(document, { subtree: true, childList: true, characterData: true });
-  });
+  await recordTexts(page, '[data-testid=boot]');
   await page.click('[data-testid=boot-reload]');
   await page.locator('[data-testid=tr-input]').waitFor({ timeout: 120000 });
   await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
   assert.equal(await boot.count(), 0, 'the loading note goes once the app runs');
-  const texts = await page.evaluate(() => window.bootTexts);
+  const texts = await page.evaluate(() => window.texts);
   const shares = texts.map((t) => /^Loading wgslate… (\d+) % of \d+\.\d MB$/.exec(t)?.[1]).filter(Boolean).map(Number);
   assert.ok(shares.length >= 3 && shares.at(-1) >= 90, texts.join(' | '));
   assert.deepEqual(shares, [...shares].sort((a, b) => a - b), 'the share only grows');
@@ -278,21 +283,14 @@ test('after an ensemble, a model that fails to load leaves the backend label wit
 
 test('before its model\'s first news a translation says the model is loading, not "Translating 0/1"', async () => {
   const { page, errors } = await blankPage();
-  // Every text the status had, however briefly.
-  await page.addInitScript(() => {
-    window.statuses = [];
-    new MutationObserver(() => {
-      const t = document.querySelector('[data-testid=tr-status]')?.textContent;
-      if (t !== undefined && window.statuses.at(-1) !== t) window.statuses.push(t);
-    }).observe(document, { subtree: true, childList: true, characterData: true });
-  });
+  await recordTexts(page, '[data-testid=tr-status]');
   const hold = await holdWeights(page, 'en-de/gru');
   await page.goto(rig.url + '#translate?backend=cpu&model=en-de%2Fgru&text=' + encodeURIComponent('A dog runs.'));
   await hold.requested;
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-status]')?.textContent === 'Waiting for the model to download…');
   hold.release();
   await done(page);
-  const statuses = (await page.evaluate(() => window.statuses)).filter((t) => t !== '');
+  const statuses = (await page.evaluate(() => window.texts)).filter((t) => t !== '');
   const news = statuses.indexOf('Waiting for the model to download…');
   assert.ok(news >= 0, statuses.join(' | '));
   assert.deepEqual(statuses.slice(0, news).filter((t) => /^Translating/.test(t)), [], statuses.join(' | '));
