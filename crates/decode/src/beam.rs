@@ -122,9 +122,21 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
     let mut step = 0usize;
     while !rows.is_empty() {
         let inputs: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();
-        let constrained =
-            cfg.no_repeat_ngram > 0 || rows.iter().any(|&(s, _)| step < cfg.limits.min_len_for(sents[s].source_len));
-        let (candidates, attention) = if constrained {
+        let eos_banned = |s: usize| step < cfg.limits.min_len_for(sents[s].source_len);
+        // A ban on repeated n-grams needs each row's every log-probability; one on EOS alone (the
+        // first step, or `min_len`) only one candidate more, so the device still picks them.
+        let (candidates, attention) = if cfg.no_repeat_ngram == 0 {
+            let banning = rows.iter().any(|&(s, _)| eos_banned(s));
+            let wanted = if banning { (k + 1).min(vocab) } else { k };
+            let out = model.step_top_k(&inputs, wanted, want_attention).await?;
+            let cands = out
+                .candidates
+                .into_iter()
+                .zip(&rows)
+                .map(|(row, &(s, _))| row.into_iter().filter(|c| !(eos_banned(s) && c.0 == eos)).take(k).collect())
+                .collect();
+            (cands, out.attention)
+        } else {
             let out = model.step(&inputs, want_attention).await?;
             let cands = out
                 .log_probs
@@ -135,16 +147,13 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
                     for b in banned_by_ngram(&sents[s].live[h].tokens, cfg.no_repeat_ngram) {
                         row[b as usize] = f32::NEG_INFINITY;
                     }
-                    if step < cfg.limits.min_len_for(sents[s].source_len) {
+                    if eos_banned(s) {
                         row[eos as usize] = f32::NEG_INFINITY;
                     }
                     top_k(&row, k).into_iter().filter(|c| c.1.is_finite()).collect::<Vec<_>>()
                 })
                 .collect::<Vec<_>>();
             (cands, out.attention)
-        } else {
-            let out = model.step_top_k(&inputs, k, want_attention).await?;
-            (out.candidates, out.attention)
         };
         let mut next_rows = Vec::new();
         let mut parents = Vec::new();

@@ -251,6 +251,30 @@ fn no_repeat_ngram_and_min_length_are_respected() {
     }
 }
 
+/// A ban on EOS alone (the first step, `min_len`) takes the k + 1 best a device picks, not every
+/// log-probability (which cost beam search 2.2 KB of readback a token): the same n-best as the
+/// full rows, which a no-repeat size that no output reaches makes the search read.
+#[test]
+fn an_eos_ban_on_the_top_k_gives_the_full_rows_n_best() {
+    let sources: Vec<Vec<u32>> = (0..5).map(|i| vec![30 + i, 40 + i, 50]).chain([vec![9]]).collect();
+    for min_len in [0, 1, 3] {
+        for beam in [1, 2, 3, 5] {
+            let limits = LengthLimits { a: 0.0, b: 8, min_len };
+            let cfg = BeamConfig { beam, nbest: beam, limits, ..Default::default() };
+            let full = BeamConfig { no_repeat_ngram: 50, ..cfg.clone() };
+            let (top, rows) = (
+                beam_search(&mut toy(50), &sources, &cfg).unwrap(),
+                beam_search(&mut toy(50), &sources, &full).unwrap(),
+            );
+            for (a, b) in top.iter().zip(&rows) {
+                let tokens = |h: &[Hypothesis]| h.iter().map(|h| h.tokens.clone()).collect::<Vec<_>>();
+                assert_eq!(tokens(a), tokens(b), "beam {beam}, min_len {min_len}");
+                assert!(a.iter().zip(b).all(|(x, y)| (x.score - y.score).abs() < 1e-6));
+            }
+        }
+    }
+}
+
 #[test]
 fn samples_follow_the_model_distribution() {
     // One step from a fixed prefix: the first token's empirical distribution against the model's.

@@ -142,4 +142,12 @@ fn a_decoder_step_costs_what_the_readme_says() {
     assert_eq!(c.dispatches, 53, "the README's figure for the shipped Transformer");
     assert_eq!(c.submissions, 2, "the step, and the copy for the readback");
     assert_eq!(c.bytes_read, 2 * 4 * 8, "2 rows × 4 candidates × (index, value)");
+    // A whole beam search reads back less than one row of log-probabilities: its first step, which
+    // bans EOS, read every one (32 KB for this model, 2.2 KB a token in the README's bench).
+    let search = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
+    let mut stepper = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
+    let before = gpu.cost();
+    translate_with(&mut stepper, &model, &test_sentences(1), &search, 1, false).unwrap();
+    let read = (gpu.cost() - before).bytes_read;
+    assert!(read < 4 * cfg.vocab_size as u64, "{read} bytes read back by a beam search of one sentence");
 }
