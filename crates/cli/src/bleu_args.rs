@@ -85,7 +85,8 @@ pub const VERSION: &str = concat!("wgslate bleu ", env!("CARGO_PKG_VERSION"), " 
 pub const USAGE: &str = "usage: wgslate bleu REF [REF ...] [-i HYP [HYP ...]] [-m {bleu,chrf,ter} ...] [-tok {13a,intl,zh,char,none}] [-lc]
        [-s {none,floor,add-k,exp}] [-sv X] [--force] [-sl] [-cc N] [-cw N] [--chrf-beta N] [--chrf-whitespace]
        [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct]
-       [--ter-asian-support] [-ci] [-cin N] [-pbs] [-pbsn N] [-nr N] [-w N] [-f {json,text,latex}] [-b] [-sh] [-q] [-nc]";
+       [--ter-asian-support] [-ci] [-cin N] [-pbs] [-pbsn N] [-nr N] [-w N] [-f {json,text,latex}] [-b] [-sh] [-q] [-nc]
+       [-e ENCODING] [-l SRC-TGT] [-d] [-j N] [-V]   (sacreBLEU 2.6.0's own; -t/--test-set is refused: no downloads)";
 
 const FORMATS: [&str; 3] = ["json", "text", "latex"];
 
