@@ -692,10 +692,9 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
                 <div class="line-detail" data-testid="bleu-line-detail">
                     <h4>{format!("Line {}", i + 1)}</h4>
                     <p class="tokens">
-                        // The order is written beside the colour, for those who cannot tell the colours apart
-                        // (or hear them).
+                        // The order is written beside the colour (by CSS, ::after, so that a copied line has no
+                        // digits in it), for those who cannot tell the colours apart or hear them.
                         {tokens.into_iter().zip(orders).map(|(t, o)| view! {
-                            // Drawn by CSS (::after), so that a copied line has no digits in it.
                             <span class=format!("tok m{o}") data-order=(o > 0).then(|| o.to_string()) title=format!("longest matched n-gram: {o}")>{t}</span>" "
                         }).collect_view()}
                     </p>

@@ -82,7 +82,8 @@ impl Default for BleuArgs {
 /// `wgslate bleu --version`: sacreBLEU's flag, answered with what this is.
 pub const VERSION: &str = concat!("wgslate bleu ", env!("CARGO_PKG_VERSION"), " (scores as sacreBLEU 2.6.0 does)");
 
-pub const USAGE: &str = "usage: wgslate bleu REF [REF ...] [-i HYP [HYP ...]] [-m {bleu,chrf,ter} ...] [-tok {13a,intl,zh,char,none}] [-lc]
+pub const USAGE: &str =
+    "usage: wgslate bleu REF [REF ...] [-i HYP [HYP ...]] [-m {bleu,chrf,ter} ...] [-tok {13a,intl,zh,char,none}] [-lc]
        [-s {none,floor,add-k,exp}] [-sv X] [--force] [-sl] [-cc N] [-cw N] [--chrf-beta N] [--chrf-whitespace]
        [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct]
        [--ter-asian-support] [-ci] [-cin N] [-pbs] [-pbsn N] [-nr N] [-w N] [-f {json,text,latex}] [-b] [-sh] [-q] [-nc]
