@@ -89,6 +89,11 @@ fn export_png(h: &Heatmap) {
     }
 }
 
+/// Whether `model` is an ensemble, which has no single attention map.
+fn is_ensemble(shared: &Shared, model: &str) -> bool {
+    shared.model_entries.with(|e| catalog::find(e, model).is_some_and(|m| !m.members.is_empty()))
+}
+
 #[component]
 pub fn AttentionPage() -> impl IntoView {
     let shared = expect_context::<Shared>();
@@ -115,7 +120,13 @@ pub fn AttentionPage() -> impl IntoView {
             error.set(None);
             stopped.set(false);
             // A map left under an error would read as the answer to the request that failed.
+            // An ensemble is refused at once, not after the download of all its members.
+            let ensemble = is_ensemble(&shared, &s.model);
             let sentence = match first_sentence(&shared) {
+                Ok(_) if ensemble => Err(ATTENTION_OF_ONE_MODEL.to_string()),
+                found => found,
+            };
+            let sentence = match sentence {
                 Ok(s) => s,
                 Err(e) => {
                     loaded.set(None);
@@ -316,8 +327,7 @@ pub fn AttentionPage() -> impl IntoView {
             <p class="hint">"The first sentence of the Translate view, translated with its model and settings. Cross-attention rows are output tokens and columns source tokens; the self-attention maps are described in the Map menu. Hover or tap a cell (or focus the map and use the arrow keys) to follow its row and column."</p>
             // aria-disabled, not disabled: a disabled button drops the keyboard focus (and a screen reader's place).
             <p data-testid="att-plan">{move || {
-                let model = shared.settings.with(|s| s.model.clone());
-                let ensemble = shared.model_entries.with(|e| catalog::find(e, &model).is_some_and(|m| !m.members.is_empty()));
+                let ensemble = is_ensemble(&shared, &shared.settings.with(|s| s.model.clone()));
                 match what_runs(&shared, &shared.settings.with(|s| s.search_label())) {
                     None => "No sentence yet: type one in the Translate view.".into(),
                     Some(plan) if ensemble => format!("{plan}. {ATTENTION_OF_ONE_MODEL}"),

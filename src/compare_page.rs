@@ -271,7 +271,7 @@ pub fn ComparePage() -> impl IntoView {
                 };
                 let save2 = save.clone();
                 view! {
-                    <p class="source" class:stale=stale>"Source: "{src}<span class="meta" data-testid="cmp-model">{format!(" · {model}")}</span></p>
+                    <p class="source" class:stale=stale>"Source: "<bdi>{src}</bdi><span class="meta" data-testid="cmp-model">{format!(" · {model}")}</span></p>
                     {notes.into_iter().map(|n| view! { <p class="hint" data-testid="cmp-note">{n}</p> }).collect_view()}
                     <div class="export">
                         <button data-testid="cmp-export-tsv" title=tsv::TSV_TITLE on:click=move |_| save(false)>"Export TSV"</button>

@@ -108,7 +108,8 @@ pub fn what_runs(shared: &Shared, search: &str) -> Option<String> {
     };
     shared.model_entries.track();
     let model = shared.model_title(&shared.settings.with(|s| s.model.clone()));
-    Some(format!("“{shown}” with {model}, {search}"))
+    // Isolated (FSI … PDI): a right-to-left mark in the sentence turned the whole line around.
+    Some(format!("“\u{2068}{shown}\u{2069}” with {model}, {search}"))
 }
 
 fn first_sentence_of(text: &str) -> Option<String> {
@@ -866,8 +867,13 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 problem.set(None);
             }
         };
-        // The arrows of the box stop at the validator's limits instead of stepping past them.
-        let (min, max) = wgslate_decode::settings::bounds(key).map_or((None, None), |(lo, hi)| (Some(lo), Some(hi)));
+        // The arrows of the box stop at the validator's limits instead of stepping past them. The
+        // lowest a multiple of the step: min is where the steps count from, and 0.01 with a step of 0.1
+        // made the default 1 an invalid value (and its arrows gave 1.01).
+        let bounds = wgslate_decode::settings::bounds(key);
+        let step_size: f64 = step.parse().unwrap_or(1.0);
+        let min = bounds.map(|(lo, _)| ((lo / step_size).ceil() * step_size * 1e6).round() / 1e6);
+        let max = bounds.map(|(_, hi)| hi);
         // The boxes shown by a symbol beside their group's label have a name in words.
         let spoken = match key {
             "lp" => Some("Length penalty α"),

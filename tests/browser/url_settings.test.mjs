@@ -58,14 +58,17 @@ test('a link to Compare or Attention shows the sentence, model and search it wil
   const page = await openPage(rig.browser, rig.url + '#compare?backend=cpu&beam=2&text=' + encodeURIComponent('A man rides a bike. A dog runs.'), errors);
   const plan = page.locator('[data-testid=cmp-plan]');
   await page.waitForFunction(() => /Transformer/.test(document.querySelector('[data-testid=cmp-plan]')?.textContent ?? ''));
-  assert.match(await plan.textContent(), /^“A man rides a bike\.” with Transformer[^,]*, greedy, beam 4 \(the Translate view's beam 2, raised to 4\) and a sample$/);
+  assert.match(await plan.textContent(), /^“\u2068A man rides a bike\.\u2069” with Transformer[^,]*, greedy, beam 4 \(the Translate view's beam 2, raised to 4\) and a sample$/);
   await page.click('[data-testid=nav-attention]');
-  assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“A man rides a bike\.” with Transformer[^,]*, beam 2$/);
+  assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“\u2068A man rides a bike\.\u2069” with Transformer[^,]*, beam 2$/);
   // An ensemble has no single map: the plan says so before a run is refused.
   await page.click('[data-testid=nav-translate]');
   await page.selectOption('[data-testid=tr-model]', 'en-de/ensemble');
   await page.click('[data-testid=nav-attention]');
-  assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“A man rides a bike\.” with Transformer ×2[^,]*, beam 2\. Attention is drawn for one model at a time: choose one of the ensemble's members\.$/);
+  assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“\u2068A man rides a bike\.\u2069” with Transformer ×2[^,]*, beam 2\. Attention is drawn for one model at a time: choose one of the ensemble's members\.$/);
+  // And a run says it at once (it downloaded every member first, saying nothing for a while).
+  await page.click('[data-testid=att-run]');
+  await page.waitForFunction(() => /^Attention is drawn for one model at a time/.test(document.querySelector('[data-testid=att-error]')?.textContent ?? ''), null, { timeout: 5000 });
   await page.click('[data-testid=nav-translate]');
   await page.fill('[data-testid=tr-input]', '');
   await page.click('[data-testid=nav-attention]');
@@ -209,4 +212,25 @@ test('a settings message goes once the box holds a good value, and the evaluatio
   await page.locator('[data-testid=eval-count]').blur();
   await page.locator('[data-testid=eval-count-error]').waitFor({ state: 'detached' });
   assert.deepEqual(errors, []);
+});
+
+test('every settings box starts valid and its arrows reach round values; a right-to-left mark stays inside its quotes', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu&text=' + encodeURIComponent('\u202Edogs run. Next one.'), errors);
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
+  // Temperature and top-p counted their steps from 0.01: the default 1 was invalid, and ↑ gave 1.01.
+  const invalid = await page.evaluate(() => [...document.querySelectorAll('.settings input[type=number]')].filter((e) => !e.validity.valid).map((e) => `${e.dataset.testid}=${e.value}`));
+  assert.deepEqual(invalid, []);
+  await page.focus('[data-testid=tr-temperature]');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await page.inputValue('[data-testid=tr-temperature]'), '1.1');
+  await page.focus('[data-testid=tr-top-p]');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.inputValue('[data-testid=tr-top-p]'), '0.95');
+  // The sentence is isolated (FSI … PDI): its override mark turned the whole plan line around.
+  await page.click('[data-testid=nav-compare]');
+  await page.waitForFunction(() => /Transformer/.test(document.querySelector('[data-testid=cmp-plan]')?.textContent ?? ''));
+  assert.ok((await page.locator('[data-testid=cmp-plan]').textContent()).startsWith('“\u2068\u202Edogs run.\u2069” with '));
+  assert.deepEqual(errors, []);
+  await page.close();
 });
