@@ -219,6 +219,7 @@ test('every settings box starts valid and its arrows reach round values; a right
   const page = await openPage(rig.browser, rig.url + '#translate?backend=cpu&text=' + encodeURIComponent('\u202Edogs run. Next one.'), errors);
   await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
   // Temperature and top-p counted their steps from 0.01: the default 1 was invalid, and ↑ gave 1.01.
+  await page.waitForFunction(() => document.querySelector('[data-testid=tr-temperature]')?.value === '1');
   const invalid = await page.evaluate(() => [...document.querySelectorAll('.settings input[type=number]')].filter((e) => !e.validity.valid).map((e) => `${e.dataset.testid}=${e.value}`));
   assert.deepEqual(invalid, []);
   await page.focus('[data-testid=tr-temperature]');
