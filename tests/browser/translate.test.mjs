@@ -379,8 +379,9 @@ test('the settings\' number boxes stop at the limits the link and the CLI accept
     const box = document.querySelector(`[data-testid=${id}]`);
     return [id, [box.min, box.max]];
   })));
-  // The ranges of the validator the link and `wgslate translate` share (crates/decode/src/settings.rs).
-  assert.deepEqual(limits, { 'tr-beam': ['1', '16'], 'tr-top-p': ['0.01', '1'], 'tr-max-b': ['0', '200'], 'tr-temperature': ['0.01', '10'] });
+  // The ranges of the validator the link and `wgslate translate` share (crates/decode/src/settings.rs),
+  // the lowest rounded up to a multiple of the box's step (0.01 made the default 1 invalid; typed, 0.01 is taken).
+  assert.deepEqual(limits, { 'tr-beam': ['1', '16'], 'tr-top-p': ['0.05', '1'], 'tr-max-b': ['0', '200'], 'tr-temperature': ['0.1', '10'] });
   await page.focus('[data-testid=tr-beam]');
   await page.keyboard.press('ArrowUp');
   await page.locator('[data-testid=tr-beam]').dispatchEvent('change');
