@@ -119,13 +119,13 @@ pub fn AttentionPage() -> impl IntoView {
             let s = shared.settings.get_untracked();
             error.set(None);
             stopped.set(false);
-            // A map left under an error would read as the answer to the request that failed.
             // An ensemble is refused at once, not after the download of all its members.
             let ensemble = is_ensemble(&shared, &s.model);
             let sentence = match first_sentence(&shared) {
                 Ok(_) if ensemble => Err(ATTENTION_OF_ONE_MODEL.to_string()),
                 found => found,
             };
+            // A map left under an error would read as the answer to the request that failed.
             let sentence = match sentence {
                 Ok(s) => s,
                 Err(e) => {
