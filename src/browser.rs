@@ -351,24 +351,20 @@ pub fn focus(selector: &str) {
     }
 }
 
+fn active_element() -> Option<web_sys::Element> {
+    web_sys::window().and_then(|w| w.document()).and_then(|d| d.active_element())
+}
+
 /// Whether the keyboard focus is nowhere (on the page itself): the element that held it has gone.
 pub fn focus_lost() -> bool {
-    let document = web_sys::window().and_then(|w| w.document());
-    let active = document.as_ref().and_then(|d| d.active_element());
-    active.is_none() || active.map(|a| a.tag_name()) == Some("BODY".into())
+    active_element().is_none_or(|a| a.tag_name() == "BODY")
 }
 
 /// Whether the keyboard focus is inside the first element `selector` names: a part of the page
 /// about to be drawn again would take the focus with it, to the top of the page.
 pub fn focus_within(selector: &str) -> bool {
-    let document = web_sys::window().and_then(|w| w.document());
-    let (Some(active), Some(area)) = (
-        document.as_ref().and_then(|d| d.active_element()),
-        document.as_ref().and_then(|d| d.query_selector(selector).ok().flatten()),
-    ) else {
-        return false;
-    };
-    area.contains(Some(&active))
+    let area = web_sys::window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten());
+    area.zip(active_element()).is_some_and(|(area, active)| area.contains(Some(&active)))
 }
 
 /// Asks the user `question` in the browser's own dialog; false when declined (or no dialog can be shown).

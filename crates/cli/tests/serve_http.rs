@@ -67,6 +67,15 @@ fn send(port: u16, request: &[u8]) -> Response {
     r
 }
 
+/// An empty folder of this test's own under the system's temporary one (two tests that shared a
+/// name removed each other's files when run side by side).
+fn fresh_dir(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("wgslate-serve-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn gunzip(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(b).read_to_end(&mut out).unwrap();
@@ -81,8 +90,7 @@ fn unbrotli(b: &[u8]) -> Vec<u8> {
 
 #[test]
 fn serves_the_smallest_accepted_encoding_with_etags_and_304s() {
-    let dir = std::env::temp_dir().join(format!("wgslate-serve-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("encodings");
     std::fs::create_dir_all(dir.join("models")).unwrap();
     let js: Vec<u8> = (0..4000).flat_map(|i| format!("let x{i} = {};\n", i % 7).into_bytes()).collect();
     let weights: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8 & 0x0f).collect();
@@ -137,8 +145,7 @@ fn serves_the_smallest_accepted_encoding_with_etags_and_304s() {
 
 #[test]
 fn escaped_names_are_served_links_are_not_written_through_and_foreign_copies_are_not_sent() {
-    let base = std::env::temp_dir().join(format!("wgslate-serve-odd-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let base = fresh_dir("links");
     let (dir, outside) = (base.join("site"), base.join("outside"));
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::create_dir_all(&outside).unwrap();
@@ -189,9 +196,7 @@ fn escaped_names_are_served_links_are_not_written_through_and_foreign_copies_are
 
 #[test]
 fn requests_that_are_not_http_get_400_and_a_file_is_not_a_folder() {
-    let dir = std::env::temp_dir().join(format!("wgslate-serve-bad-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("bad");
     std::fs::write(dir.join("index.html"), "<!doctype html><p>hi</p>").unwrap();
     let server = start(&dir);
     let port = server.1;
@@ -238,8 +243,7 @@ fn requests_that_are_not_http_get_400_and_a_file_is_not_a_folder() {
 /// it waited for a writer for ever); a 405 says what is allowed; `Q=0` refuses a coding as `q=0` does.
 #[test]
 fn what_cannot_be_compressed_or_read_is_no_stop_and_a_pipe_no_hang() {
-    let dir = std::env::temp_dir().join(format!("wgslate-serve-odd-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("uncompressible");
     std::fs::create_dir_all(dir.join("app.js.br.partial/in-the-way")).unwrap();
     // Several in one folder, for one reason (a read-only folder, as root cannot make one): one line.
     for blocked in ["a.js.br.partial", "a.js.gz.partial", "b.js.br.partial", "c.js.br.partial"] {
@@ -304,8 +308,7 @@ fn what_cannot_be_compressed_or_read_is_no_stop_and_a_pipe_no_hang() {
 /// interrupted download resumes (curl's `-C -` checks that against a client we did not write).
 #[test]
 fn hidden_files_folders_without_slash_and_byte_ranges() {
-    let dir = std::env::temp_dir().join(format!("wgslate-serve-range-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh_dir("range");
     for sub in [".git", "app", "empty", "models"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
@@ -405,9 +408,7 @@ fn hidden_files_folders_without_slash_and_byte_ranges() {
 /// does not start a thread each: at most 64 are served at once, the rest wait.
 #[test]
 fn slow_and_crowding_clients_hold_no_more_than_their_share() {
-    let dir = std::env::temp_dir().join(format!("wgslate-serve-slow-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("slow");
     std::fs::write(dir.join("index.html"), "<p>hi</p>").unwrap();
     let server = start(&dir);
     let port = server.1;
