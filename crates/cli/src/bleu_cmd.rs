@@ -60,7 +60,6 @@ pub fn read_text(path: &str, encoding: Encoding) -> Result<String, String> {
     encoding.decode(path, read_bytes(path)?)
 }
 
-/// A file's bytes; a name ending in .gz is gunzipped.
 /// All of standard input's bytes.
 pub fn read_standard_input() -> Result<Vec<u8>, String> {
     use std::io::Read;
@@ -69,6 +68,7 @@ pub fn read_standard_input() -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// A file's bytes; a name ending in .gz is gunzipped.
 pub fn read_bytes(path: &str) -> Result<Vec<u8>, String> {
     let mut bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     // An empty file is empty text, as Python's gzip.open reads it.
