@@ -5,12 +5,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 /// A property of the global object (the window in the page, the scope in a worker).
-fn global_property(name: &str) -> JsValue {
+pub fn global_property(name: &str) -> JsValue {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// Calls the global `name` function (`fetch`, `setTimeout`) with `args`, in the page or a worker.
-fn call_global(name: &str, args: &js_sys::Array) -> Result<JsValue, String> {
+pub fn call_global(name: &str, args: &js_sys::Array) -> Result<JsValue, String> {
     let f: js_sys::Function = global_property(name).dyn_into().map_err(|_| format!("no {name} here"))?;
     f.apply(&js_sys::global(), args).map_err(js_error)
 }
@@ -166,128 +166,11 @@ pub fn push_location_hash(hash: &str) {
     }
 }
 
-/// Fetches a URL's bytes, reporting (bytes so far, total if known) as chunks arrive.
-pub async fn fetch_bytes(url: &str, progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, String> {
-    fetch_bytes_until(url, None, progress).await
-}
-
-/// The request header naming a download that may be stopped, and the channel on which its stop is
-/// said (www/sw.js listens).
-const DOWNLOAD_HEADER: &str = "x-wgslate-download";
-const DOWNLOADS_CHANNEL: &str = "wgslate-downloads";
-
-/// `fetch_bytes` that stops, with an error, once `signal` is aborted.
-pub async fn fetch_bytes_until(
-    url: &str,
-    signal: Option<&web_sys::AbortSignal>,
-    mut progress: impl FnMut(u64, Option<u64>),
-) -> Result<Vec<u8>, String> {
-    let init = js_sys::Object::new();
-    // The service worker's own download for this one, named so that it can be stopped too: Chromium
-    // does not tell a service worker that the page gave up a fetch, and it fetched on for its cache.
-    let download = format!("{:016x}", (js_sys::Math::random() * 9e15) as u64);
-    if let Some(signal) = signal {
-        js_sys::Reflect::set(&init, &JsValue::from_str("signal"), signal).map_err(js_error)?;
-        let headers = js_sys::Object::new();
-        js_sys::Reflect::set(&headers, &JsValue::from_str(DOWNLOAD_HEADER), &JsValue::from_str(&download))
-            .map_err(js_error)?;
-        js_sys::Reflect::set(&init, &JsValue::from_str("headers"), &headers).map_err(js_error)?;
-    }
-    let promise: js_sys::Promise = call_global("fetch", &js_sys::Array::of2(&JsValue::from_str(url), &init))?.into();
-    let failed = |received: Option<u64>, e: JsValue| match signal {
-        Some(s) if s.aborted() => {
-            if let Ok(channel) = web_sys::BroadcastChannel::new(DOWNLOADS_CHANNEL) {
-                let _ = channel.post_message(&JsValue::from_str(&download));
-                channel.close();
-            }
-            format!("{url}: the download stopped, as no job needs it any more")
-        }
-        _ => download_error(url, received, e),
-    };
-    let resp: web_sys::Response =
-        JsFuture::from(promise).await.map_err(|e| failed(None, e))?.dyn_into().map_err(js_error)?;
-    if !resp.ok() {
-        return Err(format!("{url}: {}", http_problem(resp.status())));
-    }
-    // With Content-Encoding the length counts compressed bytes while the reader yields decoded
-    // ones; `wgslate serve` then names the decoded length.
-    let header = |name: &str| resp.headers().get(name).ok().flatten();
-    // None of the files fetched is a page: a network's sign-in page answers in their place.
-    if header("content-type").is_some_and(|t| t.starts_with("text/html")) {
-        // Unread, the answer would stay open (and the service worker's stream with it).
-        if let Some(body) = resp.body() {
-            let _ = body.cancel();
-        }
-        return Err(format!("{url}: the server sent a web page instead of this file (a network's sign-in page?)"));
-    }
-    let length = if header("content-encoding").is_some() { "x-decoded-length" } else { "content-length" };
-    let total = header(length).and_then(|v| v.parse::<u64>().ok());
-    let body = resp.body().ok_or_else(|| format!("{url}: empty response"))?;
-    let reader: web_sys::ReadableStreamDefaultReader =
-        body.get_reader().dyn_into().map_err(|_| format!("{url}: cannot read the response"))?;
-    let mut bytes = Vec::with_capacity(total.unwrap_or(0) as usize);
-    loop {
-        let chunk = JsFuture::from(reader.read()).await.map_err(|e| failed(Some(bytes.len() as u64), e))?;
-        let done =
-            js_sys::Reflect::get(&chunk, &JsValue::from_str("done")).map_err(js_error)?.as_bool().unwrap_or(true);
-        if done {
-            break;
-        }
-        let value = js_sys::Reflect::get(&chunk, &JsValue::from_str("value")).map_err(js_error)?;
-        bytes.extend(js_sys::Uint8Array::new(&value).to_vec());
-        progress(bytes.len() as u64, total);
-    }
-    Ok(bytes)
-}
-
-/// What an HTTP error status means for a file the page needs.
-fn http_problem(status: u16) -> String {
-    match status {
-        404 | 410 => format!("the server has no such file (HTTP {status})"),
-        500..=599 => format!("the server had a problem (HTTP {status}); try again later"),
-        _ => format!("the server refused it (HTTP {status})"),
-    }
-}
-
 /// False when the browser knows it has no network (`navigator.onLine`; a true is no promise).
 pub fn online() -> bool {
     let navigator = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("navigator")).ok();
     let online = navigator.and_then(|n| js_sys::Reflect::get(&n, &JsValue::from_str("onLine")).ok());
     online.and_then(|v| v.as_bool()) != Some(false)
-}
-
-/// Said of every download that failed for want of a connection (whatever the browser says: offline
-/// or not): the Translate view then names the models that translate without one.
-pub const DOWNLOAD_FAILED: &str = "the download failed";
-
-/// A download that failed on the way (no answer, or the connection dropped mid-file after
-/// `received` bytes), naming the file; offline, it says so, since only files kept for offline use
-/// load then. The browser's own words ("Failed to fetch", "network error") tell the user nothing
-/// more: they go to the console.
-fn download_error(url: &str, received: Option<u64>, e: JsValue) -> String {
-    web_sys::console::warn_1(&JsValue::from_str(&format!("{url}: {}", js_error(e))));
-    if !online() {
-        // A model's file names the model: that is what the user chose and can keep.
-        let model = url.strip_prefix("models/").and_then(|p| p.rsplit_once('/')).map(|(m, _)| m);
-        return match model {
-            Some(m) => {
-                format!("you are offline, and {m} is not kept for offline use (no {url}): reconnect and try again")
-            }
-            None => {
-                format!("{url}: you are offline and this file is not kept for offline use; reconnect and try again")
-            }
-        };
-    }
-    let how = match received {
-        None => "no answer from the server".to_string(),
-        Some(n) if n < 100_000 => format!("the connection dropped after {} kB", n / 1000),
-        Some(n) => format!("the connection dropped after {:.1} MB", n as f64 / 1e6),
-    };
-    format!("{url}: {DOWNLOAD_FAILED} ({how}); check the connection and try again")
-}
-
-pub async fn fetch_text(url: &str) -> Result<String, String> {
-    String::from_utf8(fetch_bytes(url, |_, _| {}).await?).map_err(|_| format!("{url} is not UTF-8"))
 }
 
 /// The browser's default WebGPU adapter, as the page names and judges it.
@@ -432,15 +315,5 @@ pub fn download_text(name: &str, text: &str, mime: &str) {
     opts.set_type(mime);
     if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) {
         download(name, &blob);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn http_errors_say_whose_problem_they_are() {
-        assert_eq!(super::http_problem(404), "the server has no such file (HTTP 404)");
-        assert_eq!(super::http_problem(503), "the server had a problem (HTTP 503); try again later");
-        assert_eq!(super::http_problem(403), "the server refused it (HTTP 403)");
     }
 }

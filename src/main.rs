@@ -6,6 +6,7 @@ mod attention_page;
 mod bleu_page;
 mod browser;
 mod compare_page;
+mod download;
 mod engine_client;
 mod engine_jobs;
 mod engine_worker;

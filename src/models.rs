@@ -8,10 +8,10 @@ use std::sync::Arc;
 use wgslate_model::catalog::{self, CatalogEntry};
 use wgslate_model::Model;
 
-use crate::{browser, engine_worker};
+use crate::{browser, download, engine_worker};
 
 pub async fn load_index() -> Result<Vec<CatalogEntry>, String> {
-    catalog::parse(&browser::fetch_text("models/index.json").await?)
+    catalog::parse(&download::fetch_text("models/index.json").await?)
 }
 
 /// The index, fetched once per worker.
@@ -154,9 +154,9 @@ async fn fetch_and_build(
     let base = format!("models/{name}");
     // "Loading …" shows from the first request, not only once the weights start to arrive.
     progress(0.0);
-    let config = browser::fetch_bytes_until(&format!("{base}/config.json"), signal, |_, _| {}).await?;
-    let tokenizer = browser::fetch_bytes_until(&format!("{base}/tokenizer.json"), signal, |_, _| {}).await?;
-    let weights = browser::fetch_bytes_until(&format!("{base}/model.safetensors"), signal, |got, total| {
+    let config = download::fetch_bytes_until(&format!("{base}/config.json"), signal, |_, _| {}).await?;
+    let tokenizer = download::fetch_bytes_until(&format!("{base}/tokenizer.json"), signal, |_, _| {}).await?;
+    let weights = download::fetch_bytes_until(&format!("{base}/model.safetensors"), signal, |got, total| {
         progress(total.map_or(0.0, |t| got as f64 / t as f64))
     })
     .await?;

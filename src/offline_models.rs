@@ -6,18 +6,26 @@ use std::collections::HashSet;
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::prelude::Closure;
+use wasm_bindgen::prelude::{Closure, JsValue};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wgslate_model::catalog::CatalogEntry;
 
 use crate::browser::{self, js_error};
 
-/// The Cache API cache www/sw.js writes.
-const CACHE: &str = "wgslate";
+/// The Cache API cache www/sw.js writes (and `download` puts a resumed download in).
+pub const CACHE: &str = "wgslate";
 const FILES: [&str; 3] = ["config.json", "tokenizer.json", "model.safetensors"];
 /// Where a tab's Remove tells the page's other tabs to look at the cache again.
 const CHANGED_CHANNEL: &str = "wgslate-offline";
+
+/// Tells the pages that a file was kept (they list the kept models anew), as www/sw.js does.
+pub fn tell_kept() {
+    if let Ok(channel) = web_sys::BroadcastChannel::new(CHANGED_CHANNEL) {
+        let _ = channel.post_message(&JsValue::from_str("kept"));
+        channel.close();
+    }
+}
 
 thread_local! {
     /// The models this page asked the service worker to keep.

@@ -9,7 +9,6 @@ use wgslate_model::catalog::{self, language_name, CatalogEntry};
 use wgslate_model::language;
 use wgslate_model::sentences::{joined, split_sentences};
 
-use crate::browser;
 use crate::engine_client::{self, Ended, JobError, Ticket};
 use crate::engine_jobs::{Event, Job, SearchChoice};
 use crate::figures::{self, grouped};
@@ -19,6 +18,7 @@ use crate::language_picker::{direction, offline_choices, pair, LanguagePicker};
 use crate::model_download::{waiting_status, ModelDownload};
 use crate::offline_models::OfflineModels;
 use crate::settings::Settings;
+use crate::{browser, download};
 
 pub const MAX_INPUT_CHARS: usize = 5000;
 
@@ -247,8 +247,8 @@ async fn translate_text(
 /// test_2016_flickr's (source, reference) pairs for a direction; none if either file is missing.
 async fn test_set_pairs((s, t): &(String, String)) -> Vec<(String, String)> {
     match (
-        browser::fetch_text(&format!("data/test_2016_flickr.{s}")).await,
-        browser::fetch_text(&format!("data/test_2016_flickr.{t}")).await,
+        download::fetch_text(&format!("data/test_2016_flickr.{s}")).await,
+        download::fetch_text(&format!("data/test_2016_flickr.{t}")).await,
     ) {
         (Ok(src), Ok(rf)) => src.lines().zip(rf.lines()).map(|(a, b)| (a.to_string(), b.to_string())).collect(),
         _ => vec![],
@@ -454,7 +454,7 @@ pub fn TranslatePage() -> impl IntoView {
         let kept = kept_names();
         let ready = |model: &str| kept.iter().any(|k| k == model) || shared.in_memory(model);
         let entries = model_entries.get();
-        let unreachable = model_error.with(|e| e.as_deref().is_some_and(|e| e.contains(browser::DOWNLOAD_FAILED)));
+        let unreachable = model_error.with(|e| e.as_deref().is_some_and(|e| e.contains(download::DOWNLOAD_FAILED)));
         ((!online.get() || unreachable) && !ready(&settings.with(|s| s.model.clone())) && !entries.is_empty())
             .then(|| offline_choices(&entries, settings.with(|s| pair(&s.model).to_string()).as_str(), ready))
     };

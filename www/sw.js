@@ -37,6 +37,10 @@ async function keep(request, response) {
   }
 }
 
+// Only a whole file is kept. The rest of a cut download (a 206) cannot be: the page puts the file it
+// pieced together in the cache itself (src/download.rs).
+const whole = (response) => response.status === 200;
+
 // A server that takes this long to answer (stalled, or a line that lets nothing through) while a
 // kept copy is at hand is not waited for: the copy answers, and the network's answer, if it comes
 // later, is still kept.
@@ -72,7 +76,7 @@ function passedOn(request, response, controller, finished) {
         out.close();
         const copy = new Blob(chunks);
         chunks.length = 0;
-        await keep(request, new Response(copy, init));
+        if (whole(response)) await keep(request, new Response(copy, init));
         finished();
       } catch (error) {
         out.error(error);
@@ -126,7 +130,7 @@ self.addEventListener('fetch', (event) => {
   };
   const answer = (response) => {
     if (response.ok && response.body && !navigate) return passedOn(request, response, controller, finished);
-    if (response.ok) keep(request, response.clone()).finally(finished);
+    if (whole(response)) keep(request, response.clone()).finally(finished);
     else finished();
     return response;
   };
@@ -146,7 +150,7 @@ self.addEventListener('fetch', (event) => {
     // full; else the network's own answer or failure.
     const copy = await keptCopy(request);
     if (copy) {
-      network.then((response) => (response.ok ? keep(request, response) : undefined), () => undefined).finally(finished);
+      network.then((response) => (whole(response) ? keep(request, response) : undefined), () => undefined).finally(finished);
       return copy;
     }
     return network.then(answer, (error) => {
@@ -162,6 +166,6 @@ self.addEventListener('message', (event) => {
     await keeping.get(new URL(url, self.location.href).href);
     if (await caches.match(url)) return;
     const response = await fetch(url).catch(() => null);
-    if (response?.ok) await keep(url, response);
+    if (response && whole(response)) await keep(url, response);
   })));
 });

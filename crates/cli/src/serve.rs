@@ -129,6 +129,18 @@ fn representation(
     (body, None, format!("\"{hash:016x}\""), decoded)
 }
 
+/// Whether a range may be sent under `If-Range` (RFC 9110 §13.1.5, compared strongly): none was
+/// given, it names this representation, or this is the file as it is and the tag names one of its
+/// compressed copies. Browsers ask for a range without Accept-Encoding, so a download that came
+/// compressed (its bytes decoded on arrival) goes on in the file's own bytes, which are those.
+fn if_range_holds(if_range: &str, etag: &str, encoding: Option<&str>) -> bool {
+    let of_a_copy = || {
+        let file = etag.trim_end_matches('"');
+        ["-br\"", "-gz\""].iter().any(|suffix| if_range.strip_suffix(suffix) == Some(file))
+    };
+    if_range.is_empty() || if_range == etag || (encoding.is_none() && of_a_copy())
+}
+
 /// The most a request line and its headers may take; a longer one is refused, not buffered.
 const MAX_HEAD: u64 = 64 * 1024;
 
@@ -270,7 +282,7 @@ fn respond(mut stream: TcpStream, root: &Path, usable: &HashSet<PathBuf>) -> std
                 .unwrap_or_default();
             // If-None-Match compares weakly: W/"x" matches "x" (RFC 9110 13.1.2); If-Range strongly,
             // and a date there (or another tag) asks for the whole file. Only a GET takes a range.
-            let range = (method == "GET" && (headers.if_range.is_empty() || headers.if_range == etag))
+            let range = (method == "GET" && if_range_holds(&headers.if_range, &etag, encoding))
                 .then(|| byte_range(&headers.range, body.len()))
                 .flatten();
             if headers

@@ -385,6 +385,18 @@ fn hidden_files_folders_without_slash_and_byte_ranges() {
     let gz = get(port, "/models/model.safetensors", "Accept-Encoding: gzip\r\n");
     let gz_part = range("bytes=0-99", "Accept-Encoding: gzip\r\n");
     assert_eq!((gz_part.header("Content-Encoding"), &gz_part.body[..]), (Some("gzip"), &gz.body[..100]));
+    // A browser resumes without Accept-Encoding: the compressed copy's tag then names the file's own
+    // bytes, which are the decoded ones it holds. Not the other way round, nor another file's copy.
+    let gz_tag = gz.header("ETag").unwrap().to_string();
+    assert_ne!(gz_tag, etag);
+    let rest = range("bytes=30000-", &format!("If-Range: {gz_tag}\r\n"));
+    assert_eq!((rest.status, rest.header("Content-Encoding"), &rest.body[..]), (206, None, &weights[30_000..]));
+    let br_tag = gz_tag.replace("-gz\"", "-br\"");
+    assert_eq!(range("bytes=30000-", &format!("If-Range: {br_tag}\r\n")).status, 206);
+    let gz_whole = range("bytes=0-99", &format!("Accept-Encoding: gzip\r\nIf-Range: {etag}\r\n"));
+    assert_eq!((gz_whole.status, gz_whole.body.len()), (200, gz.body.len()));
+    let other = format!("\"{}-gz\"", "0".repeat(16));
+    assert_eq!(range("bytes=30000-", &format!("If-Range: {other}\r\n")).status, 200);
 
     // curl resumes a download cut at 20 000 bytes.
     let part = dir.join("download.part");
