@@ -293,8 +293,9 @@ pub fn App() -> impl IntoView {
         <header>
             <h1>"wgslate"</h1>
             <p class="tagline">"Neural machine translation on your own GPU. Nothing leaves this page."</p>
-            <nav>{View::ALL.into_iter().map(nav).collect_view()}</nav>
         </header>
+        // Out of the header, so that it stays at the top of a long page while the header scrolls away.
+        <nav>{View::ALL.into_iter().map(nav).collect_view()}</nav>
         <main>
             {move || (!url_problems.with(Vec::is_empty) && !url_problems_seen.get()).then(|| view! {
                 <p class="error" role="alert" data-testid="url-problems">

@@ -151,9 +151,13 @@ pub fn ComparePage() -> impl IntoView {
             let s = shared.settings.get_untracked();
             error.set(None);
             stopped.set(false);
+            // Results stay under a Stop (said to be from before it), not under an error: as in Attention.
             let sentence = match first_sentence(&shared) {
                 Ok(s) => s,
-                Err(e) => return error.set(Some(e)),
+                Err(e) => {
+                    columns.set(None);
+                    return error.set(Some(e));
+                }
             };
             busy.set(true);
             spawn_local(async move {
@@ -179,6 +183,7 @@ pub fn ComparePage() -> impl IntoView {
                     .await;
                     match result {
                         Ok(_) if outputs.is_empty() => {
+                            columns.set(None);
                             error.set(Some(
                                 "The search found no translation (every candidate scored -inf or NaN).".into(),
                             ));
@@ -195,6 +200,9 @@ pub fn ComparePage() -> impl IntoView {
                             // None: stopped, or a newer job took the lane.
                             let message = shared.job_error_message(e);
                             stopped.set(message.is_none());
+                            if message.is_some() {
+                                columns.set(None);
+                            }
                             error.set(message);
                             busy.set(false);
                             return;

@@ -28,10 +28,15 @@ const RESUMES: i32 = 4;
 /// Unfinished downloads kept at once (the oldest goes first); each is at most one model's weights.
 const KEPT_PARTS: usize = 4;
 
-/// What came of a download that did not finish, and the strong ETag that asks for the rest of it.
+/// The most reserved ahead for a file of the length its answer names (a bad length is no crash).
+const MAX_RESERVE: u64 = 64 << 20;
+
+/// What came of a download that did not finish, the strong ETag that asks for the rest of it, and
+/// the file's whole length where its answer named it.
 struct Part {
     bytes: Vec<u8>,
     tag: String,
+    total: Option<u64>,
 }
 
 thread_local! {
@@ -60,7 +65,8 @@ fn keep_part(url: &str, part: Part) {
     });
 }
 
-/// What an answer means for the `have` bytes already here (0: no range was asked for).
+/// What an answer means for the `have` bytes already here (0: no range was asked for) of a file
+/// `expected` bytes long (where the first answer said).
 #[derive(Debug, PartialEq)]
 enum Answer {
     /// The whole file from its first byte; what was here is dropped.
@@ -74,10 +80,14 @@ enum Answer {
     Refused(u16),
 }
 
-fn answer(status: u16, have: u64, content_range: Option<&str>) -> Answer {
+fn answer(status: u16, have: u64, expected: Option<u64>, content_range: Option<&str>, encoded: bool) -> Answer {
     match status {
+        // A range of a compressed answer would be of its compressed bytes, not of those here.
+        206 if have > 0 && encoded => Answer::AskAgain,
         206 if have > 0 => match content_range.and_then(range_start_and_total) {
-            Some((first, total)) if first == have && total > have => Answer::Rest { total },
+            Some((first, total)) if first == have && total > have && expected.is_none_or(|t| t == total) => {
+                Answer::Rest { total }
+            }
             _ => Answer::AskAgain,
         },
         416 if have > 0 => Answer::AskAgain,
@@ -100,19 +110,52 @@ fn resume_tag(etag: Option<String>) -> Option<String> {
     etag.filter(|t| t.starts_with('"') && t.len() >= 2 && t.ends_with('"'))
 }
 
-/// How a failed download ends its message: the bytes kept, and that a new try goes on from them.
-fn resume_note(kept: Option<usize>) -> String {
-    match kept {
-        Some(n) => format!(" ({} that came are kept: the next try goes on from there)", size(n as u64)),
+/// How a failed download's message ends when its part is kept: how much, and that a new try goes
+/// on from there. The part lives in this tab's engine worker, so a reload starts from 0.
+fn resume_note(part: Option<&Part>) -> String {
+    match part {
+        Some(Part { bytes, total: Some(total), .. }) => {
+            format!(
+                " ({} of {} kept in this tab: trying again goes on from there)",
+                size(bytes.len() as u64),
+                size(*total)
+            )
+        }
+        Some(Part { bytes, .. }) => {
+            format!(" ({} kept in this tab: trying again goes on from there)", size(bytes.len() as u64))
+        }
         None => String::new(),
     }
 }
 
 fn size(n: u64) -> String {
-    if n < 100_000 {
-        format!("{} kB", n / 1000)
-    } else {
-        format!("{:.1} MB", n as f64 / 1e6)
+    match n {
+        0..1000 => format!("{n} bytes"),
+        1000..100_000 => format!("{} kB", n / 1000),
+        _ => format!("{:.1} MB", n as f64 / 1e6),
+    }
+}
+
+/// What follows a try that failed.
+#[derive(Debug, PartialEq)]
+enum Next {
+    /// Ask for the rest of what came, after a pause.
+    Resume,
+    /// Ask for the whole file again (an answer that did not continue the part).
+    StartAgain,
+    /// Report the failure (keeping what came for a later try).
+    GiveUp,
+}
+
+/// A cut is resumed only while each try brings more (a line that gives nothing is not asked
+/// again and again), at most `RESUMES` times; the file is asked for whole once; nothing after a Stop.
+fn next_step(failed: &Failed, had: usize, resumes: i32, asked_again: bool, stopped: bool) -> Next {
+    let came = failed.part.as_ref().map_or(0, |p| p.bytes.len());
+    match () {
+        _ if stopped => Next::GiveUp,
+        _ if failed.ask_again && !asked_again => Next::StartAgain,
+        _ if failed.cut && came > had && resumes < RESUMES => Next::Resume,
+        _ => Next::GiveUp,
     }
 }
 
@@ -134,10 +177,13 @@ pub async fn fetch_bytes_until(
 ) -> Result<Vec<u8>, String> {
     let mut part = take_part(url);
     let (mut resumes, mut asked_again) = (0, false);
+    let stopped = || signal.is_some_and(|s| s.aborted());
     loop {
-        let had = part.as_ref().map(|p| p.bytes.len());
-        let failed = match fetch_once(url, signal, part.take(), &mut progress).await {
+        let had = part.as_ref().map_or(0, |p| p.bytes.len());
+        let mut failed = match fetch_once(url, signal, part.take(), &mut progress).await {
             Ok(got) => {
+                // Awaited before the model is built: the page asks the service worker to keep the
+                // model once it has loaded, and the service worker then finds this copy.
                 if got.resumed {
                     if let Err(e) = keep_for_offline(url, &got).await {
                         web_sys::console::warn_1(&JsValue::from_str(&format!("{url}: not kept for offline use: {e}")));
@@ -147,29 +193,34 @@ pub async fn fetch_bytes_until(
             }
             Err(failed) => failed,
         };
-        let stopped = signal.is_some_and(|s| s.aborted());
-        if failed.ask_again && !asked_again && !stopped {
-            asked_again = true;
-            continue;
-        }
-        let came = failed.part.as_ref().map(|p| p.bytes.len());
-        if failed.cut && came > had.or(Some(0)) && !stopped && resumes < RESUMES {
-            resumes += 1;
-            sleep_ms(500 * resumes).await;
-            if !signal.is_some_and(|s| s.aborted()) {
-                part = failed.part;
+        match next_step(&failed, had, resumes, asked_again, stopped()) {
+            Next::StartAgain => {
+                asked_again = true;
                 continue;
             }
+            Next::Resume => {
+                resumes += 1;
+                sleep_ms(500 * resumes).await;
+                if !stopped() {
+                    part = failed.part;
+                    continue;
+                }
+                failed.message = stop_message(url);
+            }
+            Next::GiveUp => {}
         }
-        let kept = failed.part.as_ref().map(|p| p.bytes.len()).filter(|&n| n > 0);
+        if !stopped() {
+            failed.message += &resume_note(failed.part.as_ref());
+        }
         if let Some(p) = failed.part {
             keep_part(url, p);
         }
-        return Err(match failed.cut && !stopped {
-            true => format!("{}{}", failed.message, resume_note(kept)),
-            false => failed.message,
-        });
+        return Err(failed.message);
     }
+}
+
+fn stop_message(url: &str) -> String {
+    format!("{url}: the download stopped, as no job needs it any more")
 }
 
 /// A whole file, and whether it was put together from a kept part and the rest.
@@ -227,7 +278,7 @@ async fn fetch_once(
                 let _ = channel.post_message(&JsValue::from_str(&download));
                 channel.close();
             }
-            Failed::said(format!("{url}: the download stopped, as no job needs it any more"), part)
+            Failed::said(stop_message(url), part)
         }
         _ => Failed { message: download_error(url, received, e), part, cut: true, ask_again: false },
     };
@@ -251,7 +302,10 @@ async fn fetch_once(
         let message = format!("{url}: the server sent a web page instead of this file (a network's sign-in page?)");
         return Err(Failed::said(message, part));
     }
-    let answered = answer(resp.status(), have, header("content-range").as_deref());
+    let (expected, encoded) = (part.as_ref().and_then(|p| p.total), header("content-encoding").is_some());
+    let answered = answer(resp.status(), have, expected, header("content-range").as_deref(), encoded);
+    // A 206 that names no tag of its own goes on under the part's.
+    let part_tag = part.as_ref().map(|p| p.tag.clone());
     let (mut bytes, total) = match answered {
         Answer::Refused(status) => {
             drop_body();
@@ -268,24 +322,24 @@ async fn fetch_once(
         // With Content-Encoding the length counts compressed bytes while the reader yields decoded
         // ones; `wgslate serve` then names the decoded length.
         Answer::Whole => {
-            let length = if header("content-encoding").is_some() { "x-decoded-length" } else { "content-length" };
+            let length = if encoded { "x-decoded-length" } else { "content-length" };
             (Vec::new(), header(length).and_then(|v| v.parse::<u64>().ok()))
         }
     };
     let resumed = !bytes.is_empty();
-    let tag = resume_tag(header("etag"));
+    let tag = resume_tag(header("etag")).or(part_tag.filter(|_| resumed));
     let Some(body) = resp.body() else {
         return Err(Failed::said(format!("{url}: empty response"), None));
     };
     let reader: web_sys::ReadableStreamDefaultReader =
         body.get_reader().dyn_into().map_err(|_| Failed::said(format!("{url}: cannot read the response"), None))?;
-    bytes.reserve(total.unwrap_or(0).saturating_sub(bytes.len() as u64) as usize);
+    bytes.reserve(total.unwrap_or(0).saturating_sub(bytes.len() as u64).min(MAX_RESERVE) as usize);
     loop {
         let chunk = match JsFuture::from(reader.read()).await {
             Ok(chunk) => chunk,
             Err(e) => {
                 let received = bytes.len() as u64;
-                let part = tag.clone().map(|tag| Part { bytes, tag });
+                let part = tag.clone().map(|tag| Part { bytes, tag, total });
                 return Err(cut(Some(received), e, part));
             }
         };
@@ -296,7 +350,21 @@ async fn fetch_once(
         bytes.extend(js_sys::Uint8Array::new(&field("value")).to_vec());
         progress(bytes.len() as u64, total);
     }
-    Ok(Fetched { bytes, resumed, kind: header("content-type"), tag })
+    // An answer that ends short of the length it named was cut too (and is not a model to build).
+    let received = bytes.len() as u64;
+    match total {
+        Some(t) if received < t => {
+            let part = tag.map(|tag| Part { bytes, tag, total });
+            Err(cut(Some(received), JsValue::from_str("the answer ended early"), part))
+        }
+        Some(t) if received > t => Err(Failed {
+            message: format!("{url}: the server sent more than the {t} bytes it said the file has"),
+            part: None,
+            cut: false,
+            ask_again: true,
+        }),
+        _ => Ok(Fetched { bytes, resumed, kind: header("content-type"), tag }),
+    }
 }
 
 /// Puts a file put together from a resumed download in the service worker's cache. The service
@@ -327,7 +395,9 @@ async fn keep_for_offline(url: &str, got: &Fetched) -> Result<(), String> {
     let body = js_sys::Uint8Array::from(&got.bytes[..]);
     let response = web_sys::Response::new_with_opt_js_u8_array_and_init(Some(&body), &init).map_err(js_error)?;
     JsFuture::from(cache.put_with_str(url, &response)).await.map_err(js_error)?;
-    offline_models::tell_kept();
+    if url.starts_with("models/") {
+        offline_models::tell_kept();
+    }
     Ok(())
 }
 
@@ -378,11 +448,12 @@ mod tests {
 
     #[test]
     fn an_answer_continues_what_is_here_only_from_its_first_missing_byte() {
-        assert_eq!(answer(200, 0, None), Answer::Whole);
+        let plain = |status, have, range| answer(status, have, None, range, false);
+        assert_eq!(plain(200, 0, None), Answer::Whole);
         // A server that ignores the range (or whose file changed: If-Range) sends it all.
-        assert_eq!(answer(200, 500, None), Answer::Whole);
-        assert_eq!(answer(206, 500, Some("bytes 500-999/1000")), Answer::Rest { total: 1000 });
-        assert_eq!(answer(206, 500, Some("BYTES 500-999/1000")), Answer::Rest { total: 1000 });
+        assert_eq!(plain(200, 500, None), Answer::Whole);
+        assert_eq!(plain(206, 500, Some("bytes 500-999/1000")), Answer::Rest { total: 1000 });
+        assert_eq!(plain(206, 500, Some("BYTES 500-999/1000")), Answer::Rest { total: 1000 });
         for other in [
             "bytes 0-999/1000",
             "bytes 400-999/1000",
@@ -392,15 +463,19 @@ mod tests {
             "bytes 500-1000/1000",
             "nonsense",
         ] {
-            assert_eq!(answer(206, 500, Some(other)), Answer::AskAgain, "{other}");
+            assert_eq!(plain(206, 500, Some(other)), Answer::AskAgain, "{other}");
         }
-        assert_eq!(answer(206, 500, None), Answer::AskAgain);
+        assert_eq!(plain(206, 500, None), Answer::AskAgain);
+        // The rest of another length than the first answer named, or of compressed bytes.
+        assert_eq!(answer(206, 500, Some(1000), Some("bytes 500-999/1000"), false), Answer::Rest { total: 1000 });
+        assert_eq!(answer(206, 500, Some(1200), Some("bytes 500-999/1000"), false), Answer::AskAgain);
+        assert_eq!(answer(206, 500, None, Some("bytes 500-999/1000"), true), Answer::AskAgain);
         // The file is now no longer than what is here.
-        assert_eq!(answer(416, 500, Some("bytes */500")), Answer::AskAgain);
-        assert_eq!(answer(416, 0, None), Answer::Refused(416));
-        assert_eq!(answer(206, 0, Some("bytes 0-9/10")), Answer::Refused(206));
-        assert_eq!(answer(404, 500, None), Answer::Refused(404));
-        assert_eq!(answer(304, 0, None), Answer::Refused(304));
+        assert_eq!(plain(416, 500, Some("bytes */500")), Answer::AskAgain);
+        assert_eq!(plain(416, 0, None), Answer::Refused(416));
+        assert_eq!(plain(206, 0, Some("bytes 0-9/10")), Answer::Refused(206));
+        assert_eq!(plain(404, 500, None), Answer::Refused(404));
+        assert_eq!(plain(304, 0, None), Answer::Refused(304));
     }
 
     #[test]
@@ -412,10 +487,39 @@ mod tests {
         assert_eq!(resume_tag(None), None);
     }
 
+    fn part(n: usize, total: Option<u64>) -> Part {
+        Part { bytes: vec![0; n], tag: "\"t\"".into(), total }
+    }
+
     #[test]
     fn a_failure_says_what_was_kept() {
-        assert_eq!(resume_note(Some(1_234_567)), " (1.2 MB that came are kept: the next try goes on from there)");
-        assert_eq!(resume_note(Some(5_000)), " (5 kB that came are kept: the next try goes on from there)");
+        let note = resume_note(Some(&part(1_234_567, Some(3_600_000))));
+        assert_eq!(note, " (1.2 MB of 3.6 MB kept in this tab: trying again goes on from there)");
+        assert_eq!(resume_note(Some(&part(5_000, None))), " (5 kB kept in this tab: trying again goes on from there)");
+        assert_eq!(
+            resume_note(Some(&part(700, None))),
+            " (700 bytes kept in this tab: trying again goes on from there)"
+        );
         assert_eq!(resume_note(None), "");
+    }
+
+    #[test]
+    fn a_cut_is_resumed_only_while_each_try_brings_more() {
+        let cut = |n| Failed { message: String::new(), part: Some(part(n, None)), cut: true, ask_again: false };
+        assert_eq!(next_step(&cut(100), 0, 0, false, false), Next::Resume);
+        assert_eq!(next_step(&cut(100), 100, 0, false, false), Next::GiveUp, "nothing more came");
+        assert_eq!(next_step(&cut(200), 100, RESUMES - 1, false, false), Next::Resume);
+        assert_eq!(next_step(&cut(200), 100, RESUMES, false, false), Next::GiveUp, "tries used up");
+        assert_eq!(next_step(&cut(100), 0, 0, false, true), Next::GiveUp, "stopped");
+        // Without a tag nothing is kept, so nothing can be resumed.
+        let untagged = Failed { part: None, ..cut(0) };
+        assert_eq!(next_step(&untagged, 0, 0, false, false), Next::GiveUp);
+        let again = Failed { message: String::new(), part: None, cut: false, ask_again: true };
+        assert_eq!(next_step(&again, 100, 0, false, false), Next::StartAgain);
+        assert_eq!(next_step(&again, 0, 0, true, false), Next::GiveUp, "the whole file is asked for once");
+        assert_eq!(next_step(&again, 100, 0, false, true), Next::GiveUp);
+        // An answer that is not a cut (a 404, a sign-in page) is reported at once.
+        let said = Failed::said("x".into(), Some(part(100, None)));
+        assert_eq!(next_step(&said, 0, 0, false, false), Next::GiveUp);
     }
 }

@@ -838,11 +838,16 @@ fn checked_box(label: &str, key: &str, value: &str, settings: &mut Settings) -> 
     settings.set(key, value)
 }
 
+/// The id of the settings' message, which describes the box it is about.
+const SETTINGS_ERROR: &str = "tr-settings-error";
+
 #[component]
 fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
-    let problem = RwSignal::new(None::<String>);
+    // The box whose value was refused, and why.
+    let problem = RwSignal::new(None::<(&'static str, String)>);
     // A value the settings refuse (out of range, not a number) is named below the panel and leaves
-    // the setting, and the box, as they were.
+    // the setting, and the box, as they were; the box is marked invalid and described by the message
+    // until it holds a good value.
     let num_input = move |label: &'static str,
                           testid: &'static str,
                           step: &'static str,
@@ -856,7 +861,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                     settings.set(s);
                 }
                 Err(e) => {
-                    problem.set(Some(e));
+                    problem.set(Some((testid, e)));
                     event_target::<web_sys::HtmlInputElement>(&ev).set_value(&get(&s));
                 }
             }
@@ -881,10 +886,12 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
             "b" => Some("Max length b (tokens added)"),
             _ => None,
         };
+        let refused = move || problem.with(|p| p.as_ref().is_some_and(|(box_id, _)| *box_id == testid));
         view! {
             <label>
                 {label}" "
-                <input type="number" step=step min=min max=max aria-label=spoken data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input />
+                <input type="number" step=step min=min max=max aria-label=spoken data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input
+                    aria-invalid=move || refused().then_some("true") aria-describedby=move || refused().then_some(SETTINGS_ERROR) />
             </label>
         }
     };
@@ -964,7 +971,7 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 true => "Sample is ticked: the beam width, length penalty, coverage and end penalty boxes do not apply here.",
                 false => "Temperature, top-k, top-p and seed apply only when Sample is ticked (and to Compare's sample).",
             }}</p>
-            {move || problem.get().map(|e| view! { <p class="error" role="alert" data-testid="tr-settings-error">{capitalised(&e)}</p> })}
+            {move || problem.get().map(|(_, e)| view! { <p class="error" role="alert" id=SETTINGS_ERROR data-testid="tr-settings-error">{capitalised(&e)}</p> })}
         </details>
     }
 }

@@ -62,6 +62,8 @@ const keeping = new Map();
 // the user chose waits for the line.
 function passedOn(request, response, controller, finished) {
   const reader = response.body.getReader();
+  // Only a whole file is kept, so only its chunks are held.
+  const keeps = whole(response);
   const chunks = [];
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   const body = new ReadableStream({
@@ -69,14 +71,13 @@ function passedOn(request, response, controller, finished) {
       try {
         const { done, value } = await reader.read();
         if (!done) {
-          chunks.push(value);
+          if (keeps) chunks.push(value);
           out.enqueue(value);
           return;
         }
         out.close();
-        const copy = new Blob(chunks);
+        if (keeps) await keep(request, new Response(new Blob(chunks), init));
         chunks.length = 0;
-        if (whole(response)) await keep(request, new Response(copy, init));
         finished();
       } catch (error) {
         out.error(error);

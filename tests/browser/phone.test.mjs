@@ -217,3 +217,39 @@ test('on a 320 × 568 phone an example tapped, a map drawn and the scores Evalua
     server.stop();
   }
 });
+
+test('the view tabs stay at the top of a long page, on a phone and a desktop, and a box the focus moves to is not under them', async () => {
+  const server = await startServer(8168);
+  const browser = await launch({ webgpu: false });
+  try {
+    for (const viewport of [{ width: WIDTH, height: 640 }, { width: 1280, height: 600 }]) {
+      const page = await browser.newPage({ viewport });
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(`${server.url}#translate`);
+      await page.click('details.file-translate summary');
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      const where = () => page.evaluate(() => {
+        const nav = document.querySelector('nav').getBoundingClientRect();
+        const hit = document.elementFromPoint(nav.left + 4, nav.top + nav.height / 2);
+        return { top: nav.top, bottom: nav.bottom, scrolled: window.scrollY, onTop: Boolean(hit?.closest('nav')) };
+      });
+      const low = await where();
+      assert.ok(low.scrolled > 200, `${viewport.width} px: the page scrolled (${low.scrolled} px)`);
+      assert.deepEqual([low.top, low.onTop], [0, true], `${viewport.width} px: the tabs at the top, above the page`);
+      // The first box scrolled to just under the top edge, behind the tabs: the focus moved to it
+      // brings it out below them (it counted as in view, and stayed hidden there).
+      await page.locator('[data-testid=tr-input]').evaluate((el) => window.scrollBy(0, el.getBoundingClientRect().top - 5));
+      await page.focus('[data-testid=tr-input]');
+      const input = await page.locator('[data-testid=tr-input]').evaluate((el) => el.getBoundingClientRect().top);
+      const { bottom } = await where();
+      assert.ok(input >= bottom, `${viewport.width} px: the box's top ${input} px is under the tabs (to ${bottom} px)`);
+      await page.click('[data-testid=nav-bleu]');
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    server.stop();
+  }
+});

@@ -22,9 +22,15 @@ test('out-of-range URL settings are refused with a message and do not reach the 
   await page.locator('[data-testid=tr-beam]').blur();
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-beam]').value === '4');
   assert.match(await page.locator('[data-testid=tr-settings-error]').textContent(), /^Beam width must be between 1 and 16, not 99/);
+  // A screen reader hears which box was refused and why: it is invalid, described by the message.
+  const beam = page.locator('[data-testid=tr-beam]');
+  assert.equal(await beam.getAttribute('aria-invalid'), 'true');
+  assert.equal(await beam.getAttribute('aria-describedby'), await page.locator('[data-testid=tr-settings-error]').getAttribute('id'));
+  assert.equal(await page.locator('[data-testid=tr-top-k]').getAttribute('aria-invalid'), null, 'only the refused box');
   await page.fill('[data-testid=tr-beam]', '2');
   await page.locator('[data-testid=tr-beam]').blur();
   await page.locator('[data-testid=tr-settings-error]').waitFor({ state: 'detached' });
+  assert.deepEqual([await beam.getAttribute('aria-invalid'), await beam.getAttribute('aria-describedby')], [null, null]);
   assert.deepEqual(errors, []);
 });
 

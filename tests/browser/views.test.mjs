@@ -159,6 +159,14 @@ test('Compare names its model and marks its results stale when the Translate vie
   await page.fill('[data-testid=tr-input]', 'A girl plays with a ball.');
   await page.click('[data-testid=nav-compare]');
   await page.locator('[data-testid=cmp-stale]').waitFor();
+  // Run with no sentence at all: the message, not the old columns under it (as Attention drops its map).
+  await page.click('[data-testid=nav-translate]');
+  await page.fill('[data-testid=tr-input]', '');
+  await page.click('[data-testid=nav-compare]');
+  await page.click('[data-testid=cmp-run]');
+  assert.equal(await page.locator('[data-testid=cmp-error]').textContent(), 'Type a sentence in the Translate view first.');
+  assert.equal(await page.locator('[data-testid^=cmp-beam-]').count(), 0);
+  assert.equal(await page.locator('[data-testid=cmp-stale]').count(), 0);
   assert.deepEqual(errors, []);
 });
 
