@@ -51,6 +51,15 @@ fn take_part(url: &str) -> Option<Part> {
     })
 }
 
+/// The share of `url` a stopped or cut download left here (0 when none, or its length is unknown).
+pub fn kept_share(url: &str) -> f64 {
+    PARTS.with(|parts| {
+        let parts = parts.borrow();
+        let part = parts.iter().find(|(u, _)| u == url).map(|(_, p)| p);
+        part.and_then(|p| Some(p.bytes.len() as f64 / p.total? as f64)).unwrap_or(0.0)
+    })
+}
+
 fn keep_part(url: &str, part: Part) {
     if part.bytes.is_empty() {
         return;
@@ -176,6 +185,9 @@ pub async fn fetch_bytes_until(
     mut progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Vec<u8>, String> {
     let mut part = take_part(url);
+    if let Some(p) = &part {
+        progress(p.bytes.len() as u64, p.total);
+    }
     let (mut resumes, mut asked_again) = (0, false);
     let stopped = || signal.is_some_and(|s| s.aborted());
     loop {

@@ -152,11 +152,13 @@ async fn fetch_and_build(
     progress: &mut impl FnMut(f64),
 ) -> Result<Arc<Model>, String> {
     let base = format!("models/{name}");
-    // "Loading …" shows from the first request, not only once the weights start to arrive.
-    progress(0.0);
+    // "Loading …" shows from the first request, not only once the weights start to arrive, with
+    // the share of them a stopped or cut download left (it went back to 0 % until the rest came).
+    let weights_url = format!("{base}/model.safetensors");
+    progress(download::kept_share(&weights_url));
     let config = download::fetch_bytes_until(&format!("{base}/config.json"), signal, |_, _| {}).await?;
     let tokenizer = download::fetch_bytes_until(&format!("{base}/tokenizer.json"), signal, |_, _| {}).await?;
-    let weights = download::fetch_bytes_until(&format!("{base}/model.safetensors"), signal, |got, total| {
+    let weights = download::fetch_bytes_until(&weights_url, signal, |got, total| {
         progress(total.map_or(0.0, |t| got as f64 / t as f64))
     })
     .await?;

@@ -843,11 +843,12 @@ const SETTINGS_ERROR: &str = "tr-settings-error";
 
 #[component]
 fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
-    // The box whose value was refused, and why.
+    // The box whose value was refused, and why; and the box whose typed value would be refused.
     let problem = RwSignal::new(None::<(&'static str, String)>);
+    let invalid = RwSignal::new(None::<&'static str>);
     // A value the settings refuse (out of range, not a number) is named below the panel and leaves
-    // the setting, and the box, as they were; the box is marked invalid and described by the message
-    // until it holds a good value.
+    // the setting, and the box, as they were; the box is described by the message until it holds a
+    // good value, and is invalid while it shows a value that would be refused.
     let num_input = move |label: &'static str,
                           testid: &'static str,
                           step: &'static str,
@@ -862,15 +863,18 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
                 }
                 Err(e) => {
                     problem.set(Some((testid, e)));
+                    invalid.set(None);
                     event_target::<web_sys::HtmlInputElement>(&ev).set_value(&get(&s));
                 }
             }
         };
         // Typing a good value again (no change event: the box already held it) clears the message.
         let input = move |ev: web_sys::Event| {
-            if checked_box(label, key, &event_target_value(&ev), &mut settings.get_untracked()).is_ok() {
+            let good = checked_box(label, key, &event_target_value(&ev), &mut settings.get_untracked()).is_ok();
+            if good {
                 problem.set(None);
             }
+            invalid.set((!good).then_some(testid));
         };
         // The arrows of the box stop at the validator's limits instead of stepping past them. The
         // lowest a multiple of the step: min is where the steps count from, and 0.01 with a step of 0.1
@@ -887,17 +891,19 @@ fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
             _ => None,
         };
         let refused = move || problem.with(|p| p.as_ref().is_some_and(|(box_id, _)| *box_id == testid));
+        let shows_refused = move || invalid.get() == Some(testid);
         view! {
             <label>
                 {label}" "
                 <input type="number" step=step min=min max=max aria-label=spoken data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input
-                    aria-invalid=move || refused().then_some("true") aria-describedby=move || refused().then_some(SETTINGS_ERROR) />
+                    aria-invalid=move || shows_refused().then_some("true") aria-describedby=move || refused().then_some(SETTINGS_ERROR) />
             </label>
         }
     };
     // A preset that changes nothing does not restart the translation under way.
     let apply = move |preset: fn(&Settings) -> Settings| {
         problem.set(None);
+        invalid.set(None);
         let next = settings.with_untracked(preset);
         if settings.with_untracked(|s| *s != next) {
             settings.set(next);

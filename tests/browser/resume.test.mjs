@@ -143,9 +143,19 @@ test('Stop the download keeps what came: the next translation asks for the rest 
   assert.equal(weights[0].closed, true, 'the browser hung up');
   const { sent, length } = weights[0];
   assert.ok(sent > 0 && sent < length, `${sent} of ${length} bytes sent before the stop`);
+  // Every share the bar shows from here on (it showed 0 % until the rest began to come).
+  await page.evaluate(() => {
+    window.shares = [];
+    new MutationObserver(() => {
+      const t = document.querySelector('[data-testid=tr-progress-share]')?.textContent;
+      if (t !== undefined && window.shares.at(-1) !== t) window.shares.push(t);
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+  });
   await page.focus('[data-testid=tr-input]');
   await page.keyboard.press('Control+Enter');
   await untilTranslated(page, 300000);
+  const shares = await page.evaluate(() => window.shares);
+  assert.ok(shares.length > 0 && !shares.includes('0 %'), `the bar went on from the kept part: ${shares.join(', ')}`);
   assert.equal(await output(page), native());
   assert.equal(weights.length, 2, JSON.stringify(weights));
   const from = rangeStart(weights[1]);

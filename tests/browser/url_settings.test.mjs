@@ -16,15 +16,18 @@ test('out-of-range URL settings are refused with a message and do not reach the 
   }
   assert.equal(await page.inputValue('[data-testid=tr-beam]'), '4');
   assert.equal(await page.inputValue('[data-testid=tr-coverage]'), '0');
-  // The form refuses the same values: the box goes back to the setting.
+  // The form refuses the same values: the box goes back to the setting. While it shows the value
+  // it would refuse, it is invalid.
+  const beam = page.locator('[data-testid=tr-beam]');
   await page.fill('[data-testid=tr-beam]', '99');
+  assert.equal(await beam.getAttribute('aria-invalid'), 'true');
   await page.press('[data-testid=tr-beam]', 'Enter');
   await page.locator('[data-testid=tr-beam]').blur();
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-beam]').value === '4');
   assert.match(await page.locator('[data-testid=tr-settings-error]').textContent(), /^Beam width must be between 1 and 16, not 99/);
-  // A screen reader hears which box was refused and why: it is invalid, described by the message.
-  const beam = page.locator('[data-testid=tr-beam]');
-  assert.equal(await beam.getAttribute('aria-invalid'), 'true');
+  // A screen reader hears which box was refused and why: it is described by the message, and no
+  // longer invalid, holding the setting again.
+  assert.equal(await beam.getAttribute('aria-invalid'), null);
   assert.equal(await beam.getAttribute('aria-describedby'), await page.locator('[data-testid=tr-settings-error]').getAttribute('id'));
   assert.equal(await page.locator('[data-testid=tr-top-k]').getAttribute('aria-invalid'), null, 'only the refused box');
   await page.fill('[data-testid=tr-beam]', '2');
