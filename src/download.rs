@@ -184,10 +184,8 @@ pub async fn fetch_bytes_until(
     signal: Option<&web_sys::AbortSignal>,
     mut progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Vec<u8>, String> {
+    // The caller shows the kept share itself from the start (`kept_share`), before its other files.
     let mut part = take_part(url);
-    if let Some(p) = &part {
-        progress(p.bytes.len() as u64, p.total);
-    }
     let (mut resumes, mut asked_again) = (0, false);
     let stopped = || signal.is_some_and(|s| s.aborted());
     loop {
