@@ -14,6 +14,7 @@ mod score;
 mod search;
 pub mod settings;
 mod step;
+pub mod sweep;
 
 pub use beam::{banned_by_ngram, beam_search, beam_search_async, BeamConfig};
 pub use ensemble::{AsyncEnsemble, Ensemble};

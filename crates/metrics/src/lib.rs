@@ -1,22 +1,32 @@
-//! sacreBLEU-exact metrics (BLEU, chrF/chrF++, TER) and significance tests, in pure Rust.
+//! sacreBLEU-exact metrics (BLEU, chrF/chrF++, TER), WER as jiwer, PER, METEOR as NLTK, and
+//! significance tests, in pure Rust.
 //!
 //! Every behaviour here mirrors sacreBLEU 2.6.0, including its quirks; the golden tests in
 //! `tests/golden.rs` check scores to 1e-9 and counts exactly.
 
 pub mod bleu;
 pub mod chrf;
+pub mod compare;
+pub mod meteor;
 pub mod numpy;
+pub mod per;
+pub mod porter;
 pub mod pystr;
 pub mod signature;
+pub mod snowball;
 pub mod significance;
 pub mod ter;
 mod ter_edit;
 mod ter_tokenizer;
 pub mod tokenizers;
 mod tokenizers_intl;
+pub mod wer;
+pub mod wordnet;
 
 pub use bleu::{Bleu, BleuOptions, BleuScore, BleuStats, Smoothing};
 pub use chrf::{Chrf, ChrfOptions};
+pub use meteor::Meteor;
+pub use wordnet::WordNet;
 pub use ter::{Ter, TerOptions};
 pub use tokenizers::Tokenize;
 

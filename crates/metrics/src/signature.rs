@@ -30,7 +30,14 @@ impl std::fmt::Display for Signature {
     }
 }
 
-fn build(num_refs: Option<usize>, r: &Resampling, own: Vec<(&'static str, &'static str, String)>) -> Signature {
+type Fields = Vec<(&'static str, &'static str, String)>;
+
+fn build(num_refs: Option<usize>, r: &Resampling, own: Fields) -> Signature {
+    build_versioned(num_refs, r, own, SACREBLEU_VERSION)
+}
+
+/// The fields with `version` naming what the metric agrees with (sacreBLEU's own: its version).
+fn build_versioned(num_refs: Option<usize>, r: &Resampling, own: Fields, version: &str) -> Signature {
     let mut fields = vec![("nrefs", "#", num_refs.map(|n| n.to_string()).unwrap_or_else(|| "var".into()))];
     if let Some(bs) = r.bootstrap {
         fields.push(("bs", "bs", bs.to_string()));
@@ -39,7 +46,7 @@ fn build(num_refs: Option<usize>, r: &Resampling, own: Vec<(&'static str, &'stat
         fields.push(("seed", "rs", seed.clone()));
     }
     fields.extend(own);
-    fields.push(("version", "v", SACREBLEU_VERSION.to_string()));
+    fields.push(("version", "v", version.to_string()));
     Signature { fields }
 }
 
@@ -95,4 +102,19 @@ pub fn ter(o: &TerOptions, num_refs: Option<usize>, r: &Resampling) -> Signature
             ("asian", "as", yes_no(o.asian_support)),
         ],
     )
+}
+
+/// WER scores the first reference only (jiwer takes one): `nrefs:1` whatever is given.
+pub fn wer(r: &Resampling) -> Signature {
+    build_versioned(Some(1), r, vec![("case", "c", case(false)), ("tok", "tok", "jiwer".into())], "jiwer-4.0.0")
+}
+
+/// PER's words and reference are WER's.
+pub fn per(r: &Resampling) -> Signature {
+    build_versioned(Some(1), r, vec![("case", "c", case(false)), ("tok", "tok", "jiwer".into())], "moses-per")
+}
+
+pub fn meteor(stemmer: crate::meteor::Stemmer, num_refs: Option<usize>, r: &Resampling) -> Signature {
+    let own = vec![("case", "c", case(true)), ("tok", "tok", "13a".into()), ("stem", "st", stemmer.name().into())];
+    build_versioned(num_refs, r, own, "nltk-3.10.4")
 }

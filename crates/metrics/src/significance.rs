@@ -10,6 +10,12 @@ pub enum Scorer<'a> {
     Bleu(&'a BleuOptions),
     Chrf(&'a Chrf),
     Ter,
+    /// [edits, reference words, hypothesis words]
+    Wer,
+    /// [errors, reference words]
+    Per,
+    /// [sentence score, 1]: the mean of the resampled lines' scores
+    Meteor,
 }
 
 fn my_log(x: f64) -> f64 {
@@ -37,6 +43,9 @@ impl Scorer<'_> {
                 };
                 Num::Py(100.0) * rate
             }
+            Scorer::Wer => Num::Py(crate::wer::score(stats[0].value(), stats[1].value(), stats[2].value())),
+            Scorer::Per => Num::Py(crate::per::score(stats[0].value(), stats[1].value())),
+            Scorer::Meteor => Num::Py(if stats[1].value() > 0.0 { 100.0 * stats[0].value() / stats[1].value() } else { 0.0 }),
         })
     }
 }
