@@ -31,6 +31,9 @@ build_app() {
   wasm-bindgen --target web --no-typescript --out-dir "$next" --out-name wgslate-web "$wasm"
   optimize_wasm "$next/wgslate-web_bg.wasm"
   cp index.html "$next/" && cp -R www/. "$next/"
-  rm -rf dist && mv "$next" dist
+  # METEOR's WordNet synonym table, which the page downloads only when METEOR is asked for.
   cargo build --release -p wgslate-cli
+  [ -d /usr/share/wordnet ] || apt_install wordnet-base
+  mkdir -p "$next/data" && target/release/wgslate wordnet --out "$next/data/wordnet-3.0.bin"
+  rm -rf dist && mv "$next" dist
 }

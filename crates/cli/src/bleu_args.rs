@@ -39,6 +39,8 @@ pub struct BleuArgs {
     pub encoding: Encoding,
     /// SACREBLEU_SEED as given (None: unset), read only when a bootstrap needs it.
     pub seed: Option<String>,
+    /// The target language of `-l SRC-TGT`: METEOR's stemmer and synonyms follow it.
+    pub target_language: Option<String>,
 }
 
 impl Default for BleuArgs {
@@ -75,6 +77,7 @@ impl Default for BleuArgs {
             num_refs: 1,
             encoding: Encoding::Utf8,
             seed: None,
+            target_language: None,
         }
     }
 }
@@ -83,11 +86,15 @@ impl Default for BleuArgs {
 pub const VERSION: &str = concat!("wgslate bleu ", env!("CARGO_PKG_VERSION"), " (scores as sacreBLEU 2.6.0 does)");
 
 pub const USAGE: &str =
-    "usage: wgslate bleu REF [REF ...] [-i HYP [HYP ...]] [-m {bleu,chrf,ter} ...] [-tok {13a,intl,zh,char,none}] [-lc]
+    "usage: wgslate bleu REF [REF ...] [-i HYP [HYP ...]] [-m {bleu,chrf,ter,wer,per,meteor} ...] [-tok {13a,intl,zh,char,none}] [-lc]
        [-s {none,floor,add-k,exp}] [-sv X] [--force] [-sl] [-cc N] [-cw N] [--chrf-beta N] [--chrf-whitespace]
        [--chrf-lowercase] [--chrf-eps-smoothing] [--ter-case-sensitive] [--ter-normalized] [--ter-no-punct]
        [--ter-asian-support] [-ci] [-cin N] [-pbs] [-pbsn N] [-nr N] [-w N] [-f {json,text,latex}] [-b] [-sh] [-q] [-nc]
-       [-e ENCODING] [-l SRC-TGT] [-d] [-j N] [-V]   (sacreBLEU 2.6.0's own; -t/--test-set is refused: no downloads)";
+       [-e ENCODING] [-l SRC-TGT] [-d] [-j N] [-V]   (sacreBLEU 2.6.0's own; -t/--test-set is refused: no downloads)
+wer, per and meteor extend sacreBLEU's metric choices: WER as jiwer 4.0.0, PER as Moses' PerScorer (both on the
+first reference), METEOR as nltk 3.10.4's meteor_score on 13a tokens (Porter stems and WordNet synonyms for English
+output; Snowball stems for -l xx-de and xx-fr; exact matches for other targets). METEOR reads WordNet 3.0 from
+$WGSLATE_WORDNET or /usr/share/wordnet (Debian's wordnet-base).";
 
 const FORMATS: [&str; 3] = ["json", "text", "latex"];
 
@@ -263,6 +270,7 @@ impl Deferred {
                 .split('-')
                 .nth(1)
                 .ok_or_else(|| format!("--language-pair {pair}: expected SOURCE-TARGET, such as en-de"))?;
+            a.target_language = Some(target.to_string());
             match target {
                 "zh" if a.tokenize.is_none() => a.tokenize = Some("zh".into()),
                 "ja" | "ko" if a.tokenize.is_none() && a.metrics.iter().any(|m| m == "bleu") => {
@@ -286,7 +294,7 @@ fn apply(a: &mut BleuArgs, later: &mut Deferred, opt: usize, values: Vec<String>
         "--input" => a.inputs = Some(values),
         "--metrics" => {
             for x in &values {
-                choice(opt, x, &["bleu", "chrf", "ter"])?;
+                choice(opt, x, &["bleu", "chrf", "ter", "wer", "per", "meteor"])?;
             }
             // As given: a repeated one still counts against sentence level's one metric (bleu_cmd).
             a.metrics = values;

@@ -97,6 +97,24 @@ enum Metric {
     Bleu(BleuOptions),
     Chrf(Chrf),
     Ter(Ter),
+    Wer,
+    Per,
+    Meteor(Meteor),
+}
+
+/// WordNet 3.0 for English METEOR: $WGSLATE_WORDNET (Debian's folder or the page's compact table)
+/// or Debian's /usr/share/wordnet.
+pub fn load_wordnet() -> Result<WordNet, String> {
+    let path = std::env::var("WGSLATE_WORDNET").unwrap_or_else(|_| "/usr/share/wordnet".into());
+    let p = std::path::Path::new(&path);
+    let found = if p.is_file() {
+        std::fs::read(p).map_err(|e| format!("cannot read {path}: {e}")).and_then(|b| WordNet::from_bytes(&b))
+    } else {
+        WordNet::from_dir(p)
+    };
+    found.map_err(|e| {
+        format!("METEOR for English needs WordNet 3.0 ({e}): install Debian's wordnet-base or set WGSLATE_WORDNET")
+    })
 }
 
 /// One metric's corpus result.
@@ -125,6 +143,13 @@ impl Metric {
                 whitespace: a.chrf_whitespace,
                 eps_smoothing: a.chrf_eps_smoothing,
             })),
+            "wer" => Metric::Wer,
+            "per" => Metric::Per,
+            "meteor" => {
+                let stemmer = meteor::Stemmer::for_language(a.target_language.as_deref().unwrap_or("en"));
+                let wordnet = if stemmer.uses_wordnet() { load_wordnet()? } else { WordNet::empty() };
+                Metric::Meteor(Meteor::new(stemmer, std::sync::Arc::new(wordnet)))
+            }
             _ => Metric::Ter(Ter::new(TerOptions {
                 normalized: a.ter_normalized,
                 no_punct: a.ter_no_punct,
@@ -139,6 +164,9 @@ impl Metric {
             Metric::Bleu(_) => "BLEU",
             Metric::Chrf(_) => "CHRF",
             Metric::Ter(_) => "TER",
+            Metric::Wer => "WER",
+            Metric::Per => "PER",
+            Metric::Meteor(_) => "METEOR",
         }
     }
 
@@ -147,6 +175,9 @@ impl Metric {
             Metric::Bleu(o) => signature::bleu(o, Some(nrefs), r),
             Metric::Chrf(c) => signature::chrf(&c.options, Some(nrefs), r),
             Metric::Ter(t) => signature::ter(&t.options, Some(nrefs), r),
+            Metric::Wer => signature::wer(r),
+            Metric::Per => signature::per(r),
+            Metric::Meteor(m) => signature::meteor(m.stemmer, Some(nrefs), r),
         }
     }
 
@@ -155,6 +186,9 @@ impl Metric {
             Metric::Bleu(o) => Scorer::Bleu(o),
             Metric::Chrf(c) => Scorer::Chrf(c),
             Metric::Ter(_) => Scorer::Ter,
+            Metric::Wer => Scorer::Wer,
+            Metric::Per => Scorer::Per,
+            Metric::Meteor(_) => Scorer::Meteor,
         }
     }
 
@@ -188,6 +222,30 @@ impl Metric {
                 let stats: Vec<Vec<f64>> = t.corpus_stats(hyps, refs).into_iter().map(|s| s.to_vec()).collect();
                 let (e, r) = stats.iter().fold((0.0, 0.0), |(e, r), s| (e + s[0], r + s[1]));
                 Scored { name: "TER".into(), score: t.compute(e, r), verbose: None, stats }
+            }
+            Metric::Wer => {
+                let per_line = wer::corpus_stats(hyps, refs);
+                let mut sum = wer::WerStats::default();
+                per_line.iter().for_each(|s| sum.add(s));
+                let score = wer::score(sum.edits as f64, sum.ref_len as f64, sum.hyp_len as f64);
+                let verbose = format!("(edits = {} ref_len = {} hyp_len = {})", sum.edits, sum.ref_len, sum.hyp_len);
+                let stats = per_line.into_iter().map(wer::WerStats::to_vec).collect();
+                Scored { name: "WER".into(), score, verbose: Some(verbose), stats }
+            }
+            Metric::Per => {
+                let per_line = per::corpus_stats(hyps, refs);
+                let mut sum = per::PerStats::default();
+                per_line.iter().for_each(|s| sum.add(s));
+                let score = per::score(sum.errors as f64, sum.ref_len as f64);
+                let verbose = format!("(errors = {} matches = {} ref_len = {} hyp_len = {})", sum.errors, sum.matches, sum.ref_len, sum.hyp_len);
+                let stats = per_line.into_iter().map(per::PerStats::to_vec).collect();
+                Scored { name: "PER".into(), score, verbose: Some(verbose), stats }
+            }
+            Metric::Meteor(m) => {
+                let scores = m.corpus_stats(hyps, refs);
+                let score = meteor::corpus_score(&scores);
+                let stats = scores.into_iter().map(|s| vec![s, 1.0]).collect();
+                Scored { name: "METEOR".into(), score, verbose: None, stats }
             }
         })
     }

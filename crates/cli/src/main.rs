@@ -4,6 +4,7 @@ mod argparse;
 mod bench;
 mod bleu_args;
 mod bleu_cmd;
+mod compare_cmd;
 mod decode_args;
 mod encoding;
 mod input_notes;
@@ -14,9 +15,11 @@ mod pyfmt;
 mod quantize_cmd;
 mod serve;
 mod stdin_lines;
+mod sweep;
 mod table;
 mod translate_cmd;
 mod translator;
+mod wordnet_cmd;
 
 const USAGE: &str = "usage: wgslate <command> [args]
 
@@ -24,9 +27,11 @@ commands:
   bleu        score hypotheses against references (sacreBLEU-compatible flags)
   translate   translate lines with a shipped model
   eval        translate a test set and score it
+  compare     where two systems differ (compare-mt's analyses)
   bench       time the engines
   quantize    rewrite a model's weights as int8 (or f16)
   serve       serve the built web app (default: dist on 127.0.0.1:8080)
+  wordnet     write METEOR's WordNet synonym table
 
 wgslate <command> --help shows a command's flags; wgslate --version its version.";
 
@@ -38,6 +43,8 @@ fn command_usage(command: &str) -> Option<String> {
         "bench" => bench::USAGE.to_string(),
         "quantize" => quantize_cmd::USAGE.to_string(),
         "serve" => serve::USAGE.to_string(),
+        "wordnet" => wordnet_cmd::USAGE.to_string(),
+        "compare" => compare_cmd::USAGE.to_string(),
         _ => return None,
     })
 }
@@ -132,6 +139,8 @@ fn main() {
         Some("bench") => bench::run(&args[1..]).map_err(|e| format!("wgslate bench: {e}")),
         Some("quantize") => quantize_cmd::run(&args[1..]).map_err(|e| format!("wgslate quantize: {e}")),
         Some("serve") => serve::run(&args[1..]).map_err(|e| format!("wgslate serve: {e}")),
+        Some("wordnet") => wordnet_cmd::run(&args[1..]).map_err(|e| format!("wgslate wordnet: {e}")),
+        Some("compare") => compare_cmd::run(&args[1..]).map_err(|e| format!("wgslate compare: {e}")),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

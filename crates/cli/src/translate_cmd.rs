@@ -18,11 +18,13 @@ use crate::input_notes::InputNotes;
 use crate::line_writer::{line_chunks, next_goal, LineWriter};
 use crate::output::Output;
 use crate::stdin_lines::StdinLines;
+use crate::sweep;
 use crate::translator::{Reranker, Translator};
 
 pub const TRANSLATE_USAGE: &str =
     "usage: wgslate translate --model DIR [--model DIR …] [--backend auto|gpu|cpu] [-i FILE] [-o FILE] [decoding flags]
        wgslate eval --model DIR [--model DIR …] --src FILE --ref FILE [-o FILE] [--backend auto|gpu|cpu] [decoding flags]
+       wgslate eval … --sweep KEY=V1,V2,… [--csv]
   -i FILE (translate): the lines to translate (default, or -: standard input; FILE.gz is read compressed)
   --src FILE --ref FILE (eval): the sources and their references, a line each (- for one of them: standard input)
   -o FILE: where the translations go (translate: default standard output; eval: its hypotheses, one per line;
@@ -31,6 +33,8 @@ pub const TRANSLATE_USAGE: &str =
   several --model: an ensemble (the mean of the models' probabilities each step; they must share a tokenizer and a direction)
   --rerank DIR [--rerank-weight W]: reorder the beam's n-best by score + W · log P(source | hypothesis)
     under DIR, a model of the reverse direction (W defaults to 0.5)
+  --sweep KEY=V1,V2,… (eval): one evaluation per value of beam, lenpen (α), coverage (β) or end-penalty (γ),
+    printed as a table of BLEU, chrF2 and the length ratio (--csv: comma-separated); e.g. --sweep beam=1,2,4,8,16
   --best: beam 4 reranked with the reverse model (--rerank DIR, else the one MODELS/index.json lists
     beside MODELS/<pair>/<arch>), the page's Best quality search";
 
@@ -503,7 +507,24 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
 }
 
 pub fn run_eval(args: &[String]) -> Result<(), String> {
+    let (sweep, args) = sweep::take(args)?;
+    let args = &args[..];
+    // Each value's search: the flags given, with the swept setting's flag last.
+    let searches: Vec<(String, Search)> = match &sweep {
+        None => vec![(String::new(), parse_args(args)?.0)],
+        Some(s) => s
+            .values
+            .iter()
+            .map(|v| {
+                let with_value = [args, &[s.key.flag.to_string(), v.clone()]].concat();
+                parse_args(&with_value).map(|(search, _)| (v.clone(), search)).map_err(|e| format!("--sweep {}={v}: {e}", s.name))
+            })
+            .collect::<Result<_, _>>()?,
+    };
     let (search, c) = parse_args(args)?;
+    if sweep.is_some() && c.output.is_some() {
+        return Err("-o writes one set of hypotheses, and a sweep makes one per value: drop -o".into());
+    }
     if c.input.is_some() {
         return Err(
             "-i is translate's: eval reads --src FILE and scores against --ref FILE (several references: wgslate bleu)"
@@ -552,6 +573,24 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
         None => None,
     };
     let reverse = load_reranker(&c)?;
+    if let Some(sweep) = sweep {
+        let refs_view = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];
+        let mut rows = Vec::new();
+        for (value, search) in &searches {
+            let t0 = Instant::now();
+            let mut translator = translator(&c, &models, reverse.as_ref().map(|(d, m)| (*d, m)), search)?;
+            let out = translator.translate(&sources)?;
+            let seconds = t0.elapsed().as_secs_f64();
+            let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
+            let bleu = Bleu::new(BleuOptions::default()).corpus_score(&hyps, &refs_view);
+            let chrf = Chrf::new(ChrfOptions::default()).corpus_score(&hyps, &refs_view);
+            let row = wgslate_decode::sweep::Row { value: value.clone(), bleu: bleu.score, chrf, hyp_len: bleu.sys_len as usize, ref_len: bleu.ref_len as usize, seconds };
+            eprintln!("wgslate: {} {value}: BLEU {:.2} ({}, {:.1} s)", sweep.name, row.bleu, search_details(search, c.rerank.is_some()), seconds);
+            rows.push(row);
+        }
+        println!("{}", wgslate_decode::sweep::format_table(&sweep.name, &rows, sweep.csv));
+        return Ok(());
+    }
     let t0 = Instant::now();
     let mut translator = translator(&c, &models, reverse.as_ref().map(|(d, m)| (*d, m)), &search)?;
     let out = translator.translate(&sources)?;

@@ -79,6 +79,6 @@ pub fn score(edits: f64, ref_len: f64, hyp_len: f64) -> f64 {
     if ref_len == 0.0 {
         100.0 * hyp_len
     } else {
-        100.0 * edits / ref_len
+        100.0 * (edits / ref_len)
     }
 }
