@@ -21,9 +21,29 @@ pub struct Options {
     pub tokenize: String,
     pub lowercase: bool,
     pub smoothing: String,
-    pub chrf: bool,
-    pub ter: bool,
+    /// The metrics chosen beside BLEU, as `OTHER_METRICS` names them.
+    pub others: Vec<&'static str>,
+    /// The hypotheses' language: METEOR's stemmer and synonyms follow it.
+    pub language: String,
 }
+
+/// The metrics beside BLEU: (job, label, test id of the headline). WER, PER and METEOR also score
+/// each line.
+const OTHER_METRICS: [(&str, &str, &str); 5] = [
+    ("chrf", "chrF", "bleu-chrf"),
+    ("ter", "TER", "bleu-ter"),
+    ("wer", "WER", "bleu-wer"),
+    ("per", "PER", "bleu-per"),
+    ("meteor", "METEOR", "bleu-meteor"),
+];
+
+/// METEOR's languages: (code, what the choice means).
+const METEOR_LANGUAGES: [(&str, &str); 4] = [
+    ("en", "English (Porter stems, WordNet synonyms)"),
+    ("de", "German (Snowball stems)"),
+    ("fr", "French (Snowball stems)"),
+    ("xx", "Other (exact matches only)"),
+];
 
 #[derive(Clone, Debug)]
 struct LineScore {
@@ -101,12 +121,15 @@ impl BleuResult {
     }
 }
 
-/// A metric's headline: its name, score and signature.
+/// A metric's headline: its name, score and signature, and each line's score where it has them.
 #[derive(Clone, Debug)]
 struct Headline {
     name: String,
     score: f64,
     signature: String,
+    lines: Option<Vec<f64>>,
+    /// WER and PER with several references: they score the first only.
+    first_reference_only: bool,
 }
 
 impl Headline {
@@ -115,16 +138,20 @@ impl Headline {
             name: v["name"].as_str()?.to_string(),
             score: v["score"].as_f64()?,
             signature: v["signature"].as_str()?.to_string(),
+            lines: v["lines"].as_array().and_then(|l| l.iter().map(Value::as_f64).collect()),
+            first_reference_only: v["first_reference_only"].as_bool().unwrap_or(false),
         })
     }
 }
+
+/// One of `OTHER_METRICS`' results: (label, headline test id, the headline or its error).
+type Other = (&'static str, &'static str, Result<Headline, String>);
 
 /// Every metric's result or the error that stopped it: one failing leaves the others standing.
 #[derive(Clone, Debug)]
 pub struct Report {
     bleu: Result<BleuResult, String>,
-    chrf: Option<Result<Headline, String>>,
-    ter: Option<Result<Headline, String>>,
+    others: Vec<Other>,
     options: Options,
     hyps: Vec<String>,
     refs: Vec<Vec<String>>,
@@ -145,13 +172,14 @@ async fn compute(input: Scoring, progress: RwSignal<f64>) -> Result<Report, Stri
     let Scoring { hyp, refs, hyp2, options } = input;
     let (hyps, refs, second) = metrics_job::check_inputs(&hyp, &refs, &hyp2)?;
     let (tokenize, smoothing) = (options.tokenize.clone(), options.smoothing.clone());
-    let corpus = metrics_job::Corpus { hyps, refs, second, tokenize, lowercase: options.lowercase, smoothing };
+    let language = options.language.clone();
+    let corpus =
+        metrics_job::Corpus { hyps, refs, second, tokenize, lowercase: options.lowercase, smoothing, language };
     corpus.bleu_options(false)?;
-    let metrics: Vec<(&str, &str)> = [("bleu", "BLEU")]
-        .into_iter()
-        .chain(options.chrf.then_some(("chrf", "chrF")))
-        .chain(options.ter.then_some(("ter", "TER")))
-        .collect();
+    let others: Vec<(&str, &str, &str)> =
+        OTHER_METRICS.into_iter().filter(|(m, _, _)| options.others.contains(m)).collect();
+    let metrics: Vec<(&str, &str)> =
+        std::iter::once(("bleu", "BLEU")).chain(others.iter().map(|&(m, label, _)| (m, label))).collect();
     let mut results = Vec::new();
     let epoch = metrics_client::epoch();
     for (k, &(metric, label)) in metrics.iter().enumerate() {
@@ -174,16 +202,27 @@ async fn compute(input: Scoring, progress: RwSignal<f64>) -> Result<Report, Stri
         .next()
         .unwrap_or_else(missing)
         .and_then(|v| BleuResult::from_json(&v).ok_or_else(|| "BLEU: unexpected result".into()));
-    let mut headline = |on: bool| {
-        on.then(|| {
-            results
+    let others = others
+        .into_iter()
+        .map(|(_, label, testid)| {
+            let h = results
                 .next()
                 .unwrap_or_else(missing)
-                .and_then(|v| Headline::from_json(&v).ok_or_else(|| "unexpected result".into()))
+                .and_then(|v| Headline::from_json(&v).ok_or_else(|| "unexpected result".into()));
+            (label, testid, h)
         })
-    };
-    let (chrf, ter) = (headline(options.chrf), headline(options.ter));
-    Ok(Report { bleu, chrf, ter, options, hyps: corpus.hyps, refs: corpus.refs })
+        .collect();
+    Ok(Report { bleu, others, options, hyps: corpus.hyps, refs: corpus.refs })
+}
+
+/// The hypotheses' language for METEOR: what they read as where it is one METEOR knows, else English.
+fn guess_language(hyp: &str) -> String {
+    let lines = hyp.lines().take(200);
+    match wgslate_model::language::of_lines(lines).map(|(code, _, _)| code) {
+        Some(code @ ("de" | "fr" | "en")) => code.to_string(),
+        Some(_) => "xx".to_string(),
+        None => "en".to_string(),
+    }
 }
 
 fn count(v: f64) -> String {
@@ -314,8 +353,10 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     let tokenize = RwSignal::new("13a".to_string());
     let lowercase = RwSignal::new(false);
     let smoothing = RwSignal::new("exp".to_string());
-    let use_chrf = RwSignal::new(true);
-    let use_ter = RwSignal::new(true);
+    // chrF and TER on, as before the error rates and METEOR came; METEOR off (it may download WordNet).
+    let chosen = RwSignal::new(vec!["chrf", "ter", "wer", "per"]);
+    // None: guessed from the hypothesis (English where it reads as nothing clearly).
+    let language = RwSignal::new(None::<String>);
     // Errors reading a dropped or picked file (or why the boxes came back empty).
     let error = RwSignal::new(browser::session_get(INPUTS_TOO_LARGE).map(|_| {
         "The boxes held more text than this browser keeps across a reload (a few MB), so they are empty: drop or pick the files again.".to_string()
@@ -336,8 +377,8 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
         tokenize.track();
         smoothing.track();
         lowercase.track();
-        use_chrf.track();
-        use_ter.track();
+        chosen.track();
+        language.track();
         inputs_changed.set(true);
     });
 
@@ -352,8 +393,8 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
             tokenize: tokenize.get_untracked(),
             lowercase: lowercase.get_untracked(),
             smoothing: smoothing.get_untracked(),
-            chrf: use_chrf.get_untracked(),
-            ter: use_ter.get_untracked(),
+            others: chosen.get_untracked(),
+            language: language.get_untracked().unwrap_or_else(|| guess_language(&hyp.get_untracked())),
         };
         let refs: Vec<String> = refs.get_untracked().iter().map(|r| r.text.get_untracked()).collect();
         let input = Scoring { hyp: hyp.get_untracked(), refs, hyp2: hyp2.get_untracked(), options };
@@ -414,7 +455,7 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     view! {
         <section class="bleu">
             <h2>"BLEU calculator"</h2>
-            <p class="hint">"sacreBLEU 2.6.0's BLEU, chrF and TER, computed here. One segment per line; drop .txt files onto a box."</p>
+            <p class="hint">"sacreBLEU 2.6.0's BLEU, chrF and TER, jiwer's WER, PER and NLTK's METEOR, computed here. One segment per line; drop .txt files onto a box."</p>
             <div class="inputs">
                 <div class="col">
                     <h3>"Hypothesis"</h3>
@@ -481,14 +522,32 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                         {["exp", "floor", "add-k", "none"].map(|t| view! { <option value=t>{t}</option> })}
                     </select>
                 </label>
-                <label>
-                    <input type="checkbox" prop:checked=move || use_chrf.get() on:change=move |ev| use_chrf.set(event_target_checked(&ev)) />
-                    " chrF"
-                </label>
-                <label>
-                    <input type="checkbox" prop:checked=move || use_ter.get() on:change=move |ev| use_ter.set(event_target_checked(&ev)) />
-                    " TER"
-                </label>
+                {OTHER_METRICS.map(|(metric, label, testid)| view! {
+                    <label>
+                        <input type="checkbox" data-testid=format!("{testid}-on")
+                            prop:checked=move || chosen.with(|c| c.contains(&metric))
+                            on:change=move |ev| {
+                                let on = event_target_checked(&ev);
+                                chosen.update(|c| {
+                                    c.retain(|m| *m != metric);
+                                    if on {
+                                        c.push(metric);
+                                    }
+                                });
+                            } />
+                        {format!(" {label}")}
+                    </label>
+                })}
+                {move || chosen.with(|c| c.contains(&"meteor")).then(|| view! {
+                    <label title="METEOR's stem and synonym stages depend on the language of the hypotheses">
+                        "METEOR language "
+                        <select data-testid="bleu-meteor-language"
+                            on:change=move |ev| language.set(Some(event_target_value(&ev)))
+                            prop:value=move || language.get().unwrap_or_else(|| hyp.with(|h| guess_language(h)))>
+                            {METEOR_LANGUAGES.map(|(code, name)| view! { <option value=code>{name}</option> })}
+                        </select>
+                    </label>
+                })}
                 <button class="primary" data-testid="bleu-run" on:click=move |_| run()>"Compute"</button>
             </div>
             // Announced to screen readers: the region is always there, its text changes.
@@ -546,18 +605,35 @@ fn metric_view(label: String, testid: &'static str, result: Result<f64, String>)
 #[component]
 fn Results(report: Report) -> impl IntoView {
     let bleu = report.bleu.clone();
-    let headline = |h: &Option<Result<Headline, String>>, label: &str, testid: &'static str| {
-        h.clone().map(|r| {
+    let headlines = report
+        .others
+        .iter()
+        .map(|(label, testid, r)| {
             let label = r.as_ref().map_or(label.to_string(), |h| h.name.clone());
-            metric_view(label, testid, r.map(|h| h.score))
+            metric_view(label, testid, r.clone().map(|h| h.score))
         })
-    };
-    let signatures = [report.chrf.clone(), report.ter.clone()]
-        .into_iter()
-        .flatten()
-        .flatten()
+        .collect_view();
+    let signatures = report
+        .others
+        .iter()
+        .filter_map(|(_, _, r)| r.clone().ok())
         .map(|h| view! { <p class="signature"><span class="metric-name">{h.name}</span><code>{h.signature}</code></p> })
         .collect_view();
+    let first_only: Vec<String> =
+        report.others.iter().filter_map(|(_, _, r)| r.as_ref().ok().filter(|h| h.first_reference_only)).map(|h| h.name.clone()).collect();
+    let first_only = (!first_only.is_empty()).then(|| {
+        view! {
+            <p class="hint" data-testid="bleu-first-reference">
+                {format!("{} score the first reference only, as jiwer does; BLEU, chrF, TER and METEOR use every reference.", first_only.join(" and "))}
+            </p>
+        }
+    });
+    // The per-line columns after sentence BLEU: the metrics that score each line.
+    let columns: Vec<(String, Vec<f64>)> = report
+        .others
+        .iter()
+        .filter_map(|(_, _, r)| r.as_ref().ok().and_then(|h| Some((h.name.clone(), h.lines.clone()?))))
+        .collect();
     let details = bleu.clone().ok().map(|b| {
         let ngram_rows = (0..b.precisions.len())
             .map(|n| {
@@ -591,7 +667,7 @@ fn Results(report: Report) -> impl IntoView {
                 {format!("BP = {:.3}   ratio = {:.3}   hyp_len = {}   ref_len = {}", b.bp, b.ratio, b.sys_len, b.ref_len)}
             </p>
             {paired}
-            <LineTable report=report.clone() lines=b.lines.clone() />
+            <LineTable report=report.clone() lines=b.lines.clone() columns=columns.clone() />
         }
     });
     view! {
@@ -599,9 +675,9 @@ fn Results(report: Report) -> impl IntoView {
         <div class="results" tabindex="-1">
             <div class="headline">
                 {metric_view("BLEU".into(), "bleu-score", bleu.map(|b| b.score))}
-                {headline(&report.chrf, "chrF", "bleu-chrf")}
-                {headline(&report.ter, "TER", "bleu-ter")}
+                {headlines}
             </div>
+            {first_only}
             {details}
         </div>
     }
@@ -611,32 +687,45 @@ fn Results(report: Report) -> impl IntoView {
 enum SortBy {
     Line,
     Bleu,
+    /// One of the columns after sentence BLEU.
+    Column(usize),
 }
 
-/// The per-line table in line order, every line (not only those shown): line, sentence BLEU,
-/// hypothesis, references (TSV cells as `tsv::text_cell` writes them).
-fn export_lines(report: &Report, lines: &[LineScore], json: bool) -> String {
+/// A per-line column's key in the exports: "sentence_wer".
+fn column_key(name: &str) -> String {
+    format!("sentence_{}", name.to_lowercase())
+}
+
+/// The per-line table in line order, every line (not only those shown): line, sentence BLEU, the
+/// other per-line scores, hypothesis, references (TSV cells as `tsv::text_cell` writes them).
+fn export_lines(report: &Report, lines: &[LineScore], columns: &[(String, Vec<f64>)], json: bool) -> String {
     let mut rows: Vec<&LineScore> = lines.iter().collect();
     rows.sort_by_key(|l| l.index);
     if json {
         let rows: Vec<Value> = rows
             .iter()
             .map(|l| {
-                serde_json::json!({
+                let mut row = serde_json::json!({
                     "line": l.index + 1,
                     "sentence_bleu": l.bleu,
                     "hypothesis": report.hyps[l.index],
                     "references": report.refs.iter().map(|r| r[l.index].as_str()).collect::<Vec<_>>(),
-                })
+                });
+                columns.iter().for_each(|(name, v)| row[column_key(name)] = v[l.index].into());
+                row
             })
             .collect();
         return serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n";
     }
-    let mut out = String::from("line\tsentence_bleu\thypothesis");
+    let mut out = String::from("line\tsentence_bleu");
+    columns.iter().for_each(|(name, _)| out.push_str(&format!("\t{}", column_key(name))));
+    out.push_str("\thypothesis");
     (1..=report.refs.len()).for_each(|k| out.push_str(&format!("\treference_{k}")));
     out.push('\n');
     for l in rows {
-        out.push_str(&format!("{}\t{:.4}\t{}", l.index + 1, l.bleu, tsv::text_cell(&report.hyps[l.index])));
+        out.push_str(&format!("{}\t{:.4}", l.index + 1, l.bleu));
+        columns.iter().for_each(|(_, v)| out.push_str(&format!("\t{:.4}", v[l.index])));
+        out.push_str(&format!("\t{}", tsv::text_cell(&report.hyps[l.index])));
         report.refs.iter().for_each(|r| out.push_str(&format!("\t{}", tsv::text_cell(&r[l.index]))));
         out.push('\n');
     }
@@ -644,25 +733,30 @@ fn export_lines(report: &Report, lines: &[LineScore], json: bool) -> String {
 }
 
 #[component]
-fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
+fn LineTable(report: Report, lines: Vec<LineScore>, columns: Vec<(String, Vec<f64>)>) -> impl IntoView {
     let sort = RwSignal::new((SortBy::Line, true));
     let shown = RwSignal::new(PAGE);
     let selected = RwSignal::new(None::<usize>);
     let lines = StoredValue::new(lines);
     let report = StoredValue::new(report);
+    let columns = StoredValue::new(columns);
     let sorted = move || {
         let (by, asc) = sort.get();
         let mut v = lines.get_value();
         match by {
             SortBy::Line => v.sort_by_key(|l| l.index),
             SortBy::Bleu => v.sort_by(|a, b| a.bleu.total_cmp(&b.bleu).then(a.index.cmp(&b.index))),
+            SortBy::Column(c) => columns.with_value(|cols| {
+                let col = &cols[c].1;
+                v.sort_by(|a, b| col[a.index].total_cmp(&col[b.index]).then(a.index.cmp(&b.index)))
+            }),
         }
         if !asc {
             v.reverse();
         }
         v
     };
-    let header = move |by: SortBy, label: &'static str| {
+    let header = move |by: SortBy, label: String| {
         view! {
             <th aria-sort=move || match sort.get() {
                 (b, true) if b == by => "ascending",
@@ -705,11 +799,17 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
         })
     };
     view! {
-        <h3>"Per line (sentence BLEU)"</h3>
+        <h3>{columns.with_value(|c| if c.is_empty() { "Per line (sentence BLEU)".to_string() } else {
+            format!("Per line (sentence BLEU, {})", c.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "))
+        })}</h3>
         // Announced when a line is opened: it appears above the table, away from the focus.
         <div aria-live="polite">{detail}</div>
         <table class="lines-table" data-testid="bleu-lines" on:keydown=close_on_escape>
-            <thead><tr>{header(SortBy::Line, "Line")}{header(SortBy::Bleu, "Sentence BLEU")}<th>"Hypothesis"</th></tr></thead>
+            <thead><tr>
+                {header(SortBy::Line, "Line".into())}{header(SortBy::Bleu, "Sentence BLEU".into())}
+                {columns.with_value(|cols| cols.iter().enumerate().map(|(c, (name, _))| header(SortBy::Column(c), name.clone())).collect_view())}
+                <th>"Hypothesis"</th>
+            </tr></thead>
             <tbody>
                 {move || {
                     let r = report.get_value();
@@ -724,6 +824,9 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
                                         aria-label=format!("Line {}: show its matched n-grams", i + 1)>{i + 1}</button>
                                 </td>
                                 <td>{format!("{:.1}", l.bleu)}</td>
+                                {columns.with_value(|cols| cols.iter().map(|(name, v)| view! {
+                                    <td data-metric=name.to_lowercase()>{format!("{:.1}", v[i])}</td>
+                                }).collect_view())}
                                 <td class="text">{r.hyps[i].clone()}</td>
                             </tr>
                         }
@@ -733,11 +836,11 @@ fn LineTable(report: Report, lines: Vec<LineScore>) -> impl IntoView {
         </table>
         <div class="export">
             <button data-testid="bleu-export-tsv" title=tsv::TSV_TITLE on:click=move |_| {
-                let text = export_lines(&report.get_value(), &lines.get_value(), false);
+                let text = columns.with_value(|c| export_lines(&report.get_value(), &lines.get_value(), c, false));
                 browser::download_text("sentence-bleu.tsv", &text, "text/tab-separated-values");
             }>"Export TSV"</button>
             <button data-testid="bleu-export-json" on:click=move |_| {
-                let text = export_lines(&report.get_value(), &lines.get_value(), true);
+                let text = columns.with_value(|c| export_lines(&report.get_value(), &lines.get_value(), c, true));
                 browser::download_text("sentence-bleu.json", &text, "application/json");
             }>"Export JSON"</button>
         </div>

@@ -10,6 +10,7 @@ mod download;
 mod engine_client;
 mod engine_jobs;
 mod engine_worker;
+mod eval_sweep;
 mod figures;
 mod file_translate;
 mod gpu_engine;
@@ -22,7 +23,13 @@ mod model_download;
 mod models;
 mod offline_models;
 mod settings;
+mod translate_evaluation;
+mod translate_examples;
+mod translate_input;
+mod translate_model;
+mod translate_output;
 mod translate_page;
+mod translate_settings;
 mod tsv;
 
 fn main() {

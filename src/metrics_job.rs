@@ -4,8 +4,10 @@
 use serde_json::{json, Value};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::significance::{self, Scorer};
+use wgslate_metrics::meteor::{self, Stemmer};
 use wgslate_metrics::{
-    plural, pystr, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Smoothing, Ter, TerOptions, Tokenize,
+    per, plural, pystr, wer, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Meteor, Smoothing, Ter, TerOptions,
+    Tokenize, WordNet,
 };
 
 /// Lines between progress reports.
@@ -21,12 +23,15 @@ pub struct Corpus {
     pub tokenize: String,
     pub lowercase: bool,
     pub smoothing: String,
+    /// The hypotheses' language (ISO 639-1), which chooses METEOR's stemmer and synonyms.
+    pub language: String,
 }
 
 impl Corpus {
     pub fn request(&self, metric: &str) -> String {
         json!({ "metric": metric, "hyps": self.hyps, "refs": self.refs, "second": self.second,
-                "tokenize": self.tokenize, "lowercase": self.lowercase, "smoothing": self.smoothing })
+                "tokenize": self.tokenize, "lowercase": self.lowercase, "smoothing": self.smoothing,
+                "language": self.language })
         .to_string()
     }
 
@@ -44,6 +49,7 @@ impl Corpus {
             tokenize: text("tokenize")?,
             lowercase: v["lowercase"].as_bool().unwrap_or(false),
             smoothing: text("smoothing")?,
+            language: v["language"].as_str().unwrap_or("en").to_string(),
         })
     }
 
@@ -72,8 +78,15 @@ pub fn bleu_options(
     })
 }
 
+/// Whether the job in `request` is METEOR with WordNet synonyms, which needs the synonym table.
+pub fn needs_wordnet(request: &str) -> bool {
+    let v: Value = serde_json::from_str(request).unwrap_or_default();
+    v["metric"] == "meteor" && Stemmer::for_language(v["language"].as_str().unwrap_or("en")).uses_wordnet()
+}
+
 /// Runs the job in `request`, calling `progress` with the share done after each chunk of lines.
-pub fn run(request: &str, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
+/// `wordnet` is the synonym table, where `needs_wordnet` said it is needed.
+pub fn run(request: &str, wordnet: Option<std::sync::Arc<WordNet>>, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
     let v: Value = serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))?;
     let corpus = Corpus::from_request(&v)?;
     let metric = v["metric"].as_str().unwrap_or_default();
@@ -81,6 +94,9 @@ pub fn run(request: &str, progress: &mut dyn FnMut(f64)) -> Result<Value, String
         "bleu" => bleu(&corpus, progress),
         "chrf" => chrf(&corpus, progress),
         "ter" => ter(&corpus, progress),
+        "wer" => error_rate(&corpus, progress, false),
+        "per" => error_rate(&corpus, progress, true),
+        "meteor" => meteor_job(&corpus, wordnet, progress),
         other => Err(format!("unknown metric {other:?}")),
     }?;
     // Named, so a result can never be shown under another metric.
@@ -174,6 +190,49 @@ fn ter(c: &Corpus, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
     let (e, r) = stats.iter().fold((0.0, 0.0), |(e, r), s| (e + s[0], r + s[1]));
     let sig = signature::ter(&ter.options, Some(c.refs.len()), &Resampling::default()).to_string();
     Ok(json!({ "name": "TER", "score": ter.compute(e, r), "signature": sig }))
+}
+
+/// WER or PER: the corpus figure and each line's, against the first reference (as the CLI).
+fn error_rate(c: &Corpus, progress: &mut dyn FnMut(f64), position_independent: bool) -> Result<Value, String> {
+    let first = c.refs.first().ok_or("no reference")?;
+    let stats = per_line(c.hyps.len(), progress, (0.0, 1.0), |i| {
+        if position_independent {
+            let s = per::sentence_stats(&c.hyps[i], &first[i]);
+            [s.errors, s.ref_len, s.hyp_len]
+        } else {
+            let s = wer::sentence_stats(&c.hyps[i], &first[i]);
+            [s.edits, s.ref_len, s.hyp_len]
+        }
+    });
+    let rate = |[e, r, h]: [usize; 3]| {
+        if position_independent {
+            per::score(e as f64, r as f64)
+        } else {
+            wer::score(e as f64, r as f64, h as f64)
+        }
+    };
+    let sum = stats.iter().fold([0; 3], |a, s| [a[0] + s[0], a[1] + s[1], a[2] + s[2]]);
+    let resampling = Resampling::default();
+    let (name, sig) =
+        if position_independent { ("PER", signature::per(&resampling)) } else { ("WER", signature::wer(&resampling)) };
+    let lines: Vec<f64> = stats.into_iter().map(rate).collect();
+    Ok(json!({ "name": name, "score": rate(sum), "signature": sig.to_string(), "lines": lines,
+               "first_reference_only": c.refs.len() > 1 }))
+}
+
+fn meteor_job(c: &Corpus, wordnet: Option<std::sync::Arc<WordNet>>, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
+    let stemmer = Stemmer::for_language(&c.language);
+    let wordnet = match wordnet {
+        Some(w) => w,
+        None if stemmer.uses_wordnet() => return Err("METEOR for English needs WordNet's synonym table".into()),
+        None => std::sync::Arc::new(WordNet::empty()),
+    };
+    let m = Meteor::new(stemmer, wordnet);
+    let lines = per_line(c.hyps.len(), progress, (0.0, 1.0), |i| m.sentence_score(&c.hyps[i], &c.segment_refs(i)));
+    let sig = signature::meteor(stemmer, Some(c.refs.len()), &Resampling::default()).to_string();
+    let score = meteor::corpus_score(&lines);
+    let lines: Vec<f64> = lines.into_iter().map(|s| 100.0 * s).collect();
+    Ok(json!({ "name": "METEOR", "score": score, "signature": sig, "lines": lines }))
 }
 
 /// Hypotheses, reference streams and the optional second system, as lines.

@@ -31,7 +31,7 @@ test('the golden orejuela case shows sacreBLEU’s score and counts', async () =
   }
   assert.equal(await page.locator('[data-testid=bleu-signature]').textContent(), c.signature);
   // Each signature line says whose it is.
-  assert.deepEqual(await page.locator('.signature .metric-name').allTextContents(), ['BLEU', 'chrF2', 'TER']);
+  assert.deepEqual(await page.locator('.signature .metric-name').allTextContents(), ['BLEU', 'chrF2', 'TER', 'WER', 'PER']);
   assert.equal(await page.locator('[data-testid=bleu-chrf]').textContent(), golden('orejuela-4refs-chrf').expected.score.toFixed(1));
   assert.equal(await page.locator('[data-testid=bleu-ter]').textContent(), golden('orejuela-4refs-ter').expected.score.toFixed(1));
   // Selecting the line shows its tokens with the matched n-grams marked.
