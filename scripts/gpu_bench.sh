@@ -17,8 +17,8 @@ echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1
 nproc
 python3 -c "import torch; print('torch', torch.__version__)"
-# Stop at once when wgpu finds no adapter (session 41's H200: the NVIDIA ICD loaded but gave no
-# vkCreateInstance), rather than spend the lent minutes on CPU-only lines.
+# Stop at once when wgpu finds no adapter (the H200 lent on 2026-11-28: the NVIDIA ICD loaded but
+# gave no vkCreateInstance), rather than spend the lent minutes on CPU-only lines.
 if "$W" bench --model $M/transformer --sentences 1 --batched 1 2>&1 | grep -q "no GPU adapter"; then
     echo "no GPU adapter for wgpu; set VK_LOADER_DEBUG=error to see why"; exit 1
 fi

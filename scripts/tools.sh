@@ -14,7 +14,7 @@ apt_install() {
 }
 
 # wasm-opt from npm's binaryen 132 (Debian's binaryen 108 breaks the wasm): -Oz takes a third off
-# the wasm (6.07 MB after it in session 54). It runs as WebAssembly in node, so it takes minutes.
+# the wasm (6.07 MB after it in the build of 2026-11-30, 4c60faa). It runs as WebAssembly in node, so it takes minutes.
 optimize_wasm() {
   local opt=target/binaryen/node_modules/.bin/wasm-opt
   command -v npm >/dev/null || apt_install nodejs npm

@@ -50,8 +50,9 @@ impl Default for Settings {
 
 /// The search the page's "Best quality" button and the CLI's `--best` choose: beam 4 whose n-best
 /// is reranked with the opposite direction's model (weight [`RERANK_WEIGHT`]), no length or
-/// coverage penalty. Chosen on val, where it beat session 21's preset (beam 4, GNMT α 1, coverage
-/// 0.2) for each of the four en → de models measured (README, "Decoding on test_2016_flickr").
+/// coverage penalty. Chosen on val (0eb57bb, 2026-11-27), where it beat the preset before it (beam
+/// 4, GNMT α 1, coverage 0.2) for each of the four en → de models measured (docs/models.md,
+/// "Decoding on test_2016_flickr").
 /// Keys and values as in a link.
 pub const BEST_QUALITY: [(&str, &str); 2] = [("beam", "4"), ("rerank", "true")];
 
