@@ -619,8 +619,12 @@ fn Results(report: Report) -> impl IntoView {
         .filter_map(|(_, _, r)| r.clone().ok())
         .map(|h| view! { <p class="signature"><span class="metric-name">{h.name}</span><code>{h.signature}</code></p> })
         .collect_view();
-    let first_only: Vec<String> =
-        report.others.iter().filter_map(|(_, _, r)| r.as_ref().ok().filter(|h| h.first_reference_only)).map(|h| h.name.clone()).collect();
+    let first_only: Vec<String> = report
+        .others
+        .iter()
+        .filter_map(|(_, _, r)| r.as_ref().ok().filter(|h| h.first_reference_only))
+        .map(|h| h.name.clone())
+        .collect();
     let first_only = (!first_only.is_empty()).then(|| {
         view! {
             <p class="hint" data-testid="bleu-first-reference">

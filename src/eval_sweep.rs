@@ -7,10 +7,10 @@ use leptos::task::spawn_local;
 use wgslate_decode::sweep::{self, Row, SWEEP_KEYS};
 use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 
+use crate::browser;
 use crate::engine_client::{self, JobError};
 use crate::engine_jobs::{Job, SearchChoice};
 use crate::translate_page::{settings_pairs, Shared};
-use crate::browser;
 
 const LANE: &str = "sweep";
 
@@ -25,7 +25,11 @@ struct SweepResult {
 type Progress = (usize, usize, usize, usize);
 
 /// The settings of one run of the sweep: the page's, with the swept one set to `value`.
-fn settings_with(base: &crate::settings::Settings, key: &str, value: &str) -> Result<crate::settings::Settings, String> {
+fn settings_with(
+    base: &crate::settings::Settings,
+    key: &str,
+    value: &str,
+) -> Result<crate::settings::Settings, String> {
     let mut s = base.clone();
     s.set(key, value)?;
     Ok(s)
@@ -37,7 +41,14 @@ fn score_row(value: &str, hyps: &[String], refs: &[String], seconds: f64) -> Row
     let r = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];
     let bleu = Bleu::new(BleuOptions::default()).corpus_score(&h, &r);
     let chrf = Chrf::new(ChrfOptions::default()).corpus_score(&h, &r);
-    Row { value: value.to_string(), bleu: bleu.score, chrf, hyp_len: bleu.sys_len as usize, ref_len: bleu.ref_len as usize, seconds }
+    Row {
+        value: value.to_string(),
+        bleu: bleu.score,
+        chrf,
+        hyp_len: bleu.sys_len as usize,
+        ref_len: bleu.ref_len as usize,
+        seconds,
+    }
 }
 
 #[component]
@@ -66,21 +77,28 @@ pub fn EvalSweep(
         };
         let base = shared.settings.get_untracked();
         if base.sample {
-            return error.set(Some("A sweep moves a beam search's settings: turn sampling off in the settings first.".into()));
+            return error
+                .set(Some("A sweep moves a beam search's settings: turn sampling off in the settings first.".into()));
         }
         let n = match count.get_untracked().trim().parse::<usize>() {
             Ok(n) if n >= 1 => n,
-            _ => return error.set(Some(format!("Sentences must be a whole number of 1 or more, not '{}'", count.get_untracked()))),
+            _ => {
+                return error.set(Some(format!(
+                    "Sentences must be a whole number of 1 or more, not '{}'",
+                    count.get_untracked()
+                )))
+            }
         };
         let mut pairs = examples.get_untracked();
         pairs.truncate(n);
         if pairs.is_empty() {
             return error.set(Some("The test set is not loaded, so there is nothing to sweep over.".into()));
         }
-        let settings: Vec<_> = match list.iter().map(|v| settings_with(&base, k.setting, v)).collect::<Result<Vec<_>, _>>() {
-            Ok(s) => s,
-            Err(e) => return error.set(Some(e)),
-        };
+        let settings: Vec<_> =
+            match list.iter().map(|v| settings_with(&base, k.setting, v)).collect::<Result<Vec<_>, _>>() {
+                Ok(s) => s,
+                Err(e) => return error.set(Some(e)),
+            };
         result.set(Some(SweepResult { name: k.label.to_string(), rows: vec![] }));
         spawn_local(async move {
             let sources: Vec<String> = pairs.iter().map(|p| p.0.clone()).collect();
@@ -127,7 +145,11 @@ pub fn EvalSweep(
 
     let csv = move |_| {
         if let Some(r) = result.get_untracked() {
-            browser::download_text(&format!("sweep-{}.csv", r.name), &(sweep::format_table(&r.name, &r.rows, true) + "\n"), "text/csv");
+            browser::download_text(
+                &format!("sweep-{}.csv", r.name),
+                &(sweep::format_table(&r.name, &r.rows, true) + "\n"),
+                "text/csv",
+            );
         }
     };
 
@@ -222,16 +244,22 @@ fn SweepChart(result: SweepResult) -> impl IntoView {
         .enumerate()
         .map(|(i, r)| view! { <text x=format!("{:.1}", x(i)) y=format!("{}", HEIGHT - PAD + 16.0) text-anchor="middle">{r.value.clone()}</text> })
         .collect_view();
-    let grid = [0.0, 25.0, 50.0, 75.0, 100.0]
-        .map(|v| view! {
+    let grid = [0.0, 25.0, 50.0, 75.0, 100.0].map(|v| {
+        view! {
             <line class="grid" x1=PAD x2=WIDTH - PAD y1=y(v) y2=y(v) />
             <text x=PAD - 6.0 y=y(v) + 4.0 text-anchor="end">{format!("{v:.0}")}</text>
-        });
+        }
+    });
     let summary = format!(
         "{} against {}: {}",
         "BLEU, chrF2 and the length ratio",
         result.name,
-        result.rows.iter().map(|r| format!("{} {}: BLEU {:.2}", result.name, r.value, r.bleu)).collect::<Vec<_>>().join("; ")
+        result
+            .rows
+            .iter()
+            .map(|r| format!("{} {}: BLEU {:.2}", result.name, r.value, r.bleu))
+            .collect::<Vec<_>>()
+            .join("; ")
     );
     view! {
         <figure class="sweep-chart">

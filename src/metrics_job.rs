@@ -2,9 +2,9 @@
 //! JSON result out. Each metric is its own job, so a failure in one leaves the others' results.
 
 use serde_json::{json, Value};
+use wgslate_metrics::meteor::{self, Stemmer};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::significance::{self, Scorer};
-use wgslate_metrics::meteor::{self, Stemmer};
 use wgslate_metrics::{
     per, plural, pystr, wer, Bleu, BleuOptions, BleuStats, Chrf, ChrfOptions, Meteor, Smoothing, Ter, TerOptions,
     Tokenize, WordNet,
@@ -86,7 +86,11 @@ pub fn needs_wordnet(request: &str) -> bool {
 
 /// Runs the job in `request`, calling `progress` with the share done after each chunk of lines.
 /// `wordnet` is the synonym table, where `needs_wordnet` said it is needed.
-pub fn run(request: &str, wordnet: Option<std::sync::Arc<WordNet>>, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
+pub fn run(
+    request: &str,
+    wordnet: Option<std::sync::Arc<WordNet>>,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Value, String> {
     let v: Value = serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))?;
     let corpus = Corpus::from_request(&v)?;
     let metric = v["metric"].as_str().unwrap_or_default();
@@ -220,7 +224,11 @@ fn error_rate(c: &Corpus, progress: &mut dyn FnMut(f64), position_independent: b
                "first_reference_only": c.refs.len() > 1 }))
 }
 
-fn meteor_job(c: &Corpus, wordnet: Option<std::sync::Arc<WordNet>>, progress: &mut dyn FnMut(f64)) -> Result<Value, String> {
+fn meteor_job(
+    c: &Corpus,
+    wordnet: Option<std::sync::Arc<WordNet>>,
+    progress: &mut dyn FnMut(f64),
+) -> Result<Value, String> {
     let stemmer = Stemmer::for_language(&c.language);
     let wordnet = match wordnet {
         Some(w) => w,

@@ -237,7 +237,10 @@ impl Metric {
                 let mut sum = per::PerStats::default();
                 per_line.iter().for_each(|s| sum.add(s));
                 let score = per::score(sum.errors as f64, sum.ref_len as f64);
-                let verbose = format!("(errors = {} matches = {} ref_len = {} hyp_len = {})", sum.errors, sum.matches, sum.ref_len, sum.hyp_len);
+                let verbose = format!(
+                    "(errors = {} matches = {} ref_len = {} hyp_len = {})",
+                    sum.errors, sum.matches, sum.ref_len, sum.hyp_len
+                );
                 let stats = per_line.into_iter().map(per::PerStats::to_vec).collect();
                 Scored { name: "PER".into(), score, verbose: Some(verbose), stats }
             }

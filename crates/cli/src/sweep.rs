@@ -27,7 +27,11 @@ pub fn take(args: &[String]) -> Result<(Option<Sweep>, Vec<String>), String> {
         }
     }
     let Some(spec) = spec else {
-        return if csv { Err("--csv prints a sweep's table: add --sweep KEY=V1,V2,…".into()) } else { Ok((None, rest)) };
+        return if csv {
+            Err("--csv prints a sweep's table: add --sweep KEY=V1,V2,…".into())
+        } else {
+            Ok((None, rest))
+        };
     };
     let (name, list) =
         spec.split_once('=').ok_or_else(|| format!("--sweep {spec}: expected KEY=V1,V2,…, such as beam=1,2,4"))?;

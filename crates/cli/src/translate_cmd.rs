@@ -517,7 +517,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
             .iter()
             .map(|v| {
                 let with_value = [args, &[s.key.flag.to_string(), v.clone()]].concat();
-                parse_args(&with_value).map(|(search, _)| (v.clone(), search)).map_err(|e| format!("--sweep {}={v}: {e}", s.name))
+                parse_args(&with_value)
+                    .map(|(search, _)| (v.clone(), search))
+                    .map_err(|e| format!("--sweep {}={v}: {e}", s.name))
             })
             .collect::<Result<_, _>>()?,
     };
@@ -584,8 +586,21 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
             let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
             let bleu = Bleu::new(BleuOptions::default()).corpus_score(&hyps, &refs_view);
             let chrf = Chrf::new(ChrfOptions::default()).corpus_score(&hyps, &refs_view);
-            let row = wgslate_decode::sweep::Row { value: value.clone(), bleu: bleu.score, chrf, hyp_len: bleu.sys_len as usize, ref_len: bleu.ref_len as usize, seconds };
-            eprintln!("wgslate: {} {value}: BLEU {:.2} ({}, {:.1} s)", sweep.name, row.bleu, search_details(search, c.rerank.is_some()), seconds);
+            let row = wgslate_decode::sweep::Row {
+                value: value.clone(),
+                bleu: bleu.score,
+                chrf,
+                hyp_len: bleu.sys_len as usize,
+                ref_len: bleu.ref_len as usize,
+                seconds,
+            };
+            eprintln!(
+                "wgslate: {} {value}: BLEU {:.2} ({}, {:.1} s)",
+                sweep.name,
+                row.bleu,
+                search_details(search, c.rerank.is_some()),
+                seconds
+            );
             rows.push(row);
         }
         println!("{}", wgslate_decode::sweep::format_table(&sweep.name, &rows, sweep.csv));

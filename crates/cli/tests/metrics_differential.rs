@@ -24,8 +24,14 @@ fn peers_python() -> PathBuf {
                  assert (v('jiwer'), nltk.__version__, sacrebleu.__version__) == ('4.0.0', '3.10.4', '2.6.0')";
     let ready = || run(Command::new(&python).args(["-c", check]));
     if !ready() {
-        assert!(run(Command::new("python3").args(["-m", "venv"]).arg(&venv)), "python3 -m venv failed: install python3-venv");
-        assert!(run(Command::new(venv.join("bin/pip")).args(["install", "-q"]).args(PEERS)), "pip install {PEERS:?} failed");
+        assert!(
+            run(Command::new("python3").args(["-m", "venv"]).arg(&venv)),
+            "python3 -m venv failed: install python3-venv"
+        );
+        assert!(
+            run(Command::new(venv.join("bin/pip")).args(["install", "-q"]).args(PEERS)),
+            "pip install {PEERS:?} failed"
+        );
         assert!(ready(), "the peers {PEERS:?} are not importable from {}", venv.display());
     }
     python

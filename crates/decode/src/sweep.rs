@@ -85,7 +85,10 @@ pub fn format_table(name: &str, rows: &[Row], csv: bool) -> String {
         })
         .collect();
     if csv {
-        return std::iter::once(header.join(",")).chain(cells.iter().map(|c| c.join(","))).collect::<Vec<_>>().join("\n");
+        return std::iter::once(header.join(","))
+            .chain(cells.iter().map(|c| c.join(",")))
+            .collect::<Vec<_>>()
+            .join("\n");
     }
     let widths: Vec<usize> = (0..7)
         .map(|k| cells.iter().map(|c| c[k].chars().count()).chain([header[k].chars().count()]).max().unwrap_or(0))
@@ -119,7 +122,10 @@ mod tests {
             Row { value: "1".into(), bleu: 38.123, chrf: 60.0, hyp_len: 90, ref_len: 100, seconds: 1.25 },
             Row { value: "4".into(), bleu: 39.5, chrf: 61.25, hyp_len: 100, ref_len: 100, seconds: 3.0 },
         ];
-        assert_eq!(format_table("beam", &rows, false).lines().nth(1).unwrap(), "   1  38.12  60.00  0.900       90      100      1.2");
+        assert_eq!(
+            format_table("beam", &rows, false).lines().nth(1).unwrap(),
+            "   1  38.12  60.00  0.900       90      100      1.2"
+        );
         assert_eq!(format_table("beam", &rows, true).lines().last().unwrap(), "4,39.50,61.25,1.000,100,100,3.0");
     }
 }

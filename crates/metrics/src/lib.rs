@@ -13,8 +13,8 @@ pub mod per;
 pub mod porter;
 pub mod pystr;
 pub mod signature;
-pub mod snowball;
 pub mod significance;
+pub mod snowball;
 pub mod ter;
 mod ter_edit;
 mod ter_tokenizer;
@@ -26,9 +26,9 @@ pub mod wordnet;
 pub use bleu::{Bleu, BleuOptions, BleuScore, BleuStats, Smoothing};
 pub use chrf::{Chrf, ChrfOptions};
 pub use meteor::Meteor;
-pub use wordnet::WordNet;
 pub use ter::{Ter, TerOptions};
 pub use tokenizers::Tokenize;
+pub use wordnet::WordNet;
 
 pub const SACREBLEU_VERSION: &str = "2.6.0";
 

@@ -128,7 +128,9 @@ impl Meteor {
         let (hyp, reference) = if self.stemmer == Stemmer::None {
             (hyp, reference)
         } else {
-            let stem = |list: Enumerated| -> Enumerated { list.into_iter().map(|(i, w)| (i, self.stemmer.stem(&w))).collect() };
+            let stem = |list: Enumerated| -> Enumerated {
+                list.into_iter().map(|(i, w)| (i, self.stemmer.stem(&w))).collect()
+            };
             let (stemmed, hyp, reference) = match_exact(stem(hyp), stem(reference));
             matches.extend(stemmed);
             (hyp, reference)

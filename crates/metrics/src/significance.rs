@@ -45,7 +45,9 @@ impl Scorer<'_> {
             }
             Scorer::Wer => Num::Py(crate::wer::score(stats[0].value(), stats[1].value(), stats[2].value())),
             Scorer::Per => Num::Py(crate::per::score(stats[0].value(), stats[1].value())),
-            Scorer::Meteor => Num::Py(if stats[1].value() > 0.0 { 100.0 * stats[0].value() / stats[1].value() } else { 0.0 }),
+            Scorer::Meteor => {
+                Num::Py(if stats[1].value() > 0.0 { 100.0 * stats[0].value() / stats[1].value() } else { 0.0 })
+            }
         })
     }
 }
