@@ -12,15 +12,15 @@
 //!   bucket_type=length,statistic_type=score,score_measure=bleu`]: compare-mt's corpus BLEU over all
 //!   lines and over the lines whose reference length falls in each bucket. Not sacreBLEU's: a line's
 //!   n-gram count for each order is at least 1 (a 2-word line counts one 3-gram and one 4-gram, none
-//!   matched), an order without a match is left out of the geometric mean instead of zeroing it, and
-//!   no unigram match at all scores 0.
+//!   matched), an order without a match counts as precision 1 instead of zeroing the score, and no
+//!   unigram match at all scores 0.
 //! - `frequency_buckets` [`--compare_word_accuracies bucket_type=freq`]: per bucket of a word's
 //!   frequency (in the given counts, else in the reference), the words of the reference, of each
 //!   system and matched (per line, a word matches as often as it occurs in both), and recall,
 //!   precision and F-measure (all 0 when nothing matched).
-//! - `ngrams` [`--compare_ngrams compare_type=match`]: 1- to 4-grams ranked by `(m1 + 1) / (m1 + m2
-//!   + 2)`, m the system's clipped matches of that n-gram summed over lines; compare-mt breaks ties
-//!   by hash order, we by more matches of the system ahead, then the n-gram's words.
+//! - `ngrams` [`--compare_ngrams compare_type=match`]: 1- to 4-grams ranked by
+//!   `(m1 + 1) / (m1 + m2 + 2)`, m the system's clipped matches of that n-gram summed over lines;
+//!   compare-mt breaks ties by hash order, we by more matches of the system ahead, then the words.
 //!
 //! Ours: `sentence_bleu`, `histogram` and `top_lines` score lines with sacreBLEU's sentence BLEU
 //! (13a, exp smoothing, effective order) on the lines as given; compare-mt's sentence examples use
@@ -167,16 +167,15 @@ pub fn compare(refs: &[&str], sys1: &[&str], sys2: &[&str], options: &CompareOpt
     }
     let ref_words: Vec<Vec<&str>> = refs.iter().map(|l| words(l)).collect();
     let sys_words = [sys1, sys2].map(|s| s.iter().map(|l| words(l)).collect::<Vec<_>>());
-    let line_stats =
-        sys_words.each_ref().map(|s| ref_words.iter().zip(s).map(|(r, o)| bleu_stats(r, o)).collect::<Vec<_>>());
+    let Matches { lines, ngrams } = count_matches(&ref_words, &sys_words);
     let sentence_bleu = sentence_bleu(refs, sys1, sys2);
     Ok(Comparison {
         lines: refs.len(),
-        bleu: line_stats.each_ref().map(|s| corpus_bleu(s.iter())),
-        length_buckets: length_buckets(&ref_words, &line_stats),
+        bleu: lines.each_ref().map(|s| corpus_bleu(s.iter())),
+        length_buckets: length_buckets(&ref_words, &lines),
         freq_from_corpus: options.freq_counts.is_some(),
-        frequency_buckets: frequency_buckets(&ref_words, &sys_words, options.freq_counts.as_ref()),
-        ngrams: ngram_diffs(&ref_words, &sys_words, options.ngram_top),
+        frequency_buckets: frequency_buckets(&ref_words, &sys_words, &ngrams, options.freq_counts.as_ref()),
+        ngrams: ngram_diffs(ngrams, options.ngram_top),
         histogram: histogram(&sentence_bleu),
         top_lines: top_lines(refs, sys1, sys2, &sentence_bleu, options.top_lines),
         sentence_bleu,
@@ -220,15 +219,37 @@ struct BleuStats {
     totals: [usize; MAX_NGRAM],
 }
 
-fn bleu_stats(r: &[&str], o: &[&str]) -> BleuStats {
-    let mut stats = BleuStats { ref_len: r.len(), out_len: o.len(), matches: [0; MAX_NGRAM], totals: [1; MAX_NGRAM] };
-    for n in 1..=MAX_NGRAM {
-        let ref_counts = ngram_counts(r, n);
-        let out_counts = ngram_counts(o, n);
-        stats.matches[n - 1] = out_counts.iter().map(|(g, &c)| c.min(ref_counts.get(g).copied().unwrap_or(0))).sum();
-        stats.totals[n - 1] = o.len().saturating_sub(n - 1).max(1);
+type NgramMatches<'a> = HashMap<&'a [&'a str], [usize; 2]>;
+
+/// What one pass over the lines gathers: each line's BLEU statistics per system, and each n-gram's
+/// clipped matches per system summed over lines (compare-mt's `compare_ngrams` `match`).
+struct Matches<'a> {
+    lines: [Vec<BleuStats>; 2],
+    ngrams: NgramMatches<'a>,
+}
+
+fn count_matches<'a>(ref_words: &'a [Vec<&'a str>], sys_words: &'a [Vec<Vec<&'a str>>; 2]) -> Matches<'a> {
+    let mut m = Matches { lines: [Vec::new(), Vec::new()], ngrams: HashMap::new() };
+    for (i, r) in ref_words.iter().enumerate() {
+        let ref_counts: Vec<_> = (1..=MAX_NGRAM).map(|n| ngram_counts(r, n)).collect();
+        for (s, sys) in sys_words.iter().enumerate() {
+            let o = &sys[i];
+            let mut stats =
+                BleuStats { ref_len: r.len(), out_len: o.len(), matches: [0; MAX_NGRAM], totals: [1; MAX_NGRAM] };
+            for n in 1..=MAX_NGRAM {
+                stats.totals[n - 1] = o.len().saturating_sub(n - 1).max(1);
+                for (g, c) in ngram_counts(o, n) {
+                    let matched = c.min(ref_counts[n - 1].get(g).copied().unwrap_or(0));
+                    if matched > 0 {
+                        stats.matches[n - 1] += matched;
+                        m.ngrams.entry(g).or_default()[s] += matched;
+                    }
+                }
+            }
+            m.lines[s].push(stats);
+        }
     }
-    stats
+    m
 }
 
 /// compare-mt's `BleuScorer.score_cached_corpus`, operation for operation.
@@ -273,15 +294,20 @@ fn length_buckets(ref_words: &[Vec<&str>], line_stats: &[Vec<BleuStats>; 2]) -> 
         .collect()
 }
 
+fn token_counts<'a>(lines: &[Vec<&'a str>]) -> HashMap<&'a str, usize> {
+    let mut counts = HashMap::new();
+    lines.iter().flatten().for_each(|&w| *counts.entry(w).or_insert(0) += 1);
+    counts
+}
+
+/// A word matches, in compare-mt's `_calc_trg_matches`, as its unigram does.
 fn frequency_buckets(
     ref_words: &[Vec<&str>],
     sys_words: &[Vec<Vec<&str>>; 2],
+    ngram_matches: &NgramMatches,
     freq_counts: Option<&HashMap<String, usize>>,
 ) -> Vec<FrequencyBucket> {
-    let mut ref_counts: HashMap<&str, usize> = HashMap::new();
-    if freq_counts.is_none() {
-        ref_words.iter().flatten().for_each(|&w| *ref_counts.entry(w).or_insert(0) += 1);
-    }
+    let ref_counts = token_counts(ref_words);
     let freq = |w: &str| match freq_counts {
         Some(counts) => counts.get(w).copied(),
         None => ref_counts.get(w).copied(),
@@ -289,17 +315,14 @@ fn frequency_buckets(
     let word_bucket = |w: &str| bucket(freq(w).unwrap_or(0), &FREQUENCY_CUTOFFS);
     let labels = bucket_labels(&FREQUENCY_CUTOFFS);
     let mut ref_total = vec![0; labels.len()];
+    ref_counts.iter().for_each(|(w, c)| ref_total[word_bucket(w)] += c);
     let mut totals = [vec![0; labels.len()], vec![0; labels.len()]];
     let mut matches = totals.clone();
-    for (i, r) in ref_words.iter().enumerate() {
-        let ref_line = ngram_counts(r, 1);
-        r.iter().for_each(|w| ref_total[word_bucket(w)] += 1);
-        for s in 0..2 {
-            for (g, c) in ngram_counts(&sys_words[s][i], 1) {
-                let b = word_bucket(g[0]);
-                totals[s][b] += c;
-                matches[s][b] += c.min(ref_line.get(g).copied().unwrap_or(0));
-            }
+    for (s, sys) in sys_words.iter().enumerate() {
+        for (w, c) in token_counts(sys) {
+            let b = word_bucket(w);
+            totals[s][b] += c;
+            matches[s][b] += ngram_matches.get(std::slice::from_ref(&w)).map_or(0, |m| m[s]);
         }
     }
     labels
@@ -324,38 +347,22 @@ fn word_accuracy(matches: usize, ref_words: usize, words: usize) -> WordAccuracy
     WordAccuracy { matches, words, recall, precision, f_measure }
 }
 
-/// compare-mt's `compare_ngrams` matches, scored by `extract_salient_features`, best `top` each way.
-fn ngram_diffs(ref_words: &[Vec<&str>], sys_words: &[Vec<Vec<&str>>; 2], top: usize) -> [Vec<NgramDiff>; 2] {
-    let mut matches: HashMap<&[&str], [usize; 2]> = HashMap::new();
-    for (i, r) in ref_words.iter().enumerate() {
-        for n in 1..=MAX_NGRAM {
-            let ref_counts = ngram_counts(r, n);
-            for s in 0..2 {
-                for (g, c) in ngram_counts(&sys_words[s][i], n) {
-                    let m = c.min(ref_counts.get(g).copied().unwrap_or(0));
-                    if m > 0 {
-                        matches.entry(g).or_default()[s] += m;
-                    }
-                }
-            }
-        }
-    }
-    let scored: Vec<NgramDiff> = matches
-        .into_iter()
-        .map(|(g, [m1, m2])| NgramDiff {
-            ngram: g.join(" "),
-            score: (m1 as f64 + ALPHA) / ((m1 + m2) as f64 + 2.0 * ALPHA),
-            matches: [m1, m2],
-        })
-        .collect();
+/// compare-mt's `extract_salient_features` scores of the matches, best `top` each way.
+fn ngram_diffs(matches: NgramMatches, top: usize) -> [Vec<NgramDiff>; 2] {
+    type Scored<'a> = (f64, [usize; 2], &'a [&'a str]);
+    let smoothed = |[m1, m2]: [usize; 2]| (m1 as f64 + ALPHA) / ((m1 + m2) as f64 + 2.0 * ALPHA);
+    let mut scored: Vec<Scored> = matches.into_iter().map(|(g, m)| (smoothed(m), m, g)).collect();
     [0, 1].map(|s| {
-        let mut ranked = scored.clone();
-        ranked.sort_by(|a, b| {
-            let by_score = if s == 0 { b.score.total_cmp(&a.score) } else { a.score.total_cmp(&b.score) };
-            by_score.then(b.matches[s].cmp(&a.matches[s])).then_with(|| a.ngram.cmp(&b.ngram))
-        });
-        ranked.truncate(top);
-        ranked
+        let rank = |a: &Scored, b: &Scored| {
+            let by_score = if s == 0 { b.0.total_cmp(&a.0) } else { a.0.total_cmp(&b.0) };
+            by_score.then(b.1[s].cmp(&a.1[s])).then_with(|| a.2.cmp(b.2))
+        };
+        if top < scored.len() {
+            scored.select_nth_unstable_by(top, rank);
+        }
+        let mut best = scored[..top.min(scored.len())].to_vec();
+        best.sort_by(rank);
+        best.into_iter().map(|(score, matches, g)| NgramDiff { ngram: g.join(" "), score, matches }).collect()
     })
 }
 
@@ -457,22 +464,25 @@ mod tests {
     #[test]
     fn bleu_skips_unmatched_orders_and_counts_short_lines() {
         // One line of two words: 3- and 4-grams count 1 each, unmatched, so left out: BLEU 100 · (2/2 · 1/1)^¼.
-        let s = bleu_stats(&["a", "b"], &["a", "b"]);
+        let (r, o) = (vec![vec!["a", "b"], vec!["a"]], [vec![vec!["a", "b"], vec!["b"]], vec![vec![], vec![]]]);
+        let lines = count_matches(&r, &o).lines;
+        let s = lines[0][0];
         assert_eq!((s.matches, s.totals), ([2, 1, 0, 0], [2, 1, 1, 1]));
-        assert_eq!(corpus_bleu([s].iter()), 100.0);
-        assert_eq!(corpus_bleu([bleu_stats(&["a"], &["b"])].iter()), 0.0);
+        assert_eq!(corpus_bleu(lines[0][..1].iter()), 100.0);
+        assert_eq!(corpus_bleu(lines[0][1..].iter()), 0.0);
+        assert_eq!(corpus_bleu(lines[1].iter()), 0.0, "no output words");
     }
 
     #[test]
     fn ngrams_rank_by_smoothed_ratio_then_matches_then_words() {
-        let refs = ["x y", "x y", "x y", "z", "w"];
-        let sys1 = ["x y", "x y", "x", "z", "q"];
+        let refs = ["x y", "x y", "x y", "a", "w"];
+        let sys1 = ["x y", "x y", "x", "a", "q"];
         let sys2 = ["x", "q", "q", "q", "w"];
         let c = run(&refs, &sys1, &sys2);
         let listed = |s: usize| c.ngrams[s].iter().map(|d| (d.ngram.as_str(), d.matches)).collect::<Vec<_>>();
-        // Scores: "x y" (2,0) 3/4, "y" (2,0) 3/4, "z" (1,0) 2/3, "x" (3,1) 4/6 = 2/3, "w" (0,1) 1/3.
-        assert_eq!(listed(0), [("x y", [2, 0]), ("y", [2, 0]), ("x", [3, 1]), ("z", [1, 0]), ("w", [0, 1])]);
-        assert_eq!(listed(1), [("w", [0, 1]), ("x", [3, 1]), ("z", [1, 0]), ("x y", [2, 0]), ("y", [2, 0])]);
+        // Scores: "x y" (2,0) 3/4, "y" (2,0) 3/4, "a" (1,0) 2/3, "x" (3,1) 4/6 = 2/3, "w" (0,1) 1/3.
+        assert_eq!(listed(0), [("x y", [2, 0]), ("y", [2, 0]), ("x", [3, 1]), ("a", [1, 0]), ("w", [0, 1])]);
+        assert_eq!(listed(1), [("w", [0, 1]), ("x", [3, 1]), ("a", [1, 0]), ("x y", [2, 0]), ("y", [2, 0])]);
         assert_eq!(c.ngrams[0][0].score, 0.75);
         let top2 = compare(&refs, &sys1, &sys2, &CompareOptions { ngram_top: 2, ..Default::default() }).unwrap();
         assert_eq!(top2.ngrams[0].len(), 2);
