@@ -243,10 +243,12 @@ test('the BLEU per-line table and the Compare outputs export as TSV and JSON', a
   const tsv = await download(page, 'bleu-export-tsv');
   assert.equal(tsv.name, 'sentence-bleu.tsv');
   const rows = pythonTsvRows(tsv.text);
-  assert.deepEqual(rows[0], ['line', 'sentence_bleu', 'hypothesis', 'reference_1']);
+  // WER and PER are on by default: each line's figures come after sentence BLEU.
+  assert.deepEqual(rows[0], ['line', 'sentence_bleu', 'sentence_wer', 'sentence_per', 'hypothesis', 'reference_1']);
   const asText = (s) => (/^[=+\-@]/.test(s) ? "'" + s : s);
-  assert.deepEqual(rows.slice(1).map((r) => [r[0], r[2], r[3]]), hyps.map((h, i) => [String(i + 1), asText(h), asText(refs[i])]));
-  assert.equal(Number(rows[1][1]), 100);
+  assert.deepEqual(rows.slice(1).map((r) => [r[0], r[4], r[5]]), hyps.map((h, i) => [String(i + 1), asText(h), asText(refs[i])]));
+  assert.deepEqual(rows[1].slice(1, 4).map(Number), [100, 0, 0]);
+  assert.equal(rows[2][2], '66.6667', 'jiwer keeps "cat\tsat" one word: 2 edits in 3 words');
   const json = JSON.parse((await download(page, 'bleu-export-json')).text);
   assert.deepEqual(json.map((l) => l.hypothesis), hyps, 'the JSON keeps every text exact');
   assert.deepEqual(json[3].references, ['"quoted" ref']);
