@@ -2,39 +2,19 @@
 //! files made from Multi30k and adversarial ones: `tests/differential/compare_mt_diff.py` makes them
 //! and compares every number. WGSLATE_COMPARE_SEED (default "ci") chooses the run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+mod peers;
 
 // compare-mt imports `six` without declaring it; sacreBLEU checks the sentence-BLEU tables.
 const PEERS: [&str; 3] = ["compare-mt==0.2.10", "six", "sacrebleu==2.6.0"];
 
-fn workspace_target() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target")
-}
-
-fn run(cmd: &mut Command) -> bool {
-    cmd.status().map(|s| s.success()).unwrap_or(false)
-}
-
 /// The venv's python, with the peers installed into it on first use.
-fn compare_mt_python() -> PathBuf {
-    let venv = workspace_target().join("compare-mt-venv");
-    let python = venv.join("bin/python");
+fn compare_mt_python() -> std::path::PathBuf {
     let check = "import compare_mt.compare_mt_main, sacrebleu; from compare_mt import __version__ as v; \
                  assert (v, sacrebleu.__version__) == ('0.2.10', '2.6.0')";
-    let ready = || run(Command::new(&python).args(["-c", check]));
-    if !ready() {
-        assert!(
-            run(Command::new("python3").args(["-m", "venv"]).arg(&venv)),
-            "python3 -m venv failed: install python3-venv"
-        );
-        assert!(
-            run(Command::new(venv.join("bin/pip")).args(["install", "-q"]).args(PEERS)),
-            "pip install {PEERS:?} failed"
-        );
-        assert!(ready(), "the peers {PEERS:?} are not importable from {}", venv.display());
-    }
-    python
+    peers::python("compare-mt-venv", &PEERS, check)
 }
 
 #[test]

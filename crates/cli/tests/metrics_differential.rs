@@ -3,38 +3,19 @@
 //! `tests/differential/metrics_diff.py` makes the cases and compares every digit.
 //! WGSLATE_METRICS_CASES (default 500) and WGSLATE_METRICS_SEED (default "ci") choose the run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+mod peers;
+use peers::workspace_target;
 
 const PEERS: [&str; 3] = ["jiwer==4.0.0", "nltk==3.10.4", "sacrebleu==2.6.0"];
 
-fn workspace_target() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target")
-}
-
-fn run(cmd: &mut Command) -> bool {
-    cmd.status().map(|s| s.success()).unwrap_or(false)
-}
-
 /// The venv's python, with the peers installed into it on first use.
-fn peers_python() -> PathBuf {
-    let venv = workspace_target().join("metrics-venv");
-    let python = venv.join("bin/python");
+fn peers_python() -> std::path::PathBuf {
     let check = "import jiwer, nltk, sacrebleu; from importlib.metadata import version as v; \
                  assert (v('jiwer'), nltk.__version__, sacrebleu.__version__) == ('4.0.0', '3.10.4', '2.6.0')";
-    let ready = || run(Command::new(&python).args(["-c", check]));
-    if !ready() {
-        assert!(
-            run(Command::new("python3").args(["-m", "venv"]).arg(&venv)),
-            "python3 -m venv failed: install python3-venv"
-        );
-        assert!(
-            run(Command::new(venv.join("bin/pip")).args(["install", "-q"]).args(PEERS)),
-            "pip install {PEERS:?} failed"
-        );
-        assert!(ready(), "the peers {PEERS:?} are not importable from {}", venv.display());
-    }
-    python
+    peers::python("metrics-venv", &PEERS, check)
 }
 
 #[test]
