@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wgslate_decode::sweep::{self, Row, SWEEP_KEYS};
-use wgslate_metrics::{Bleu, BleuOptions, Chrf, ChrfOptions};
 
 use crate::browser;
 use crate::engine_client::{self, JobError};
@@ -38,9 +37,8 @@ fn settings_with(
 /// BLEU, chrF and lengths of `hyps` against `refs`, as `wgslate eval` computes them.
 fn score_row(value: &str, hyps: &[String], refs: &[String], seconds: f64) -> Row {
     let h: Vec<&str> = hyps.iter().map(String::as_str).collect();
-    let r = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];
-    let bleu = Bleu::new(BleuOptions::default()).corpus_score(&h, &r);
-    let chrf = Chrf::new(ChrfOptions::default()).corpus_score(&h, &r);
+    let r: Vec<&str> = refs.iter().map(String::as_str).collect();
+    let (bleu, chrf) = wgslate_metrics::eval_scores(&h, &r);
     Row {
         value: value.to_string(),
         bleu: bleu.score,
@@ -70,7 +68,10 @@ pub fn EvalSweep(
             return;
         }
         error.set(None);
-        let k = sweep::find_key(&key.get_untracked()).expect("the select lists sweep keys");
+        let k = match sweep::find_key(&key.get_untracked()) {
+            Ok(k) => k,
+            Err(e) => return error.set(Some(e)),
+        };
         let list = match sweep::parse_values(k, &values.get_untracked()) {
             Ok(v) => v,
             Err(e) => return error.set(Some(format!("Values: {e}"))),

@@ -78,21 +78,24 @@ pub fn bleu_options(
     })
 }
 
-/// Whether the job in `request` is METEOR with WordNet synonyms, which needs the synonym table.
-pub fn needs_wordnet(request: &str) -> bool {
-    let v: Value = serde_json::from_str(request).unwrap_or_default();
+/// The job a request (`Corpus::request`) asks for, parsed once.
+pub fn parse(request: &str) -> Result<Value, String> {
+    serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))
+}
+
+/// Whether the job is METEOR with WordNet synonyms, which needs the synonym table.
+pub fn needs_wordnet(v: &Value) -> bool {
     v["metric"] == "meteor" && Stemmer::for_language(v["language"].as_str().unwrap_or("en")).uses_wordnet()
 }
 
-/// Runs the job in `request`, calling `progress` with the share done after each chunk of lines.
+/// Runs the job `v`, calling `progress` with the share done after each chunk of lines.
 /// `wordnet` is the synonym table, where `needs_wordnet` said it is needed.
 pub fn run(
-    request: &str,
+    v: &Value,
     wordnet: Option<std::sync::Arc<WordNet>>,
     progress: &mut dyn FnMut(f64),
 ) -> Result<Value, String> {
-    let v: Value = serde_json::from_str(request).map_err(|e| format!("bad request: {e}"))?;
-    let corpus = Corpus::from_request(&v)?;
+    let corpus = Corpus::from_request(v)?;
     let metric = v["metric"].as_str().unwrap_or_default();
     let mut result = match metric {
         "bleu" => bleu(&corpus, progress),

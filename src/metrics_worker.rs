@@ -33,7 +33,7 @@ async fn wordnet() -> Result<Arc<WordNet>, String> {
     Ok(table)
 }
 
-fn run_job(request: &str, wordnet: Option<Arc<WordNet>>) {
+fn run_job(request: &serde_json::Value, wordnet: Option<Arc<WordNet>>) {
     // At most ten progress messages a second, however many lines there are.
     let mut last = 0.0;
     let mut progress = |share: f64| {
@@ -66,7 +66,10 @@ pub fn worker_name() -> Option<String> {
 pub fn start() {
     std::panic::set_hook(Box::new(|info| post(serde_json::json!({ "panic": info.to_string() }))));
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|ev: web_sys::MessageEvent| {
-        let request = ev.data().as_string().unwrap_or_default();
+        let request = match metrics_job::parse(&ev.data().as_string().unwrap_or_default()) {
+            Ok(v) => v,
+            Err(e) => return post(serde_json::json!({ "error": e })),
+        };
         if !metrics_job::needs_wordnet(&request) {
             return run_job(&request, None);
         }

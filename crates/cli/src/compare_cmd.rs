@@ -103,7 +103,7 @@ fn to_json(c: &Comparison, systems: [&String; 2], freq_corpus: Option<&str>) -> 
 /// Rows as columns two spaces apart: the first left-aligned, the others right-aligned.
 fn columns(rows: &[Vec<String>]) -> String {
     let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..rows[0].len()).map(width).collect();
+    let widths: Vec<usize> = (0..rows.first().map_or(0, Vec::len)).map(width).collect();
     let line = |r: &Vec<String>| {
         let cells = r.iter().enumerate().map(|(c, s)| {
             if c == 0 {

@@ -576,7 +576,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
     };
     let reverse = load_reranker(&c)?;
     if let Some(sweep) = sweep {
-        let refs_view = vec![refs.iter().map(String::as_str).collect::<Vec<_>>()];
+        let refs_view: Vec<&str> = refs.iter().map(String::as_str).collect();
         let mut rows = Vec::new();
         for (value, search) in &searches {
             let t0 = Instant::now();
@@ -584,8 +584,7 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
             let out = translator.translate(&sources)?;
             let seconds = t0.elapsed().as_secs_f64();
             let hyps: Vec<&str> = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or("")).collect();
-            let bleu = Bleu::new(BleuOptions::default()).corpus_score(&hyps, &refs_view);
-            let chrf = Chrf::new(ChrfOptions::default()).corpus_score(&hyps, &refs_view);
+            let (bleu, chrf) = wgslate_metrics::eval_scores(&hyps, &refs_view);
             let row = wgslate_decode::sweep::Row {
                 value: value.clone(),
                 bleu: bleu.score,

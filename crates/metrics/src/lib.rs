@@ -69,3 +69,11 @@ pub fn utf8_text(name: &str, bytes: Vec<u8>) -> Result<String, String> {
         _ => format!("{name} is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()),
     })
 }
+
+/// Corpus BLEU and chrF2 with sacreBLEU's default options against one reference stream: the
+/// figures `wgslate eval` prints, for one search or each value of a sweep (CLI and page alike).
+pub fn eval_scores(hyps: &[&str], refs: &[&str]) -> (BleuScore, f64) {
+    let refs = [refs.to_vec()];
+    let bleu = Bleu::new(BleuOptions::default()).corpus_score(hyps, &refs);
+    (bleu, Chrf::new(ChrfOptions::default()).corpus_score(hyps, &refs))
+}
