@@ -24,8 +24,8 @@ pub enum View {
 }
 
 impl View {
-    const ALL: [View; 4] = [View::Translate, View::Compare, View::Attention, View::Bleu];
-    fn slug(self) -> &'static str {
+    pub const ALL: [View; 4] = [View::Translate, View::Compare, View::Attention, View::Bleu];
+    pub fn slug(self) -> &'static str {
         match self {
             View::Translate => "translate",
             View::Compare => "compare",
@@ -33,7 +33,7 @@ impl View {
             View::Bleu => "bleu",
         }
     }
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             View::Translate => "Translate",
             View::Compare => "Compare",
@@ -60,7 +60,7 @@ fn link_problems(hash: &str, mut problems: Vec<String>) -> Vec<String> {
 }
 
 /// The URL's hash for a view and its query: `#compare?beam=4&text=…`, `#bleu`.
-fn hash_for(view: View, query: &str) -> String {
+pub fn hash_for(view: View, query: &str) -> String {
     match query {
         "" => format!("#{}", view.slug()),
         q => format!("#{}?{q}", view.slug()),

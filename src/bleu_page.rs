@@ -4,9 +4,21 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde_json::Value;
-use wgslate_metrics::{pystr, Bleu};
+use wgslate_metrics::{plural, pystr, Bleu};
 
+use crate::bleu_comparison::{self, SystemComparison};
 use crate::{browser, metrics_client, metrics_job, tsv};
+
+/// What another view fills the page with ("Open in the BLEU page").
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prefill {
+    /// The system output, one line per sentence.
+    pub output: String,
+    pub reference: String,
+    pub sources: String,
+    /// Whether the output goes in as the second system (the hypothesis and reference are kept).
+    pub as_second: bool,
+}
 
 const PAGE: usize = 100;
 
@@ -155,6 +167,8 @@ pub struct Report {
     options: Options,
     hyps: Vec<String>,
     refs: Vec<Vec<String>>,
+    /// Where the systems differ, when a second system was given.
+    comparison: Option<(Result<Value, String>, bleu_comparison::Lines, Option<String>)>,
 }
 
 /// What one press of Compute scores.
@@ -163,13 +177,14 @@ struct Scoring {
     hyp: String,
     refs: Vec<String>,
     hyp2: String,
+    sources: String,
     options: Options,
 }
 
 /// Scores every metric in the metrics worker, one job each, so the page stays responsive and a
 /// crash in one metric is reported next to it while the others keep their results.
 async fn compute(input: Scoring, progress: RwSignal<f64>) -> Result<Report, String> {
-    let Scoring { hyp, refs, hyp2, options } = input;
+    let Scoring { hyp, refs, hyp2, sources, options } = input;
     let (hyps, refs, second) = metrics_job::check_inputs(&hyp, &refs, &hyp2)?;
     let (tokenize, smoothing) = (options.tokenize.clone(), options.smoothing.clone());
     let language = options.language.clone();
@@ -178,8 +193,11 @@ async fn compute(input: Scoring, progress: RwSignal<f64>) -> Result<Report, Stri
     corpus.bleu_options(false)?;
     let others: Vec<(&str, &str, &str)> =
         OTHER_METRICS.into_iter().filter(|(m, _, _)| options.others.contains(m)).collect();
-    let metrics: Vec<(&str, &str)> =
-        std::iter::once(("bleu", "BLEU")).chain(others.iter().map(|&(m, label, _)| (m, label))).collect();
+    let comparing = corpus.second.is_some();
+    let metrics: Vec<(&str, &str)> = std::iter::once(("bleu", "BLEU"))
+        .chain(others.iter().map(|&(m, label, _)| (m, label)))
+        .chain(comparing.then_some(("compare", "Comparison")))
+        .collect();
     let mut results = Vec::new();
     let epoch = metrics_client::epoch();
     for (k, &(metric, label)) in metrics.iter().enumerate() {
@@ -212,7 +230,34 @@ async fn compute(input: Scoring, progress: RwSignal<f64>) -> Result<Report, Stri
             (label, testid, h)
         })
         .collect();
-    Ok(Report { bleu, others, options, hyps: corpus.hyps, refs: corpus.refs })
+    let comparison = corpus.second.map(|second| {
+        let (sources, problem) = source_lines(&sources, corpus.hyps.len());
+        let lines = bleu_comparison::Lines {
+            hyps: corpus.hyps.clone(),
+            second,
+            reference: corpus.refs.first().cloned().unwrap_or_default(),
+            sources,
+        };
+        (results.next().unwrap_or_else(missing), lines, problem)
+    });
+    Ok(Report { bleu, others, options, hyps: corpus.hyps, refs: corpus.refs, comparison })
+}
+
+/// The source box's lines where it has one per hypothesis, else why they are not used.
+fn source_lines(sources: &str, n: usize) -> (Option<Vec<String>>, Option<String>) {
+    if sources.is_empty() {
+        return (None, None);
+    }
+    let lines = pystr::lines(sources);
+    if lines.len() == n {
+        return (Some(lines), None);
+    }
+    let why = format!(
+        "The source has {} but the hypothesis has {}, so the lines below do not open in the other views.",
+        plural(lines.len(), "line"),
+        plural(n, "line")
+    );
+    (None, Some(why))
 }
 
 /// The hypotheses' language for METEOR: what they read as where it is one METEOR knows, else English.
@@ -240,12 +285,20 @@ const SAVED_INPUTS: &str = "wgslate.bleu.inputs";
 /// why they are empty rather than emptying them without a word.
 const INPUTS_TOO_LARGE: &str = "wgslate.bleu.inputs-too-large";
 
-/// (hypotheses, second system, references) as the page left them in this tab.
-fn saved_inputs() -> Option<(String, String, Vec<String>)> {
+/// The boxes' text as the page left them in this tab.
+#[derive(Default)]
+struct Saved {
+    hyp: String,
+    hyp2: String,
+    sources: String,
+    refs: Vec<String>,
+}
+
+fn saved_inputs() -> Option<Saved> {
     let v: Value = serde_json::from_str(&browser::session_get(SAVED_INPUTS)?).ok()?;
     let text = |x: &Value| x.as_str().unwrap_or_default().to_string();
     let refs = v.get("refs")?.as_array()?.iter().map(text).collect();
-    Some((v.get("hyp").map(text)?, v.get("hyp2").map(text)?, refs))
+    Some(Saved { hyp: v.get("hyp").map(text)?, hyp2: v.get("hyp2").map(text)?, sources: text(&v["sources"]), refs })
 }
 
 /// A textarea that also takes a dropped or picked .txt file.
@@ -312,6 +365,7 @@ fn box_name(testid: &str) -> String {
     match testid.strip_prefix("bleu-ref-").and_then(|n| n.parse::<usize>().ok()) {
         Some(n) => format!("reference {}", n + 1),
         None if testid == "bleu-hyp2" => "the second system".into(),
+        None if testid == "bleu-src" => "the source".into(),
         None => "the hypothesis".into(),
     }
 }
@@ -327,20 +381,24 @@ fn line_count(text: &str) -> String {
 }
 
 #[component]
-pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
-    let (saved_hyp, saved_hyp2, mut saved_refs) = saved_inputs().unwrap_or_default();
+pub fn BleuPage(prefill: RwSignal<Option<Prefill>>) -> impl IntoView {
+    let Saved { hyp: saved_hyp, hyp2: saved_hyp2, sources: saved_sources, refs: mut saved_refs } =
+        saved_inputs().unwrap_or_default();
     if saved_refs.is_empty() {
         saved_refs.push(String::new());
     }
     let hyp = RwSignal::new(saved_hyp);
+    let second_open = RwSignal::new(!saved_hyp2.is_empty());
     let hyp2 = RwSignal::new(saved_hyp2);
+    let sources = RwSignal::new(saved_sources);
     let next_id = StoredValue::new(saved_refs.len());
     let refs = RwSignal::new(
         saved_refs.into_iter().enumerate().map(|(id, t)| RefBox { id, text: RwSignal::new(t) }).collect::<Vec<_>>(),
     );
     let keep = window_event_listener(leptos::ev::pagehide, move |_| {
         let texts: Vec<String> = refs.with_untracked(|v| v.iter().map(|r| r.text.get_untracked()).collect());
-        let json = serde_json::json!({ "hyp": hyp.get_untracked(), "hyp2": hyp2.get_untracked(), "refs": texts });
+        let json = serde_json::json!({ "hyp": hyp.get_untracked(), "hyp2": hyp2.get_untracked(),
+                                       "sources": sources.get_untracked(), "refs": texts });
         // Too large for the tab's storage (a few MB): better nothing than an older state, and a word.
         if browser::session_set(SAVED_INPUTS, &json.to_string()) {
             browser::session_remove(INPUTS_TOO_LARGE);
@@ -373,6 +431,7 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
     Effect::new(move |_| {
         hyp.track();
         hyp2.track();
+        sources.track();
         refs.with(|v| v.iter().for_each(|r| r.text.track()));
         tokenize.track();
         smoothing.track();
@@ -397,7 +456,13 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
             language: language.get_untracked().unwrap_or_else(|| guess_language(&hyp.get_untracked())),
         };
         let refs: Vec<String> = refs.get_untracked().iter().map(|r| r.text.get_untracked()).collect();
-        let input = Scoring { hyp: hyp.get_untracked(), refs, hyp2: hyp2.get_untracked(), options };
+        let input = Scoring {
+            hyp: hyp.get_untracked(),
+            refs,
+            hyp2: hyp2.get_untracked(),
+            sources: sources.get_untracked(),
+            options,
+        };
         metrics_client::cancel();
         if let Some(older) = in_flight.try_update_value(|h| h.take()).flatten() {
             older.abort();
@@ -424,15 +489,22 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
         }
     });
     Effect::new(move |_| {
-        if let Some((h, r)) = prefill.get() {
-            // A second system left from before would be compared with (or refused for its line count).
-            hyp2.set(String::new());
-            hyp.set(h);
-            refs.update(|v| {
-                v.truncate(1);
-                v[0].text.set(r);
-            });
-            prefill.set(None);
+        if let Some(p) = prefill.get() {
+            if p.as_second {
+                hyp2.set(p.output);
+                second_open.set(true);
+            } else {
+                // A second system left from before would be compared with (or refused for its line count).
+                hyp2.set(String::new());
+                hyp.set(p.output);
+                refs.update(|v| {
+                    v.truncate(1);
+                    v[0].text.set(p.reference);
+                });
+            }
+            sources.set(p.sources);
+            // The prefill is left as it is: the shell switches to this view on the same change, and
+            // clearing it here could come first.
             // The boxes hold other text now: an older file's read error is not theirs.
             error.set(None);
             // "Open in the BLEU page" shows the scores, not only the boxes: computed once the
@@ -500,9 +572,19 @@ pub fn BleuPage(prefill: RwSignal<Option<(String, String)>>) -> impl IntoView {
                     <button data-testid="bleu-add-ref" on:click=add_ref>"+ Add reference"</button>
                 </div>
             </div>
-            <details class="second" open=!hyp2.get_untracked().is_empty()>
-                <summary>"Compare with a second system (paired bootstrap)"</summary>
-                <TextInput text=hyp2 testid=Signal::derive(|| "bleu-hyp2".to_string()) placeholder="Second system output, same lines" error />
+            <details class="second" prop:open=move || second_open.get()
+                on:toggle=move |ev| second_open.set(event_target::<web_sys::HtmlDetailsElement>(&ev).open())>
+                <summary>"Compare with a second system (paired bootstrap, where they differ)"</summary>
+                <div class="inputs">
+                    <div class="col">
+                        <h3>"Second system"</h3>
+                        <TextInput text=hyp2 testid=Signal::derive(|| "bleu-hyp2".to_string()) placeholder="Second system output, same lines" error />
+                    </div>
+                    <div class="col">
+                        <h3>"Source (optional)"</h3>
+                        <TextInput text=sources testid=Signal::derive(|| "bleu-src".to_string()) placeholder="Source sentences, same lines: the lines that differ most then open in Translate, Compare and Attention" error />
+                    </div>
+                </div>
             </details>
             <div class="options">
                 <label>
@@ -671,6 +753,9 @@ fn Results(report: Report) -> impl IntoView {
                 {format!("BP = {:.3}   ratio = {:.3}   hyp_len = {}   ref_len = {}", b.bp, b.ratio, b.sys_len, b.ref_len)}
             </p>
             {paired}
+            {report.comparison.clone().map(|(comparison, lines, source_problem)| view! {
+                <SystemComparison comparison lines source_problem />
+            })}
             <LineTable report=report.clone() lines=b.lines.clone() columns=columns.clone() />
         }
     });

@@ -3,6 +3,7 @@
 mod app;
 mod attention_heatmap;
 mod attention_page;
+mod bleu_comparison;
 mod bleu_page;
 mod browser;
 mod compare_page;

@@ -2,6 +2,7 @@
 //! JSON result out. Each metric is its own job, so a failure in one leaves the others' results.
 
 use serde_json::{json, Value};
+use wgslate_metrics::compare::{self, CompareOptions};
 use wgslate_metrics::meteor::{self, Stemmer};
 use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::significance::{self, Scorer};
@@ -104,6 +105,7 @@ pub fn run(
         "wer" => error_rate(&corpus, progress, false),
         "per" => error_rate(&corpus, progress, true),
         "meteor" => meteor_job(&corpus, wordnet, progress),
+        "compare" => compare_job(&corpus),
         other => Err(format!("unknown metric {other:?}")),
     }?;
     // Named, so a result can never be shown under another metric.
@@ -244,6 +246,19 @@ fn meteor_job(
     let score = meteor::corpus_score(&lines);
     let lines: Vec<f64> = lines.into_iter().map(|s| 100.0 * s).collect();
     Ok(json!({ "name": "METEOR", "score": score, "signature": sig, "lines": lines }))
+}
+
+/// Where the hypothesis and the second system differ, against the first reference, as `wgslate
+/// compare --json` reports it (frequencies counted in that reference).
+fn compare_job(c: &Corpus) -> Result<Value, String> {
+    let second = c.second.as_ref().ok_or("the comparison needs a second system")?;
+    let first = c.refs.first().ok_or("no reference")?;
+    let comparison = compare::compare(&strs(first), &strs(&c.hyps), &strs(second), &CompareOptions::default())?;
+    Ok(comparison.to_json(["hypothesis", "second system"], "reference"))
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
 }
 
 /// Hypotheses, reference streams and the optional second system, as lines.

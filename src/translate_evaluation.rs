@@ -8,6 +8,7 @@ use wgslate_metrics::signature::{self, Resampling};
 use wgslate_metrics::{Bleu, BleuOptions};
 use wgslate_model::catalog::language_name;
 
+use crate::bleu_page::Prefill;
 use crate::engine_client::{self, JobError};
 use crate::engine_jobs::{Job, SearchChoice};
 use crate::eval_sweep::EvalSweep;
@@ -25,6 +26,7 @@ struct EvalResult {
     signature: String,
     hyps: String,
     refs: String,
+    sources: String,
     sentences: usize,
     search: String,
     model: String,
@@ -128,6 +130,7 @@ pub fn TranslateEvaluation(test_set: TestSet) -> impl IntoView {
                     signature: signature::bleu(&opts, Some(1), &Resampling::default()).to_string(),
                     hyps: hyps.join("\n"),
                     refs: refs.join("\n"),
+                    sources: sources.join("\n"),
                     sentences: pairs.len(),
                     search: s.search_label(),
                     model: s.model.clone(),
@@ -173,10 +176,17 @@ pub fn TranslateEvaluation(test_set: TestSet) -> impl IntoView {
                 (false, None) => String::new(),
             }}</p>
             {move || eval_result.get().map(|r| {
-                let EvalResult { score, signature, hyps, refs, sentences, search, model, scored_with: used } = r;
+                let EvalResult { score, signature, hyps, refs, sources, sentences, search, model, scored_with: used } = r;
+                let prefill = move |as_second: bool| Prefill {
+                    output: hyps.clone(), reference: refs.clone(), sources: sources.clone(), as_second,
+                };
+                let prefill_second = prefill.clone();
                 view! {
                     <p>"BLEU " <strong data-testid="eval-bleu">{score}</strong> {format!(" on {} sentences, {model}, {search} ", grouped(sentences))} <code>{signature}</code></p>
-                    <button data-testid="eval-open-bleu" on:click=move |_| bleu_prefill.set(Some((hyps.clone(), refs.clone())))>"Open in the BLEU page"</button>
+                    <button data-testid="eval-open-bleu" on:click=move |_| bleu_prefill.set(Some(prefill(false)))>"Open in the BLEU page"</button>
+                    " "
+                    <button data-testid="eval-open-bleu-second" title="Keeps the BLEU page's hypothesis and reference: an earlier evaluation (greedy, say) against this one"
+                        on:click=move |_| bleu_prefill.set(Some(prefill_second(true)))>"… as the second system"</button>
                     {move || settings.with(|now| scored_with(now) != used).then(|| view! {
                         <p class="hint" data-testid="eval-stale">"The model or search settings changed since this evaluation; Evaluate again to score them."</p>
                     })}

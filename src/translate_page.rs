@@ -46,8 +46,8 @@ pub struct Shared {
     pub backend: RwSignal<String>,
     /// The models the main engine worker holds (`engine_client::Status::in_memory`).
     pub in_memory: RwSignal<Vec<String>>,
-    /// Fill the BLEU page with (hypotheses, references).
-    pub bleu_prefill: RwSignal<Option<(String, String)>>,
+    /// Fill the BLEU page with an evaluation's output.
+    pub bleu_prefill: RwSignal<Option<crate::bleu_page::Prefill>>,
     /// The next change of the URL is a history entry even within a view (set by Swap, which replaces the
     /// user's text: Back brings it back).
     pub history_entry: StoredValue<bool>,

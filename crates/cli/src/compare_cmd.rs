@@ -2,8 +2,7 @@
 //! reference length, word F-measure by frequency, the n-grams each system matches more), plus the
 //! spread of sentence-BLEU differences and the lines that differ most (`wgslate_metrics::compare`).
 
-use serde_json::{json, Value};
-use wgslate_metrics::compare::{self, CompareOptions, Comparison, WordAccuracy};
+use wgslate_metrics::compare::{self, CompareOptions, Comparison};
 use wgslate_metrics::{plural, pystr};
 
 pub const USAGE: &str = "usage: wgslate compare REF SYS1 SYS2 [--freq-corpus FILE] [--json]
@@ -42,7 +41,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let options = CompareOptions { freq_counts, ..Default::default() };
     let c = compare::compare(&as_strs(&refs), &as_strs(&out1), &as_strs(&out2), &options)?;
     if as_json {
-        println!("{}", to_json(&c, [sys1, sys2], freq_corpus.map(String::as_str)));
+        println!("{}", c.to_json([sys1, sys2], freq_corpus.map_or("reference", String::as_str)));
     } else {
         print!("{}", to_text(&c, freq_corpus.map(String::as_str)));
     }
@@ -75,29 +74,6 @@ fn check_lines(paths: &[&String; 3], lines: &[&Vec<String>; 3]) -> Result<(), St
         }
     }
     Ok(())
-}
-
-fn accuracy_json(a: &WordAccuracy) -> Value {
-    json!({"matches": a.matches, "words": a.words, "recall": a.recall, "precision": a.precision, "f_measure": a.f_measure})
-}
-
-fn to_json(c: &Comparison, systems: [&String; 2], freq_corpus: Option<&str>) -> Value {
-    let ngrams = |s: usize| -> Vec<Value> {
-        c.ngrams[s].iter().map(|d| json!({"ngram": d.ngram, "score": d.score, "matches": d.matches})).collect()
-    };
-    json!({
-        "systems": systems,
-        "lines": c.lines,
-        "bleu": c.bleu,
-        "length_buckets": c.length_buckets.iter().map(|b| json!({"label": b.label, "lines": b.lines, "bleu": b.bleu})).collect::<Vec<_>>(),
-        "frequency_from": freq_corpus.unwrap_or("reference"),
-        "frequency_buckets": c.frequency_buckets.iter().map(|b| json!({
-            "label": b.label, "ref_words": b.ref_words, "systems": b.systems.each_ref().map(accuracy_json),
-        })).collect::<Vec<_>>(),
-        "ngrams": [ngrams(0), ngrams(1)],
-        "histogram": c.histogram.iter().map(|b| json!({"label": b.label, "lo": b.lo, "hi": b.hi, "lines": b.lines})).collect::<Vec<_>>(),
-        "top_lines": c.top_lines.iter().map(|d| json!({"line": d.line + 1, "bleu": d.bleu, "difference": d.difference()})).collect::<Vec<_>>(),
-    })
 }
 
 /// Rows as columns two spaces apart: the first left-aligned, the others right-aligned.

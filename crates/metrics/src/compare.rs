@@ -134,6 +134,31 @@ impl LineDiff {
     }
 }
 
+impl Comparison {
+    /// The whole comparison as `wgslate compare --json` prints it and the BLEU view reads it: lines
+    /// numbered from 1, `systems` the two outputs' names, `frequency_from` where word counts came from.
+    pub fn to_json(&self, systems: [&str; 2], frequency_from: &str) -> serde_json::Value {
+        use serde_json::json;
+        let accuracy = |a: &WordAccuracy| json!({"matches": a.matches, "words": a.words, "recall": a.recall, "precision": a.precision, "f_measure": a.f_measure});
+        let ngrams = |s: usize| -> Vec<serde_json::Value> {
+            self.ngrams[s].iter().map(|d| json!({"ngram": d.ngram, "score": d.score, "matches": d.matches})).collect()
+        };
+        json!({
+            "systems": systems,
+            "lines": self.lines,
+            "bleu": self.bleu,
+            "length_buckets": self.length_buckets.iter().map(|b| json!({"label": b.label, "lines": b.lines, "bleu": b.bleu})).collect::<Vec<_>>(),
+            "frequency_from": frequency_from,
+            "frequency_buckets": self.frequency_buckets.iter().map(|b| json!({
+                "label": b.label, "ref_words": b.ref_words, "systems": b.systems.each_ref().map(accuracy),
+            })).collect::<Vec<_>>(),
+            "ngrams": [ngrams(0), ngrams(1)],
+            "histogram": self.histogram.iter().map(|b| json!({"label": b.label, "lo": b.lo, "hi": b.hi, "lines": b.lines})).collect::<Vec<_>>(),
+            "top_lines": self.top_lines.iter().map(|d| json!({"line": d.line + 1, "bleu": d.bleu, "difference": d.difference()})).collect::<Vec<_>>(),
+        })
+    }
+}
+
 /// compare-mt's words of a line: `line.strip().split(' ')`.
 pub fn words(line: &str) -> Vec<&str> {
     crate::pystr::strip(line).split(' ').collect()
