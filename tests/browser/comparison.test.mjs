@@ -105,6 +105,10 @@ test('a source with other line counts is named and the lines do not link; fewer 
   await page.locator('[data-testid=bleu-diff-source-problem]').waitFor({ timeout: 120000 });
   assert.match(await page.locator('[data-testid=bleu-diff-source-problem]').textContent(), /source has 10 lines but the hypothesis has 300/);
   assert.equal(await page.locator('[data-testid=bleu-diff-top] a').count(), 0);
+  // On a phone the tables scroll inside themselves; the page does not scroll sideways.
+  await page.setViewportSize({ width: 360, height: 740 });
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth), 'no sideways scrolling at 360 px');
+  await page.setViewportSize({ width: 1280, height: 900 });
   // A second system with fewer lines: a message, the boxes kept.
   const fewer = readFileSync(join(data, 'hyp2.de'), 'utf8').split('\n').slice(0, 120).join('\n');
   await setBox(page, 'bleu-hyp2', fewer);
