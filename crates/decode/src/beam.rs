@@ -3,6 +3,7 @@
 
 use crate::penalties::Scoring;
 use crate::step::top_k;
+use crate::trace::{Fate, Trace, CANDIDATES};
 use crate::{block_on, AsyncStepModel, Hypothesis, LengthLimits, StepModel};
 
 #[derive(Debug, Clone)]
@@ -37,6 +38,8 @@ struct Live {
     token_log_probs: Vec<f32>,
     log_prob: f32,
     attention: Vec<Vec<f32>>,
+    /// Its node in the trace (0 when there is none).
+    node: usize,
 }
 
 struct Sentence {
@@ -57,7 +60,7 @@ pub fn banned_by_ngram(tokens: &[u32], n: usize) -> Vec<u32> {
 }
 
 impl Sentence {
-    fn finish(&mut self, h: &Live, scoring: &Scoring, want_attention: bool) {
+    fn finish(&mut self, h: &Live, scoring: &Scoring, want_attention: bool, trace: Option<&mut Trace>) {
         let len = h.token_log_probs.len();
         let score = scoring.score(h.log_prob, len, self.source_len, &h.attention);
         self.finished.push(Hypothesis {
@@ -67,6 +70,9 @@ impl Sentence {
             score,
             attention: want_attention.then(|| h.attention.clone()),
         });
+        if let (Some(t), Some(f)) = (trace, self.finished.last()) {
+            t.finish(h.node, f, &h.attention);
+        }
     }
 
     fn can_stop(&self, beam: usize, scoring: &Scoring) -> bool {
@@ -100,16 +106,47 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
     sources: &[Vec<u32>],
     cfg: &BeamConfig,
 ) -> Result<Vec<Vec<Hypothesis>>, String> {
+    beam_inner(model, sources, cfg, None).await
+}
+
+/// The trace's node for candidate `tok` of row `r`, added if the trace has none yet.
+fn node_for(
+    t: &mut Trace,
+    nodes: &mut [Vec<(u32, usize)>],
+    r: usize,
+    tok: u32,
+    new: (usize, usize, f32, f32),
+) -> usize {
+    if let Some(&(_, id)) = nodes[r].iter().find(|(k, _)| *k == tok) {
+        return id;
+    }
+    let (parent, step, lp, cum) = new;
+    let id = t.add(parent, step, tok, lp, cum);
+    nodes[r].push((tok, id));
+    id
+}
+
+/// The search; with `trace` (one source only) it also records how it decided.
+pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    cfg: &BeamConfig,
+    mut trace: Option<&mut Trace>,
+) -> Result<Vec<Vec<Hypothesis>>, String> {
     if cfg.beam == 0 {
         return Err("beam width must be at least 1".into());
     }
+    if trace.is_some() && sources.len() != 1 {
+        return Err("a search trace follows one sentence".into());
+    }
     model.start(sources).await?;
     let (eos, bos, vocab) = (model.eos(), model.bos(), model.vocab_size());
-    let want_attention = cfg.scoring.needs_attention() || cfg.want_attention;
+    // A trace keeps the attention so that β can re-rank from it.
+    let want_attention = cfg.scoring.needs_attention() || cfg.want_attention || trace.is_some();
     let mut sents: Vec<Sentence> = sources
         .iter()
         .map(|s| Sentence {
-            live: vec![Live { tokens: vec![], token_log_probs: vec![], log_prob: 0.0, attention: vec![] }],
+            live: vec![Live { tokens: vec![], token_log_probs: vec![], log_prob: 0.0, attention: vec![], node: 0 }],
             finished: vec![],
             max_len: cfg.limits.max_len(s.len(), model.max_output_len()),
             source_len: s.len(),
@@ -125,10 +162,26 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
         let eos_banned = |s: usize| step < cfg.limits.min_len_for(sents[s].source_len);
         // A ban on repeated n-grams needs each row's every log-probability; one on EOS alone (the
         // first step, or `min_len`) only one candidate more, so the device still picks them.
+        // Per row, the trace's node of each candidate recorded: (token, node).
+        let mut row_nodes: Vec<Vec<(u32, usize)>> = vec![vec![]; rows.len()];
+        let recorded = if trace.is_some() { k.max(CANDIDATES).min(vocab) } else { k };
         let (candidates, attention) = if cfg.no_repeat_ngram == 0 {
             let banning = rows.iter().any(|&(s, _)| eos_banned(s));
-            let wanted = if banning { (k + 1).min(vocab) } else { k };
+            let wanted = if banning { (recorded + 1).min(vocab) } else { recorded };
             let out = model.step_top_k(&inputs, wanted, want_attention).await?;
+            if let Some(t) = trace.as_deref_mut() {
+                for (r, row) in out.candidates.iter().enumerate() {
+                    let (s, h) = rows[r];
+                    let parent = &sents[s].live[h];
+                    for &(tok, lp) in row.iter().filter(|c| c.1.is_finite()) {
+                        let id = t.add(parent.node, step, tok, lp, parent.log_prob + lp);
+                        row_nodes[r].push((tok, id));
+                        if eos_banned(s) && tok == eos {
+                            t.set(id, Fate::EosTooEarly);
+                        }
+                    }
+                }
+            }
             let cands = out
                 .candidates
                 .into_iter()
@@ -138,6 +191,22 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
             (cands, out.attention)
         } else {
             let out = model.step(&inputs, want_attention).await?;
+            if let Some(t) = trace.as_deref_mut() {
+                for (r, row) in out.log_probs.chunks(vocab).enumerate() {
+                    let (s, h) = rows[r];
+                    let parent = &sents[s].live[h];
+                    let banned = banned_by_ngram(&parent.tokens, cfg.no_repeat_ngram);
+                    for (tok, lp) in top_k(row, recorded).into_iter().filter(|c| c.1.is_finite()) {
+                        let id = t.add(parent.node, step, tok, lp, parent.log_prob + lp);
+                        row_nodes[r].push((tok, id));
+                        if banned.contains(&tok) {
+                            t.set(id, Fate::RepeatedNgram);
+                        } else if eos_banned(s) && tok == eos {
+                            t.set(id, Fate::EosTooEarly);
+                        }
+                    }
+                }
+            }
             let cands = out
                 .log_probs
                 .chunks(vocab)
@@ -180,11 +249,16 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
                     break;
                 }
                 let parent = &sent.live[rows[r].1];
+                let node = match trace.as_deref_mut() {
+                    Some(t) => node_for(t, &mut row_nodes, r, tok, (parent.node, step, lp, cum)),
+                    None => 0,
+                };
                 let mut h = Live {
                     tokens: parent.tokens.clone(),
                     token_log_probs: parent.token_log_probs.clone(),
                     log_prob: cum,
                     attention: parent.attention.clone(),
+                    node,
                 };
                 h.token_log_probs.push(lp);
                 if let Some(a) = &attention {
@@ -192,20 +266,26 @@ pub async fn beam_search_async<M: AsyncStepModel + ?Sized>(
                 }
                 if tok == eos {
                     if rank < cfg.beam {
-                        sent.finish(&h, &cfg.scoring, cfg.want_attention);
+                        sent.finish(&h, &cfg.scoring, cfg.want_attention, trace.as_deref_mut());
                     }
                 } else if new_live.len() < cfg.beam {
                     h.tokens.push(tok);
+                    if let Some(t) = trace.as_deref_mut() {
+                        t.set(node, Fate::Kept);
+                    }
                     new_live.push((h, r));
                 }
             }
             // At the length limit, live hypotheses end without EOS.
             let (keep, full): (Vec<_>, Vec<_>) = new_live.into_iter().partition(|(h, _)| h.tokens.len() < sent.max_len);
             for (h, _) in &full {
-                sent.finish(h, &cfg.scoring, cfg.want_attention);
+                sent.finish(h, &cfg.scoring, cfg.want_attention, trace.as_deref_mut());
             }
             sent.live = keep.iter().map(|(h, _)| h.clone()).collect();
             if sent.can_stop(cfg.beam, &cfg.scoring) {
+                if let Some(t) = trace.as_deref_mut() {
+                    sent.live.iter().for_each(|h| t.set(h.node, Fate::CannotWin));
+                }
                 sent.done = true;
                 sent.live.clear();
                 continue;

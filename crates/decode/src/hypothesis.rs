@@ -1,5 +1,5 @@
 /// One finished output of a search.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Hypothesis {
     /// Output tokens, EOS not included.
     pub tokens: Vec<u32>,

@@ -2,6 +2,8 @@
 //! and sample so both engines draw the same tokens from the same distributions.
 
 use crate::rng::SplitMix64;
+use crate::step::top_k;
+use crate::trace::{entropy_bits, Fate, StepChoice, Trace, CHOICES};
 use crate::{block_on, AsyncStepModel, Hypothesis, LengthLimits, StepModel};
 
 #[derive(Debug, Clone)]
@@ -84,6 +86,65 @@ pub async fn sample_async<M: AsyncStepModel + ?Sized>(
     sources: &[Vec<u32>],
     cfg: &SamplingConfig,
 ) -> Result<Vec<Vec<Hypothesis>>, String> {
+    sample_inner(model, sources, cfg, None).await
+}
+
+/// Records a sampling step: the model's `CHOICES` most likely tokens, what the truncation left of
+/// each, and the drawn token. Returns the drawn token's node.
+fn record_draw(
+    t: &mut Trace,
+    lp: &[f32],
+    dist: &[(u32, f64)],
+    drawn: u32,
+    parent: usize,
+    parent_lp: f32,
+    step: usize,
+) -> usize {
+    let top = top_k(lp, CHOICES);
+    let kept = |tok: u32| dist.iter().find(|d| d.0 == tok).map(|d| d.1);
+    let mut drawn_node = 0;
+    for &(tok, l) in top.iter().filter(|c| c.1.is_finite()) {
+        let id = t.add(parent, step, tok, l, parent_lp + l);
+        t.set(
+            id,
+            if tok == drawn {
+                Fate::Kept
+            } else if kept(tok).is_some() {
+                Fate::BelowBeam
+            } else {
+                Fate::Cut
+            },
+        );
+        if tok == drawn {
+            drawn_node = id;
+        }
+    }
+    if drawn_node == 0 {
+        drawn_node = t.add(parent, step, drawn, lp[drawn as usize], parent_lp + lp[drawn as usize]);
+        t.set(drawn_node, Fate::Kept);
+    }
+    let sampled: Vec<f32> = dist.iter().map(|d| d.1.ln() as f32).collect();
+    t.choices.push(StepChoice {
+        step,
+        candidates: top.iter().map(|&(tok, l)| (tok, l, kept(tok))).collect(),
+        chosen: drawn,
+        entropy: entropy_bits(lp),
+        sampled_entropy: entropy_bits(&sampled),
+    });
+    drawn_node
+}
+
+/// Sampling; with `trace` (one source, one sample) it records each step's distribution and draw.
+pub(crate) async fn sample_inner<M: AsyncStepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    cfg: &SamplingConfig,
+    mut trace: Option<&mut Trace>,
+) -> Result<Vec<Vec<Hypothesis>>, String> {
+    if trace.is_some() && (sources.len() != 1 || cfg.samples != 1) {
+        return Err("a search trace follows one sentence and one sample".into());
+    }
+    let mut node = 0;
     if cfg.samples == 0 {
         return Err("ask for at least one sample".into());
     }
@@ -120,8 +181,12 @@ pub async fn sample_async<M: AsyncStepModel + ?Sized>(
             if step < cfg.limits.min_len {
                 lp[eos as usize] = f32::NEG_INFINITY;
             }
-            let tok = draw(&sampling_distribution(&lp, cfg), &mut rngs[item]);
+            let dist = sampling_distribution(&lp, cfg);
+            let tok = draw(&dist, &mut rngs[item]);
             let h = &mut out[item / n][item % n];
+            if let Some(t) = trace.as_deref_mut() {
+                node = record_draw(t, &lp, &dist, tok, node, h.log_prob, step);
+            }
             h.token_log_probs.push(lp[tok as usize]);
             h.log_prob += lp[tok as usize];
             if let (Some(att), Some(a)) = (h.attention.as_mut(), res.attention.as_ref()) {
@@ -147,6 +212,9 @@ pub async fn sample_async<M: AsyncStepModel + ?Sized>(
     }
     for h in out.iter_mut().flatten() {
         h.score = h.log_prob;
+    }
+    if let (Some(t), Some(h)) = (trace, out.first().and_then(|o| o.first())) {
+        t.finish(node, h, h.attention.as_deref().unwrap_or(&[]));
     }
     Ok(out)
 }

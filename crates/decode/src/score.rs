@@ -3,6 +3,21 @@
 
 use crate::step::{block_on, AsyncStepModel, StepModel};
 
+/// A target's score under teacher forcing: each token's log-probability (EOS last) and its rank
+/// among the model's choices at that position (1: the model's most likely token; ties to the lower id).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForcedScore {
+    pub token_log_probs: Vec<f32>,
+    pub ranks: Vec<usize>,
+}
+
+impl ForcedScore {
+    /// The tokens' log-probabilities added in order, as a search adds them.
+    pub fn total(&self) -> f32 {
+        self.token_log_probs.iter().fold(0.0, |a, &b| a + b)
+    }
+}
+
 /// Per row, log P(target, then EOS | source): `targets` hold no EOS. A target longer than the model
 /// can emit is scored on its first `max_output_len() - 1` tokens and EOS.
 pub fn forced_log_probs<M: StepModel + ?Sized>(
@@ -10,7 +25,7 @@ pub fn forced_log_probs<M: StepModel + ?Sized>(
     sources: &[Vec<u32>],
     targets: &[Vec<u32>],
 ) -> Result<Vec<f32>, String> {
-    block_on(forced_log_probs_async(model, sources, targets))
+    Ok(forced_scores(model, sources, targets)?.iter().map(ForcedScore::total).collect())
 }
 
 pub async fn forced_log_probs_async<M: AsyncStepModel + ?Sized>(
@@ -18,6 +33,29 @@ pub async fn forced_log_probs_async<M: AsyncStepModel + ?Sized>(
     sources: &[Vec<u32>],
     targets: &[Vec<u32>],
 ) -> Result<Vec<f32>, String> {
+    Ok(forced_scores_async(model, sources, targets).await?.iter().map(ForcedScore::total).collect())
+}
+
+pub fn forced_scores<M: StepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    targets: &[Vec<u32>],
+) -> Result<Vec<ForcedScore>, String> {
+    block_on(forced_scores_async(model, sources, targets))
+}
+
+/// 1 + the tokens the model ranks above `token` in `row` (higher log-probability, or equal and a lower id).
+fn rank_of(row: &[f32], token: u32) -> usize {
+    let lp = row[token as usize];
+    1 + row.iter().enumerate().filter(|&(i, &l)| l > lp || (l == lp && (i as u32) < token)).count()
+}
+
+/// Each target's per-token log-probabilities and ranks (see [`ForcedScore`]).
+pub async fn forced_scores_async<M: AsyncStepModel + ?Sized>(
+    model: &mut M,
+    sources: &[Vec<u32>],
+    targets: &[Vec<u32>],
+) -> Result<Vec<ForcedScore>, String> {
     if sources.len() != targets.len() {
         return Err(format!("{} sources but {} targets to score", sources.len(), targets.len()));
     }
@@ -32,17 +70,20 @@ pub async fn forced_log_probs_async<M: AsyncStepModel + ?Sized>(
     }
     model.start(sources).await?;
     let steps = full.iter().map(Vec::len).max().unwrap_or(0);
-    let mut totals = vec![0f32; full.len()];
+    let mut scores: Vec<ForcedScore> =
+        full.iter().map(|_| ForcedScore { token_log_probs: vec![], ranks: vec![] }).collect();
     let mut fed = vec![model.bos(); full.len()];
     for t in 0..steps {
         let out = model.step(&fed, false).await?;
         for (row, target) in full.iter().enumerate() {
             if let Some(&token) = target.get(t) {
-                totals[row] += out.log_probs[row * v + token as usize];
+                let dist = &out.log_probs[row * v..(row + 1) * v];
+                scores[row].token_log_probs.push(dist[token as usize]);
+                scores[row].ranks.push(rank_of(dist, token));
             }
             // Rows already scored keep stepping on EOS; their outputs are ignored.
             fed[row] = target.get(t).copied().unwrap_or(eos);
         }
     }
-    Ok(totals)
+    Ok(scores)
 }
