@@ -21,6 +21,31 @@ pub struct LineWriter<'a> {
     pub line_end: &'static str,
     /// What the translations so far should tell the user (cut sources, stopped outputs…), by line.
     pub notices: Notices,
+    pub prefixes: Prefixes,
+}
+
+/// What the translations begin with (`--prefix`, `--prefixes`), as subwords.
+pub enum Prefixes {
+    None,
+    /// Every line's.
+    All(Vec<u32>),
+    /// Line i's (empty: none).
+    PerLine(Vec<Vec<u32>>),
+}
+
+impl Prefixes {
+    /// The prefix of the input's line `line` (empty: none).
+    fn of_line(&self, line: usize) -> Vec<u32> {
+        match self {
+            Prefixes::None => vec![],
+            Prefixes::All(p) => p.clone(),
+            Prefixes::PerLine(p) => p.get(line).cloned().unwrap_or_default(),
+        }
+    }
+
+    fn any(&self) -> bool {
+        !matches!(self, Prefixes::None)
+    }
 }
 
 impl LineWriter<'_> {
@@ -40,7 +65,20 @@ impl LineWriter<'_> {
             // As the page does: each line's sentences translated one by one and joined back on their line.
             let segments = Segments::of(lines);
             let texts: Vec<String> = segments.sentences.iter().map(|(_, s)| s.clone()).collect();
-            let out = self.translator.translate(&texts)?;
+            // A line's prefix begins its first sentence's translation.
+            let prefixes: Vec<Vec<u32>> = match self.prefixes.any() {
+                false => vec![],
+                true => segments
+                    .sentences
+                    .iter()
+                    .enumerate()
+                    .map(|(k, (line, _))| match k == 0 || segments.sentences[k - 1].0 != *line {
+                        true => self.prefixes.of_line(first + line),
+                        false => vec![],
+                    })
+                    .collect(),
+            };
+            let out = self.translator.translate_from(&texts, &prefixes)?;
             let translations = out.iter().map(|t| t.outputs.first().map(|o| o.0.as_str()).unwrap_or(""));
             let line_end = self.line_end;
             for text in segments.rejoined(translations) {
@@ -51,7 +89,11 @@ impl LineWriter<'_> {
             // A blank line is not translated (the models would make words of nothing) and gets one empty entry.
             let with_text: Vec<usize> = (0..lines.len()).filter(|&k| !lines[k].trim().is_empty()).collect();
             let texts: Vec<String> = with_text.iter().map(|&k| lines[k].clone()).collect();
-            let out = self.translator.translate(&texts)?;
+            let prefixes: Vec<Vec<u32>> = match self.prefixes.any() {
+                false => vec![],
+                true => with_text.iter().map(|&k| self.prefixes.of_line(first + k)).collect(),
+            };
+            let out = self.translator.translate_from(&texts, &prefixes)?;
             let mut lists = out.iter();
             for (i, line) in lines.iter().enumerate().map(|(k, l)| (first + k, l)) {
                 if line.trim().is_empty() {

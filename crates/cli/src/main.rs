@@ -13,6 +13,7 @@ mod output;
 mod precompress;
 mod pyfmt;
 mod quantize_cmd;
+mod score_cmd;
 mod serve;
 mod stdin_lines;
 mod sweep;
@@ -28,6 +29,7 @@ commands:
   translate   translate lines with a shipped model
   eval        translate a test set and score it
   compare     where two systems differ (compare-mt's analyses)
+  score       the log-probability a model gives translations you give, token by token
   bench       time the engines
   quantize    rewrite a model's weights as int8 (or f16)
   serve       serve the built web app (default: dist on 127.0.0.1:8080)
@@ -45,6 +47,7 @@ fn command_usage(command: &str) -> Option<String> {
         "serve" => serve::USAGE.to_string(),
         "wordnet" => wordnet_cmd::USAGE.to_string(),
         "compare" => compare_cmd::USAGE.to_string(),
+        "score" => score_cmd::USAGE.to_string(),
         _ => return None,
     })
 }
@@ -141,6 +144,7 @@ fn main() {
         Some("serve") => serve::run(&args[1..]).map_err(|e| format!("wgslate serve: {e}")),
         Some("wordnet") => wordnet_cmd::run(&args[1..]).map_err(|e| format!("wgslate wordnet: {e}")),
         Some("compare") => compare_cmd::run(&args[1..]).map_err(|e| format!("wgslate compare: {e}")),
+        Some("score") => score_cmd::run(&args[1..]).map_err(|e| format!("wgslate score: {e}")),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

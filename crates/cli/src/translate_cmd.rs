@@ -10,12 +10,12 @@ use wgslate_model::catalog::{self, language_name};
 use wgslate_model::config::Direction;
 use wgslate_model::language::{LineCounts, Mismatch};
 use wgslate_model::sentences::line_end;
-use wgslate_model::translate::Notices;
+use wgslate_model::translate::{encode_prefix, Notices};
 use wgslate_model::Model;
 
 use crate::decode_args;
 use crate::input_notes::InputNotes;
-use crate::line_writer::{line_chunks, next_goal, LineWriter};
+use crate::line_writer::{line_chunks, next_goal, LineWriter, Prefixes};
 use crate::output::Output;
 use crate::stdin_lines::StdinLines;
 use crate::sweep;
@@ -36,7 +36,9 @@ pub const TRANSLATE_USAGE: &str =
   --sweep KEY=V1,V2,… (eval): one evaluation per value of beam, lenpen (α), coverage (β) or end-penalty (γ),
     printed as a table of BLEU, chrF2 and the length ratio (--csv: comma-separated); e.g. --sweep beam=1,2,4,8,16
   --best: beam 4 reranked with the reverse model (--rerank DIR, else the one MODELS/index.json lists
-    beside MODELS/<pair>/<arch>), the page's Best quality search";
+    beside MODELS/<pair>/<arch>), the page's Best quality search
+  --prefix TEXT (translate): every line's translation begins with TEXT (its first sentence's, when a
+    line has several); --prefixes FILE: line i's begins with FILE's line i (a blank line: no prefix)";
 
 struct Common {
     models: Vec<String>,
@@ -50,6 +52,10 @@ struct Common {
     rerank: Option<String>,
     /// `--rerank-weight`; `RERANK_WEIGHT` when not given.
     rerank_weight: Option<f32>,
+    /// `--prefix TEXT`.
+    prefix: Option<String>,
+    /// `--prefixes FILE`.
+    prefixes: Option<String>,
 }
 
 fn parse_common(rest: &[String]) -> Result<Common, String> {
@@ -63,6 +69,8 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
         batch: 32,
         rerank: None,
         rerank_weight: None,
+        prefix: None,
+        prefixes: None,
     };
     let mut seen: Vec<&str> = Vec::new();
     let mut i = 0;
@@ -93,6 +101,14 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
                     .ok_or("--batch must be a whole number of sentences, 1 or more")?
             }
             "--rerank" => c.rerank = Some(v?),
+            "--prefix" => {
+                let text = v?;
+                if text.trim().is_empty() {
+                    return Err("--prefix is empty: give the words the translations begin with".into());
+                }
+                c.prefix = Some(text);
+            }
+            "--prefixes" => c.prefixes = Some(v?),
             "--rerank-weight" => {
                 let text = v?;
                 let weight = text.parse().ok().filter(|w: &f32| w.is_finite() && *w >= 0.0);
@@ -107,6 +123,9 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
     if c.models.is_empty() {
         return Err(format!("--model is required\n{TRANSLATE_USAGE}"));
     }
+    if c.prefix.is_some() && c.prefixes.is_some() {
+        return Err("--prefix gives every line one prefix and --prefixes each its own: give one of them".into());
+    }
     c.models = c.models.iter().map(|m| model_dirs(m)).collect::<Result<Vec<_>, _>>()?.concat();
     if !["cpu", "gpu", "auto"].contains(&c.backend.as_str()) {
         return Err(format!("--backend must be cpu, gpu or auto, not '{}'", c.backend));
@@ -116,7 +135,7 @@ fn parse_common(rest: &[String]) -> Result<Common, String> {
 
 /// The model directories `--model DIR` names: DIR itself, or for an ensemble that the index beside
 /// it lists (`MODELS/<pair>/ensemble`, which the page offers but which has no directory) its members.
-fn model_dirs(dir: &str) -> Result<Vec<String>, String> {
+pub(crate) fn model_dirs(dir: &str) -> Result<Vec<String>, String> {
     let path = std::path::Path::new(dir);
     if path.join("config.json").is_file() {
         return Ok(vec![dir.to_string()]);
@@ -149,7 +168,7 @@ pub fn not_a_model_dir(dir: &str) -> String {
 }
 
 /// Loads every --model; an ensemble's members must share one tokenizer.json.
-fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
+pub(crate) fn load_models(dirs: &[String]) -> Result<Vec<Model>, String> {
     let tokenizer = |d: &str| {
         std::fs::read(std::path::Path::new(d).join("tokenizer.json"))
             .map_err(|e| format!("cannot read {d}/tokenizer.json: {e}"))
@@ -237,13 +256,13 @@ fn input_name(path: &str) -> &str {
     }
 }
 
-fn read_lines(path: &str) -> Result<Vec<String>, String> {
+pub(crate) fn read_lines(path: &str) -> Result<Vec<String>, String> {
     Ok(wgslate_metrics::pystr::lines(&read_utf8(path)?))
 }
 
 /// Sentences to translate: a byte order mark is not part of the first one (references keep it,
 /// as sacreBLEU does).
-fn without_bom(mut lines: Vec<String>) -> Vec<String> {
+pub(crate) fn without_bom(mut lines: Vec<String>) -> Vec<String> {
     if let Some(first) = lines.first_mut() {
         if let Some(rest) = first.strip_prefix('\u{feff}') {
             *first = rest.to_string();
@@ -455,7 +474,8 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         Some(p) if !from_stdin => read_utf8(p)?,
         _ => String::new(),
     };
-    let output = output_to(&c, &[&c.input])?;
+    let output = output_to(&c, &[&c.input, &c.prefixes])?;
+    let prefixes = prefixes_of(&c, &models[0])?;
     let reverse = load_reranker(&c)?;
     let mut writer = LineWriter {
         translator: translator(&c, &models, reverse.as_ref().map(|(d, m)| (*d, m)), &search)?,
@@ -467,6 +487,7 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         // input's is known with its first line).
         line_end: line_end(&text),
         notices: Default::default(),
+        prefixes,
     };
     let (first, most) = (c.batch, c.batch.saturating_mul(32));
     let mut notes = InputNotes::new(writer.shown > 1);
@@ -489,6 +510,16 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         }
         false => {
             let lines = without_bom(wgslate_metrics::pystr::lines(&text));
+            if let Prefixes::PerLine(p) = &writer.prefixes {
+                if p.len() != lines.len() {
+                    return Err(format!(
+                        "--prefixes {} has {} but the input has {}: one prefix per line (blank: none)",
+                        c.prefixes.as_deref().unwrap_or_default(),
+                        wgslate_metrics::plural(p.len(), "line"),
+                        wgslate_metrics::plural(lines.len(), "line")
+                    ));
+                }
+            }
             let weights: Vec<usize> = lines.iter().map(|l| writer.weight(l)).collect();
             for chunk in line_chunks(&weights, first, most) {
                 writer.write(&lines[chunk.clone()], chunk.start)?;
@@ -504,6 +535,22 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         eprintln!("wgslate: {note}");
     }
     Ok(())
+}
+
+/// `--prefix` or `--prefixes` as subwords, each checked (a line's problem names the line).
+fn prefixes_of(c: &Common, model: &Model) -> Result<Prefixes, String> {
+    if let Some(text) = &c.prefix {
+        let ids = encode_prefix(model, text).map_err(|e| format!("--prefix: {e}"))?;
+        return Ok(Prefixes::All(ids));
+    }
+    let Some(path) = &c.prefixes else { return Ok(Prefixes::None) };
+    let lines = without_bom(read_lines(path)?);
+    let ids = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| encode_prefix(model, l).map_err(|e| format!("--prefixes {path}, line {}: {e}", i + 1)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Prefixes::PerLine(ids))
 }
 
 pub fn run_eval(args: &[String]) -> Result<(), String> {
@@ -524,6 +571,9 @@ pub fn run_eval(args: &[String]) -> Result<(), String> {
             .collect::<Result<_, _>>()?,
     };
     let (search, c) = parse_args(args)?;
+    if c.prefix.is_some() || c.prefixes.is_some() {
+        return Err("--prefix and --prefixes are translate's: eval scores the search's own translations".into());
+    }
     if sweep.is_some() && c.output.is_some() {
         return Err("-o writes one set of hypotheses, and a sweep makes one per value: drop -o".into());
     }

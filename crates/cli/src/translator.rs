@@ -2,11 +2,11 @@
 //! is its slow part) and used for every chunk of the input, so that `translate` writes each chunk
 //! as it is done; and, with `--rerank`, the reverse model's engine.
 
-use wgslate_decode::{block_on, Blocking, Ensemble, Search, StepModel};
+use wgslate_decode::{block_on, forced_scores, Blocking, Ensemble, ForcedScore, Search, StepModel};
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
-use wgslate_model::translate::{translate_with, Translation};
+use wgslate_model::translate::{translate_from_async, Translation};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::Model;
 
@@ -64,9 +64,26 @@ impl<'a> Translator<'a> {
         Ok(Self { stepper, model: &models[0], search: search.clone(), batch, rescorer, backend: name })
     }
 
+    /// Each target's per-subword log-probabilities and ranks as the translation of its source
+    /// (subword ids, the sources' with EOS, the targets' without).
+    pub fn score(&mut self, sources: &[Vec<u32>], targets: &[Vec<u32>]) -> Result<Vec<ForcedScore>, String> {
+        let mut out = Vec::with_capacity(sources.len());
+        for (s, t) in sources.chunks(self.batch).zip(targets.chunks(self.batch)) {
+            out.extend(forced_scores(self.stepper.as_mut(), s, t)?);
+        }
+        Ok(out)
+    }
+
     /// `texts` translated (and reranked, with a reverse model), in their order.
     pub fn translate(&mut self, texts: &[String]) -> Result<Vec<Translation>, String> {
-        let mut out = translate_with(self.stepper.as_mut(), self.model, texts, &self.search, self.batch, false)?;
+        self.translate_from(texts, &[])
+    }
+
+    /// `texts` translated, `texts[i]`'s output beginning with `prefixes[i]` (no prefixes: none).
+    pub fn translate_from(&mut self, texts: &[String], prefixes: &[Vec<u32>]) -> Result<Vec<Translation>, String> {
+        let (model, search, batch) = (self.model, &self.search, self.batch);
+        let mut out =
+            block_on(translate_from_async(self.stepper.as_mut(), model, texts, prefixes, search, batch, false))?;
         if let Some(Rescorer { engine, model, weight }) = &mut self.rescorer {
             block_on(rerank_async(engine.as_mut(), model, texts, &mut out, *weight, self.batch))?;
         }

@@ -24,6 +24,17 @@ impl Search {
     }
 }
 
+impl Search {
+    /// The output length limits the search keeps.
+    pub fn limits(&self) -> LengthLimits {
+        match self {
+            Search::Greedy(l) => *l,
+            Search::Beam(b) => b.limits,
+            Search::Sample(s) => s.limits,
+        }
+    }
+}
+
 impl Default for Search {
     fn default() -> Self {
         Search::Greedy(LengthLimits::default())

@@ -97,3 +97,10 @@ fn dot_and_general_scores_match_the_reference() {
         assert!(worst < 1e-3, "{score:?}: {worst}");
     }
 }
+
+#[test]
+fn a_prefix_the_trace_and_forced_scores_equal_the_reference() {
+    let model = Model::from_dir(Path::new(DIR)).unwrap();
+    let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
+    common::lab::lab_parity(&model, &weights, &common::gpu());
+}

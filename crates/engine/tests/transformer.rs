@@ -151,3 +151,10 @@ fn a_decoder_step_costs_what_the_readme_says() {
     let read = (gpu.cost() - before).bytes_read;
     assert!(read < 4 * cfg.vocab_size as u64, "{read} bytes read back by a beam search of one sentence");
 }
+
+#[test]
+fn a_prefix_the_trace_and_forced_scores_equal_the_reference() {
+    let model = Model::from_dir(Path::new(DIR)).unwrap();
+    let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
+    common::lab::lab_parity(&model, &weights, &common::gpu());
+}

@@ -1,7 +1,7 @@
 //! Text in, text out: tokenize, batch by length, search, detokenize. The CLI and the web page both
 //! translate through here, so they give the same tokens.
 
-use wgslate_decode::{block_on, run_search_async, AsyncStepModel, Hypothesis, Search, StepModel};
+use wgslate_decode::{block_on, run_search_async, AsyncStepModel, Hypothesis, Prefixed, Search, StepModel};
 
 use crate::Model;
 
@@ -33,6 +33,33 @@ pub fn encode_sources(model: &Model, texts: &[String]) -> Result<Vec<(Vec<u32>, 
         .collect()
 }
 
+/// The subwords a translation must begin with (`--prefix`, the page's "Begin the translation
+/// with…"), or why the model cannot begin with them. Blank: no prefix. A prefix ending inside a word
+/// is forced as its subwords, and the search may go on with that word.
+pub fn encode_prefix(model: &Model, text: &str) -> Result<Vec<u32>, String> {
+    if text.trim().is_empty() {
+        return Ok(vec![]);
+    }
+    let unseen = model.vocab.unseen_chars(text);
+    if !unseen.is_empty() {
+        let named: Vec<String> = unseen.iter().map(|&c| char_label(c)).collect();
+        return Err(format!(
+            "the prefix has characters the model's vocabulary cannot spell ({}): a translation cannot begin with them",
+            named.join(", ")
+        ));
+    }
+    let mut ids = model.vocab.encode(text)?;
+    ids.pop(); // EOS
+    let room = model.config.max_len().saturating_sub(1);
+    if ids.len() > room {
+        return Err(format!(
+            "the prefix is {} subwords, and the model's translations are at most {room} (and EOS)",
+            ids.len()
+        ));
+    }
+    Ok(ids)
+}
+
 /// Translates `texts` on a synchronous engine, `batch` sentences at a time (sorted by length).
 pub fn translate_with<M: StepModel + ?Sized>(
     engine: &mut M,
@@ -54,13 +81,45 @@ pub async fn translate_with_async<M: AsyncStepModel + ?Sized>(
     batch: usize,
     want_attention: bool,
 ) -> Result<Vec<Translation>, String> {
+    translate_from_async(engine, model, texts, &[], search, batch, want_attention).await
+}
+
+/// Translates `texts`, each output beginning with its prefix (`prefixes[i]` for `texts[i]`, from
+/// [`encode_prefix`]; none at all: no prefixes).
+pub async fn translate_from_async<M: AsyncStepModel + ?Sized>(
+    engine: &mut M,
+    model: &Model,
+    texts: &[String],
+    prefixes: &[Vec<u32>],
+    search: &Search,
+    batch: usize,
+    want_attention: bool,
+) -> Result<Vec<Translation>, String> {
+    if !prefixes.is_empty() && prefixes.len() != texts.len() {
+        return Err(format!("{} texts but {} prefixes", texts.len(), prefixes.len()));
+    }
     let encoded = encode_sources(model, texts)?;
+    let limits = search.limits();
+    for (i, p) in prefixes.iter().enumerate() {
+        let longest = limits.max_len(encoded[i].0.len(), model.config.max_len());
+        if p.len() >= longest {
+            return Err(format!(
+                "the prefix is {} subwords, but the translation of a sentence this long stops at {longest}: shorten the prefix, or raise the length limit",
+                p.len()
+            ));
+        }
+    }
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| (encoded[i].0.len(), i));
     let mut out: Vec<Option<Translation>> = vec![None; texts.len()];
     for chunk in order.chunks(batch.max(1)) {
         let sources: Vec<Vec<u32>> = chunk.iter().map(|&i| encoded[i].0.clone()).collect();
-        let results = run_search_async(engine, &sources, search, want_attention).await?;
+        let results = if prefixes.iter().all(Vec::is_empty) {
+            run_search_async(engine, &sources, search, want_attention).await?
+        } else {
+            let mut forced = Prefixed::new(engine, chunk.iter().map(|&i| prefixes[i].clone()).collect());
+            run_search_async(&mut forced, &sources, search, want_attention).await?
+        };
         for (&i, hyps) in chunk.iter().zip(results) {
             let outputs = hyps.into_iter().map(|h| (model.vocab.decode(&h.tokens), h)).collect();
             out[i] = Some(Translation { source_ids: encoded[i].0.clone(), truncated: encoded[i].1, outputs });

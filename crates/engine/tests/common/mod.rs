@@ -1,5 +1,9 @@
 //! Helpers shared by the engine's end-to-end tests.
 
+#![allow(dead_code)]
+
+pub mod lab;
+
 use wgslate_decode::StepModel;
 use wgslate_model::translate::Translation;
 
