@@ -11,6 +11,7 @@ use crate::compare_page::ComparePage;
 use crate::engine_client::{self, JobError};
 use crate::engine_jobs::Job;
 use crate::models;
+use crate::search_page::SearchPage;
 use crate::settings;
 use crate::translate_page::{self, Shared, TranslatePage};
 use wgslate_model::catalog;
@@ -19,16 +20,18 @@ use wgslate_model::catalog;
 pub enum View {
     Translate,
     Compare,
+    Search,
     Attention,
     Bleu,
 }
 
 impl View {
-    pub const ALL: [View; 4] = [View::Translate, View::Compare, View::Attention, View::Bleu];
+    pub const ALL: [View; 5] = [View::Translate, View::Compare, View::Search, View::Attention, View::Bleu];
     pub fn slug(self) -> &'static str {
         match self {
             View::Translate => "translate",
             View::Compare => "compare",
+            View::Search => "search",
             View::Attention => "attention",
             View::Bleu => "bleu",
         }
@@ -37,6 +40,7 @@ impl View {
         match self {
             View::Translate => "Translate",
             View::Compare => "Compare",
+            View::Search => "Search",
             View::Attention => "Attention",
             View::Bleu => "BLEU",
         }
@@ -311,6 +315,9 @@ pub fn App() -> impl IntoView {
             </div>
             <div class:hidden=move || view.get() != View::Compare>
                 <ComparePage />
+            </div>
+            <div class:hidden=move || view.get() != View::Search>
+                <SearchPage />
             </div>
             <div class:hidden=move || view.get() != View::Attention>
                 <AttentionPage />

@@ -317,3 +317,9 @@ pub fn download_text(name: &str, text: &str, mime: &str) {
         download(name, &blob);
     }
 }
+
+/// The value of `attribute` on the event's target or its nearest ancestor that has it.
+pub fn closest_data(ev: &web_sys::Event, attribute: &str) -> Option<String> {
+    let target: web_sys::Element = ev.target()?.dyn_into().ok()?;
+    target.closest(&format!("[{attribute}]")).ok()??.get_attribute(attribute)
+}

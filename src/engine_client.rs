@@ -105,9 +105,10 @@ thread_local! {
 fn model_of(job: &Job) -> Option<String> {
     match job {
         Job::Backend { .. } => None,
-        Job::Load { settings } | Job::Translate { settings, .. } | Job::Attention { settings, .. } => {
-            Some(settings_of(settings).model)
-        }
+        Job::Load { settings }
+        | Job::Translate { settings, .. }
+        | Job::Attention { settings, .. }
+        | Job::Lab { settings, .. } => Some(settings_of(settings).model),
     }
 }
 
@@ -344,7 +345,11 @@ async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
                     }
                     let finished = matches!(
                         event,
-                        Event::Finished { .. } | Event::Attention { .. } | Event::Failed(_) | Event::Cancelled
+                        Event::Finished { .. }
+                            | Event::Attention { .. }
+                            | Event::Lab(_)
+                            | Event::Failed(_)
+                            | Event::Cancelled
                     );
                     let tx = if finished { jobs.borrow_mut().remove(&id) } else { jobs.borrow().get(&id).cloned() };
                     if let Some(tx) = tx {
@@ -615,10 +620,10 @@ async fn run_part(lane: &'static str, token: u64, slot: usize, job: Job, watch: 
                 break Err(model_failed.take().filter(|m| m.ends_with(&e)).map_or(JobError::Failed(e), JobError::Model))
             }
             Some(Event::Cancelled) => break Err(JobError::Cancelled),
-            Some(Event::Finished { .. } | Event::Attention { .. }) if !lane_is(lane, token) => {
+            Some(Event::Finished { .. } | Event::Attention { .. } | Event::Lab(_)) if !lane_is(lane, token) => {
                 break Err(JobError::Cancelled)
             }
-            Some(last @ (Event::Finished { .. } | Event::Attention { .. })) => break Ok(last),
+            Some(last @ (Event::Finished { .. } | Event::Attention { .. } | Event::Lab(_))) => break Ok(last),
             Some(_) => {}
             None => break Err(JobError::Failed("the translation engine stopped".into())),
         }

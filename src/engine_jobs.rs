@@ -31,6 +31,39 @@ pub enum Job {
     Translate { settings: Vec<(String, String)>, texts: Vec<String>, search: SearchChoice, batch: usize },
     /// Translate one sentence and return its attention maps.
     Attention { settings: Vec<(String, String)>, text: String },
+    /// The Search view: search one sentence with its trace, from the settings' prefix, and score
+    /// `candidate` (a translation the user gives) when it is not blank.
+    Lab { settings: Vec<(String, String)>, text: String, candidate: String },
+}
+
+/// A translation scored by the model under teacher forcing (the Search view's "Score a translation").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scored {
+    /// Subword surface forms, EOS last.
+    pub subwords: Vec<String>,
+    pub token_log_probs: Vec<f32>,
+    pub ranks: Vec<usize>,
+    pub total: f32,
+    /// Subwords left out: the translation was longer than the model emits.
+    pub cut: usize,
+    /// Characters the model has never seen (scored as its unknown token).
+    pub unseen: Vec<char>,
+}
+
+/// What the Search view shows of one sentence: the search's trace and hypotheses, and a given translation's score.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Lab {
+    pub source: Vec<String>,
+    pub trace: wgslate_decode::Trace,
+    /// The surface form of every token id the trace names.
+    pub words: Vec<(u32, String)>,
+    pub outputs: Vec<Output>,
+    /// The search as the results name it ("beam 4").
+    pub search: String,
+    /// Subwords the prefix forced.
+    pub prefix_len: usize,
+    pub candidate: Option<Scored>,
+    pub notices: Notices,
 }
 
 /// One hypothesis, ready to show.
@@ -174,6 +207,7 @@ pub enum Event {
         /// The source cut to the model's limit, the output stopped at the maximum length.
         notices: Notices,
     },
+    Lab(Box<Lab>),
     Failed(String),
     Cancelled,
 }

@@ -11,18 +11,21 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 use wgslate_decode::{
-    settings::RERANK_WEIGHT, AsyncEnsemble, AsyncStepModel, ChainedPicks, Ensemble, Search, Settings, StepModel,
-    StepOutput, TopKOutput,
+    forced_scores_async, settings::RERANK_WEIGHT, trace_search_async, AsyncEnsemble, AsyncStepModel, ChainedPicks,
+    Ensemble, ForcedScore, Hypothesis, Prefixed, Search, Settings, StepModel, StepOutput, TopKOutput, Trace,
 };
 use wgslate_engine::GpuEngine;
 use wgslate_model::attention::{attention_maps, MAX_SIDE};
 use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
-use wgslate_model::translate::{encode_sources, translate_with_async, Notices, Translation};
+use wgslate_model::translate::{
+    check_prefix, encode_prefix, encode_sources, translate_with_async, Notices, Translation,
+};
 use wgslate_model::Model;
 
 use crate::engine_jobs::{
-    settings_of, Backend, Event, Job, Output, Reply, Request, SearchChoice, ATTENTION_OF_ONE_MODEL, COMPARE_MIN_BEAM,
+    settings_of, Backend, Event, Job, Lab, Output, Reply, Request, Scored, SearchChoice, ATTENTION_OF_ONE_MODEL,
+    COMPARE_MIN_BEAM,
 };
 use crate::{browser, gpu_engine, models};
 
@@ -118,6 +121,7 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             }
             Ok(Event::Finished { notices: told, search_ms: Some(crate::browser::now_ms() - search_from) })
         }
+        Job::Lab { settings, text, candidate } => lab(id, &settings, &text, &candidate).await,
         Job::Attention { settings, text } => {
             let s = settings_of(&settings);
             let models = load(id, &s).await?;
@@ -146,6 +150,72 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             Ok(Event::Attention { maps, source: model.vocab.token_strings(&source_ids), target, notices })
         }
     }
+}
+
+/// The Search view's job: the search's trace from the prefix, and the candidate's forced score.
+async fn lab(id: u64, settings: &[(String, String)], text: &str, candidate: &str) -> Result<Event, String> {
+    let s = settings_of(settings);
+    let models = load(id, &s).await?;
+    let model = &models[0];
+    let texts = [text.to_string()];
+    let (source_ids, cut) = encode_sources(model, &texts)?.remove(0);
+    let prefix = encode_prefix(model, &s.prefix)?;
+    let search = s.search();
+    check_prefix(model, &search, source_ids.len(), prefix.len())?;
+    let candidate_ids = match candidate.trim() {
+        "" => None,
+        c => Some({
+            let mut ids = model.vocab.encode(c)?;
+            ids.pop(); // EOS: scoring adds it
+            ids
+        }),
+    };
+    let input = LabInput {
+        source: source_ids.clone(),
+        prefix: prefix.clone(),
+        search: search.clone(),
+        candidate: candidate_ids.clone(),
+    };
+    let Worked::Lab(hyps, trace, scored) = on_engine(id, &s.model, &models, Work::Lab(&input)).await? else {
+        return Err("the engine answered another job".into());
+    };
+    let mut ids: Vec<u32> = trace.nodes.iter().skip(1).map(|n| n.token).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let words = ids.iter().map(|&t| (t, model.vocab.token_strings(&[t]).remove(0))).collect();
+    let translation = Translation {
+        source_ids,
+        truncated: cut,
+        outputs: hyps.into_iter().map(|h| (model.vocab.decode(&h.tokens), h)).collect(),
+    };
+    let notices = Notices::of(model, &texts, std::slice::from_ref(&translation));
+    let candidate = scored.zip(candidate_ids).map(|(f, ids)| {
+        let kept = f.token_log_probs.len().saturating_sub(1);
+        let mut shown: Vec<u32> = ids.iter().copied().take(kept).collect();
+        shown.push(wgslate_model::config::EOS_ID);
+        let mut subwords = model.vocab.token_strings(&shown);
+        if let Some(last) = subwords.last_mut() {
+            *last = "</s>".into();
+        }
+        Scored {
+            subwords,
+            total: f.total(),
+            cut: ids.len() - kept,
+            unseen: model.vocab.unseen_chars(candidate),
+            token_log_probs: f.token_log_probs,
+            ranks: f.ranks,
+        }
+    });
+    Ok(Event::Lab(Box::new(Lab {
+        source: model.vocab.token_strings(&translation.source_ids),
+        trace,
+        words,
+        outputs: outputs(model, &translation),
+        search: search.label(false),
+        prefix_len: prefix.len(),
+        candidate,
+        notices,
+    })))
 }
 
 /// The model of the opposite direction, for reranking (loaded on first use, with its progress).
@@ -231,11 +301,49 @@ async fn load_models(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
     Ok(loaded)
 }
 
+/// What a job asks of an engine: a translation, or the Search view's traced search and scoring.
+enum Work<'a> {
+    Translate { texts: &'a [String], search: &'a Search, batch: usize },
+    Lab(&'a LabInput),
+}
+
+struct LabInput {
+    source: Vec<u32>,
+    prefix: Vec<u32>,
+    search: Search,
+    candidate: Option<Vec<u32>>,
+}
+
+enum Worked {
+    Translated(Vec<Translation>),
+    Lab(Vec<Hypothesis>, Trace, Option<ForcedScore>),
+}
+
+/// Does `work` on one engine (a GPU engine, an ensemble, the CPU reference).
+async fn work_on<M: AsyncStepModel + ?Sized>(engine: &mut M, model: &Model, work: &Work<'_>) -> Result<Worked, String> {
+    match work {
+        Work::Translate { texts, search, batch } => {
+            translate_with_async(engine, model, texts, search, *batch, false).await.map(Worked::Translated)
+        }
+        Work::Lab(input) => {
+            let (hyps, trace) = {
+                let mut forced = Prefixed::new(&mut *engine, vec![input.prefix.clone()]);
+                trace_search_async(&mut forced, &input.source, &input.search).await?
+            };
+            let scored = match &input.candidate {
+                Some(ids) => {
+                    let sources = std::slice::from_ref(&input.source);
+                    forced_scores_async(engine, sources, std::slice::from_ref(ids)).await?.pop()
+                }
+                None => None,
+            };
+            Ok(Worked::Lab(hyps, trace, scored))
+        }
+    }
+}
+
 /// Translates on the model's GPU engine when it has one, else (or after a GPU failure, which is
 /// reported and turns the GPU off) on the CPU reference.
-// The engine's RefCell is the lock: every user takes it with `lock`, which waits while it is held,
-// so holding it across the search's awaits cannot panic.
-#[allow(clippy::await_holding_refcell_ref)]
 async fn translate_chunk(
     id: u64,
     name: &str,
@@ -244,6 +352,18 @@ async fn translate_chunk(
     search: &Search,
     batch: usize,
 ) -> Result<Vec<Translation>, String> {
+    match on_engine(id, name, models, Work::Translate { texts, search, batch }).await? {
+        Worked::Translated(done) => Ok(done),
+        Worked::Lab(..) => Err("the engine answered another job".into()),
+    }
+}
+
+/// Does `work` on the model's GPU engine when it has one (an ensemble's when every member has),
+/// else (or after a GPU failure, which is reported and turns the GPU off) on the CPU reference.
+// The engine's RefCell is the lock: every user takes it with `lock`, which waits while it is held,
+// so holding it across the search's awaits cannot panic.
+#[allow(clippy::await_holding_refcell_ref)]
+async fn on_engine(id: u64, name: &str, models: &[Arc<Model>], work: Work<'_>) -> Result<Worked, String> {
     let model = &models[0];
     if models.len() > 1 {
         let names = models::model_names(name).await?;
@@ -255,8 +375,7 @@ async fn translate_chunk(
             }
             let members: Vec<&mut GpuEngine> = guards.iter_mut().map(|g| &mut **g).collect();
             let mut ensemble = AsyncEnsemble::new(members)?;
-            let result =
-                translate_with_async(&mut Checked::new(id, &mut ensemble), model, texts, search, batch, false).await;
+            let result = work_on(&mut Checked::new(id, &mut ensemble), model, &work).await;
             drop(ensemble);
             drop(guards);
             browser::yield_now().await;
@@ -267,11 +386,11 @@ async fn translate_chunk(
         let members: Vec<Box<dyn StepModel + '_>> =
             models.iter().map(|m| Box::new(CpuStepper::new(&m.net, &m.config)) as Box<dyn StepModel>).collect();
         let mut ensemble = Ensemble::new(members)?;
-        return translate_with_async(&mut Checked::new(id, &mut ensemble), model, texts, search, batch, false).await;
+        return work_on(&mut Checked::new(id, &mut ensemble), model, &work).await;
     }
     if let Some(engine) = gpu_engine::engine(name) {
         let mut guard = lock(&engine).await;
-        let result = translate_with_async(&mut Checked::new(id, &mut *guard), model, texts, search, batch, false).await;
+        let result = work_on(&mut Checked::new(id, &mut *guard), model, &work).await;
         drop(guard);
         // Lets a job waiting for the engine take it before this job's next batch does.
         browser::yield_now().await;
@@ -280,7 +399,7 @@ async fn translate_chunk(
         }
     }
     let mut cpu = CpuStepper::new(&model.net, &model.config);
-    translate_with_async(&mut Checked::new(id, &mut cpu), model, texts, search, batch, false).await
+    work_on(&mut Checked::new(id, &mut cpu), model, &work).await
 }
 
 /// A GPU engine, once no older job holds it: one search at a time per engine, so a newer job waits

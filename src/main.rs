@@ -23,6 +23,8 @@ mod metrics_worker;
 mod model_download;
 mod models;
 mod offline_models;
+mod search_page;
+mod search_tree;
 mod settings;
 mod translate_evaluation;
 mod translate_examples;

@@ -1,6 +1,6 @@
 //! How a finished hypothesis is scored: log P(Y|X) / lp(|Y|) + cp(X; Y) + γ·|Y|/|X|.
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum LengthPenalty {
     None,
     /// score / |Y|^α
@@ -29,7 +29,7 @@ impl LengthPenalty {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Scoring {
     pub length_penalty: LengthPenalty,
     /// β of GNMT's coverage penalty β·Σᵢ log(min(Σⱼ aᵢⱼ, 1)); 0 turns it off.

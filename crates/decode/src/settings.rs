@@ -24,7 +24,12 @@ pub struct Settings {
     /// Which engine the page runs: auto (the WGSL engine on a hardware WebGPU adapter, else the
     /// CPU engine), gpu or cpu.
     pub backend: String,
+    /// What the Search view's translation begins with ("Begin the translation with…"); empty: nothing.
+    pub prefix: String,
 }
+
+/// The longest prefix a link or the form takes, in characters (the model's outputs are shorter).
+pub const MAX_PREFIX_CHARS: usize = 1000;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -44,6 +49,7 @@ impl Default for Settings {
             seed: 0,
             rerank: false,
             backend: "auto".into(),
+            prefix: String::new(),
         }
     }
 }
@@ -169,6 +175,13 @@ impl Settings {
                 "gnmt" | "avg" => self.lenpen_kind = value.to_string(),
                 _ => return Err(format!("length penalty kind must be gnmt or avg, not '{value}'")),
             },
+            "prefix" => {
+                let n = value.chars().count();
+                if n > MAX_PREFIX_CHARS {
+                    return Err(format!("prefix must be at most {MAX_PREFIX_CHARS} characters, not {n}"));
+                }
+                self.prefix = value.to_string();
+            }
             "backend" => match value {
                 "auto" | "gpu" | "cpu" => self.backend = value.to_string(),
                 _ => return Err(format!("backend must be auto, gpu or cpu, not '{value}'")),
@@ -306,6 +319,7 @@ impl Settings {
             ("seed", self.seed.to_string()),
             ("rerank", self.rerank.to_string()),
             ("backend", self.backend.clone()),
+            ("prefix", self.prefix.clone()),
         ]
     }
 

@@ -7,6 +7,8 @@
 //! (beam 16 over 200 tokens: 105 601 nodes of 24 bytes, 2.5 MB); greedy and sampling add one
 //! `StepChoice` of `CHOICES` tokens per output token.
 
+use serde::{Deserialize, Serialize};
+
 use crate::penalties::{coverage_penalty, Scoring};
 use crate::{AsyncStepModel, Hypothesis, Search};
 
@@ -16,7 +18,7 @@ pub const CANDIDATES: usize = 5;
 pub const CHOICES: usize = 10;
 
 /// What became of a candidate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Fate {
     /// Kept as a live hypothesis for the next step (greedy's and sampling's chosen token).
     Kept,
@@ -49,7 +51,7 @@ impl Fate {
 }
 
 /// One candidate: a token after its parent's tokens. Node 0 is the root (BOS, its own parent).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     pub parent: u32,
     /// The output position of `token` (0: the first token).
@@ -62,7 +64,7 @@ pub struct Node {
 }
 
 /// A finished hypothesis' score as the search computed it: `log_prob / length_divisor + coverage + end`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ScoreTerms {
     pub log_prob: f32,
     /// Tokens, EOS included when emitted.
@@ -75,7 +77,7 @@ pub struct ScoreTerms {
     pub total: f32,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finished {
     /// The node that ended it (its EOS, or its last token at the length limit).
     pub node: usize,
@@ -87,7 +89,7 @@ pub struct Finished {
 }
 
 /// Greedy's and sampling's view of one position: the model's most likely next tokens.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepChoice {
     pub step: usize,
     /// (token, model log-probability, probability after temperature, top-k and top-p — `None`: cut),
@@ -100,7 +102,7 @@ pub struct StepChoice {
     pub sampled_entropy: f64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     pub nodes: Vec<Node>,
     pub finished: Vec<Finished>,

@@ -16,7 +16,7 @@ fn the_last_unknown_name_is_followed_by_the_names_a_link_takes() {
         problems,
         [
             "unknown setting 'temp'",
-            "unknown setting 'topk' (a link's settings are model, beam, lpk, lp, cov, end, a, b, sample, t, k, p, seed, rerank, backend and text)"
+            "unknown setting 'topk' (a link's settings are model, beam, lpk, lp, cov, end, a, b, sample, t, k, p, seed, rerank, backend, prefix and text)"
         ]
     );
     // Each name it lists is one (the list is made from the settings themselves).

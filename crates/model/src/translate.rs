@@ -60,6 +60,18 @@ pub fn encode_prefix(model: &Model, text: &str) -> Result<Vec<u32>, String> {
     Ok(ids)
 }
 
+/// Refuses a prefix of `prefix_len` subwords that the search's length limit would cut, for a source
+/// of `source_len` subwords (EOS included).
+pub fn check_prefix(model: &Model, search: &Search, source_len: usize, prefix_len: usize) -> Result<(), String> {
+    let longest = search.limits().max_len(source_len, model.config.max_len());
+    if prefix_len >= longest {
+        return Err(format!(
+            "the prefix is {prefix_len} subwords, but the translation of a sentence this long stops at {longest}: shorten the prefix, or raise the length limit"
+        ));
+    }
+    Ok(())
+}
+
 /// Translates `texts` on a synchronous engine, `batch` sentences at a time (sorted by length).
 pub fn translate_with<M: StepModel + ?Sized>(
     engine: &mut M,
@@ -99,15 +111,8 @@ pub async fn translate_from_async<M: AsyncStepModel + ?Sized>(
         return Err(format!("{} texts but {} prefixes", texts.len(), prefixes.len()));
     }
     let encoded = encode_sources(model, texts)?;
-    let limits = search.limits();
     for (i, p) in prefixes.iter().enumerate() {
-        let longest = limits.max_len(encoded[i].0.len(), model.config.max_len());
-        if p.len() >= longest {
-            return Err(format!(
-                "the prefix is {} subwords, but the translation of a sentence this long stops at {longest}: shorten the prefix, or raise the length limit",
-                p.len()
-            ));
-        }
+        check_prefix(model, search, encoded[i].0.len(), p.len())?;
     }
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| (encoded[i].0.len(), i));

@@ -1,7 +1,5 @@
 //! Helpers shared by the engine's end-to-end tests.
 
-#![allow(dead_code)]
-
 pub mod lab;
 
 use wgslate_decode::StepModel;
