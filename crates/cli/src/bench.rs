@@ -3,10 +3,10 @@
 
 use std::time::Instant;
 
-use wgslate_decode::{BeamConfig, Blocking, Search, StepModel};
+use wgslate_decode::{trace_search, BeamConfig, Blocking, Search, StepModel};
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_model::step::CpuStepper;
-use wgslate_model::translate::translate_with;
+use wgslate_model::translate::{encode_sources, translate_with};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::Model;
 
@@ -50,12 +50,16 @@ fn time_engine<M: StepModel + ?Sized>(
     translate_with(engine, w.model, &w.few[..1], &greedy, 1, false)?;
     let g = seconds(|| translate_with(engine, w.model, w.few, &greedy, 1, false).map(drop))?;
     let b = seconds(|| translate_with(engine, w.model, w.few, &beam, 1, false).map(drop))?;
+    // The Search view's traced beam 4 on the same sentences: what recording every candidate costs.
+    let sources = encode_sources(w.model, w.few)?;
+    let traced = seconds(|| sources.iter().try_for_each(|(s, _)| trace_search(engine, s, &beam).map(drop)))?;
     let all = seconds(|| translate_with(engine, w.model, w.all, &greedy, 64, false).map(drop))?;
     let fields = vec![
         ("backend".to_string(), Json::Str(name)),
         ("setup_ms".into(), round2(1000.0 * setup_s)),
         ("greedy_ms_per_sentence_batch1".into(), round2(1000.0 * g / n)),
         ("beam4_ms_per_sentence_batch1".into(), round2(1000.0 * b / n)),
+        ("beam4_traced_ms_per_sentence_batch1".into(), round2(1000.0 * traced / n)),
         ("greedy_sentences_per_second_batched".into(), round2(w.all.len() as f64 / all)),
     ];
     Ok((g, fields))
