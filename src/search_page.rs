@@ -359,7 +359,8 @@ fn StepChoices(trace: Trace, words: HashMap<u32, String>) -> impl IntoView {
     view! {
         <h3>"Each step's choices"</h3>
         <p class="hint">"Per position: the model's most likely subwords (bars: their probability), what temperature, top-k and top-p left of each (greedy: 100 % for the chosen), the chosen one in bold, and the entropy H of the model's distribution."</p>
-        <div class="choices" data-testid="search-choices">{cards}</div>
+        // Focusable: it scrolls sideways, and a keyboard must reach what is off to the right.
+        <div class="choices" data-testid="search-choices" tabindex="0" role="group" aria-label="Each position's choices; scroll sideways for later positions">{cards}</div>
     }
 }
 

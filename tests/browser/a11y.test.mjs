@@ -41,6 +41,16 @@ test('no serious or critical accessibility violations on any view', async () => 
   await page.click('[data-testid=att-run]');
   await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
   found.push(...await serious(page, 'attention'));
+  // Search: greedy's step choices, then beam 4's tree (the link's beam, followed in this tab).
+  await page.click('[data-testid=nav-search]');
+  await page.click('[data-testid=search-run]');
+  await page.locator('[data-testid=search-choices]').waitFor({ timeout: 120000 });
+  found.push(...await serious(page, 'search (greedy)'));
+  await page.evaluate(() => { location.hash = location.hash.includes('?') ? location.hash + '&beam=4' : location.hash + '?beam=4'; });
+  await page.waitForFunction(() => /beam 4/.test(document.querySelector('[data-testid=search-plan]')?.textContent ?? ''));
+  await page.click('[data-testid=search-run]');
+  await page.locator('[data-testid=search-tree] svg').waitFor({ timeout: 120000 });
+  found.push(...await serious(page, 'search (beam)'));
   await page.click('[data-testid=nav-bleu]');
   assert.deepEqual(await current(), ['BLEU']);
   assert.equal(await page.title(), 'BLEU · wgslate — translation on your GPU');

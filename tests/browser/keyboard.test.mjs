@@ -27,8 +27,8 @@ test('every file picker takes the keyboard focus, and Translate a file opens fro
   await page.click('[data-testid=nav-bleu]');
   await page.click('.bleu details.second summary');
   const pickers = page.locator('.bleu input[type=file]');
-  assert.equal(await pickers.count(), 3, 'hypothesis, reference, second system');
-  for (let i = 0; i < 3; i++) {
+  assert.equal(await pickers.count(), 4, 'hypothesis, reference, second system, source');
+  for (let i = 0; i < 4; i++) {
     assert.equal(await pickers.nth(i).evaluate((el) => { el.focus(); return document.activeElement === el; }), true, `BLEU file picker ${i} takes the focus`);
   }
   assert.deepEqual(errors, []);

@@ -59,6 +59,11 @@ test('every view fits 360 px', async () => {
     await page.locator('[data-testid=cmp-beam-3]').waitFor({ timeout: 120000 });
     await fits(page, 'compare');
 
+    await page.click('[data-testid=nav-search]');
+    await page.click('[data-testid=search-run]');
+    await page.locator('[data-testid=search-results]').waitFor({ timeout: 120000 });
+    await fits(page, 'search');
+
     await page.click('[data-testid=nav-attention]');
     await page.click('[data-testid=att-run]');
     await page.locator('[data-testid=att-heatmap]').waitFor({ timeout: 120000 });
