@@ -45,6 +45,14 @@ const VIEWS = {
     await page.locator('[data-testid=cmp-time-sample]').waitFor({ timeout: LONG });
     await page.locator('[data-testid=cmp-beam-3]').waitFor();
   },
+  // Beam 4's search of the sentence: its tree and finished hypotheses.
+  async search(page) {
+    await page.goto(url + translateLink + '&beam=4');
+    await untilTranslated(page, LONG);
+    await page.click('[data-testid=nav-search]');
+    await page.click('[data-testid=search-run]');
+    await page.locator('[data-testid=search-tree] svg').waitFor({ timeout: LONG });
+  },
   // The sentence's attention heatmap.
   async attention(page) {
     await page.goto(url + translateLink);
