@@ -216,8 +216,15 @@ pub enum Event {
 /// CPU engine and why.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Backend {
-    Gpu { adapter: String },
-    Cpu { why: String },
+    Gpu {
+        adapter: String,
+        /// Why `auto` took it, when a probe decided ("3.1× the CPU here").
+        #[serde(default)]
+        note: String,
+    },
+    Cpu {
+        why: String,
+    },
 }
 
 /// The settings a job's `key=value` pairs name (they were checked when the page wrote them).
@@ -255,8 +262,14 @@ impl Backend {
     /// As the page shows it; `cpu_workers` is how many engine workers may share a long CPU job.
     pub fn label(&self, cpu_workers: usize, members: usize) -> String {
         let mut label = match self {
-            Backend::Gpu { adapter } if adapter.is_empty() => "GPU (WebGPU)".to_string(),
-            Backend::Gpu { adapter } => format!("GPU (WebGPU: {adapter})"),
+            Backend::Gpu { adapter, note } => {
+                let parts: Vec<&str> =
+                    [adapter.as_str(), note.as_str()].into_iter().filter(|p| !p.is_empty()).collect();
+                match parts.is_empty() {
+                    true => "GPU (WebGPU)".to_string(),
+                    false => format!("GPU (WebGPU: {})", parts.join("; ")),
+                }
+            }
             Backend::Cpu { why } => match cpu_workers {
                 1 => format!("CPU (WebAssembly, one thread: {why})"),
                 n => format!("CPU (WebAssembly, up to {n} threads: {why})"),
@@ -297,8 +310,10 @@ mod tests {
         assert_eq!(adapter_name("NVIDIA GeForce RTX 4070", "nvidia", "lovelace", ""), "NVIDIA GeForce RTX 4070");
         assert_eq!(adapter_name("", "google", "swiftshader", ""), "google swiftshader");
         assert_eq!(adapter_name(" ", "", "", ""), "");
-        let gpu = Backend::Gpu { adapter: adapter_name("", "apple", "metal-3", "") };
+        let gpu = Backend::Gpu { adapter: adapter_name("", "apple", "metal-3", ""), note: String::new() };
         assert_eq!(gpu.label(1, 1), "GPU (WebGPU: apple metal-3)");
+        let probed = Backend::Gpu { adapter: "apple metal-3".into(), note: "3.1× the CPU here".into() };
+        assert_eq!(probed.label(1, 1), "GPU (WebGPU: apple metal-3; 3.1× the CPU here)");
     }
 
     #[test]

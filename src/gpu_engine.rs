@@ -5,9 +5,11 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use wgslate_decode::{greedy_async, AsyncStepModel, LengthLimits};
 use wgslate_engine::{Gpu, GpuEngine};
+use wgslate_model::step::CpuStepper;
 use wgslate_model::weights::CheckedWeights;
-use wgslate_model::ModelConfig;
+use wgslate_model::Model;
 
 use crate::browser;
 use crate::engine_jobs::Backend;
@@ -26,6 +28,47 @@ thread_local! {
     static PREPARE_ERRORS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
     /// The adapter's name as the browser gives it, for when wgpu's (its description) is empty.
     static ADAPTER_NAME: RefCell<String> = const { RefCell::new(String::new()) };
+    /// `auto`'s probes: per adapter and model shape, the GPU's and the CPU's ms for the probe.
+    static PROBES: RefCell<HashMap<String, (f64, f64)>> = RefCell::new(HashMap::new());
+    /// Per model whose GPU engine a probe chose: what the label says of it.
+    static NOTES: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+}
+
+/// Output tokens the probe times on each engine, after one untimed run (the GPU's first run
+/// creates its pipelines).
+const PROBE_TOKENS: usize = 8;
+const PROBE_SENTENCE: &str = "A man in a blue shirt is walking a dog in the park.";
+
+/// A test's stand-in for a slow engine: the worker's global `wgslateProbeStub`, "gpu-slow" or
+/// "cpu-slow", adds 10 s to that engine's measured probe (no waiting) (and lets `auto` probe a software adapter).
+fn probe_stub() -> Option<String> {
+    js_sys::Reflect::get(&js_sys::global(), &"wgslateProbeStub".into()).ok()?.as_string()
+}
+
+/// Times greedy decoding of `PROBE_TOKENS` tokens of one sentence on `engine`, in ms.
+async fn time_probe<M: AsyncStepModel + ?Sized>(engine: &mut M, model: &Model) -> Result<f64, String> {
+    let source = model.vocab.encode(PROBE_SENTENCE)?;
+    let limits = LengthLimits { a: 0.0, b: PROBE_TOKENS, min_len: PROBE_TOKENS };
+    greedy_async(engine, std::slice::from_ref(&source), limits, false).await?;
+    let t0 = browser::now_ms();
+    greedy_async(engine, std::slice::from_ref(&source), limits, false).await?;
+    Ok(browser::now_ms() - t0)
+}
+
+/// `auto`'s choice for a model with a GPU engine: the probe's (GPU ms, CPU ms), measured once per
+/// adapter and model shape.
+async fn probe(engine: &mut GpuEngine, model: &Model, adapter: &str) -> Result<(f64, f64), String> {
+    let key = format!("{adapter}|{:?}", model.config);
+    if let Some(known) = PROBES.with(|p| p.borrow().get(&key).copied()) {
+        return Ok(known);
+    }
+    let stub = probe_stub();
+    let slow = |side: &str| if stub.as_deref() == Some(side) { 10_000.0 } else { 0.0 };
+    let gpu = time_probe(engine, model).await? + slow("gpu-slow");
+    let mut cpu_engine = CpuStepper::new(&model.net, &model.config);
+    let cpu = time_probe(&mut cpu_engine, model).await? + slow("cpu-slow");
+    PROBES.with(|p| p.borrow_mut().insert(key, (gpu, cpu)));
+    Ok((gpu, cpu))
 }
 
 /// Sets the backend the page asked for (auto, gpu or cpu) before the device is first requested.
@@ -54,7 +97,7 @@ pub async fn device() -> Result<Gpu, String> {
             Err(reason) => Err(format!("WebGPU unavailable: {reason}")),
             // SwiftShader and the like run every invocation on the CPU, 100× and more slower than
             // the CPU engine on the same machine.
-            Ok(adapter) if adapter.fallback && chosen == "auto" => Err(
+            Ok(adapter) if adapter.fallback && chosen == "auto" && probe_stub().is_none() => Err(
                 "the only WebGPU adapter is a software fallback, slower than this; choose GPU in Settings to use it"
                     .to_string(),
             ),
@@ -81,10 +124,34 @@ pub fn disable(reason: &str) {
 
 /// Builds the engine for a loaded model from its weight file bytes (when there is a device); a
 /// failure is kept to name in the backend label.
-pub async fn prepare(name: &str, config: &ModelConfig, weights: &[u8]) {
+pub async fn prepare(name: &str, model: &Model, weights: &[u8]) {
     let Ok(gpu) = device().await else { return };
-    let built = CheckedWeights::parse(weights).and_then(|checked| GpuEngine::new(&gpu, config, &checked));
+    let built = CheckedWeights::parse(weights).and_then(|checked| GpuEngine::new(&gpu, &model.config, &checked));
     match built {
+        // `auto` measures, the first time an adapter and model shape are met, which engine is faster.
+        Ok(mut engine) if preference() == "auto" => {
+            let adapter = if gpu.report.name.trim().is_empty() {
+                ADAPTER_NAME.with(|n| n.borrow().clone())
+            } else {
+                gpu.report.name.clone()
+            };
+            match probe(&mut engine, model, &adapter).await {
+                Ok((g, c)) if g <= c => {
+                    let note = format!("{:.1}× the CPU here", c / g.max(1e-3));
+                    NOTES.with(|n| n.borrow_mut().insert(name.to_string(), note));
+                    ENGINES.with(|e| e.borrow_mut().insert(name.to_string(), Rc::new(RefCell::new(engine))));
+                }
+                Ok((g, c)) => {
+                    let why =
+                        format!("auto: the CPU engine ran {:.1}× the GPU's speed here in a probe", g / c.max(1e-3));
+                    PREPARE_ERRORS.with(|p| p.borrow_mut().insert(name.to_string(), why));
+                }
+                Err(e) => {
+                    let why = format!("the GPU engine failed its speed probe: {e}");
+                    PREPARE_ERRORS.with(|p| p.borrow_mut().insert(name.to_string(), why));
+                }
+            }
+        }
         Ok(engine) => {
             ENGINES.with(|e| e.borrow_mut().insert(name.to_string(), Rc::new(RefCell::new(engine))));
         }
@@ -106,7 +173,12 @@ pub async fn backend(name: &str) -> Backend {
     let failure = PREPARE_ERRORS.with(|p| p.borrow().get(name).cloned());
     match (device().await, failure) {
         (Err(why), _) | (Ok(_), Some(why)) => Backend::Cpu { why },
-        (Ok(g), None) if !g.report.name.trim().is_empty() => Backend::Gpu { adapter: g.report.name.clone() },
-        (Ok(_), None) => Backend::Gpu { adapter: ADAPTER_NAME.with(|n| n.borrow().clone()) },
+        (Ok(g), None) => {
+            let adapter = match g.report.name.trim().is_empty() {
+                false => g.report.name.clone(),
+                true => ADAPTER_NAME.with(|n| n.borrow().clone()),
+            };
+            Backend::Gpu { adapter, note: NOTES.with(|n| n.borrow().get(name).cloned()).unwrap_or_default() }
+        }
     }
 }

@@ -163,6 +163,6 @@ async fn fetch_and_build(
     })
     .await?;
     let model = Arc::new(Model::from_bytes(&config, &weights, &tokenizer).map_err(|e| format!("{name}: {e}"))?);
-    crate::gpu_engine::prepare(name, &model.config, &weights).await;
+    crate::gpu_engine::prepare(name, &model, &weights).await;
     Ok(model)
 }

@@ -1,0 +1,42 @@
+// `auto` chooses the backend by a probe: the first time an adapter and model shape are met, the engine
+// worker times a few greedy steps on the GPU engine and the CPU engine and keeps the faster, and the
+// backend label says why. A stub (the worker's `wgslateProbeStub`, injected into www/worker.js) makes
+// one engine slow each way; SwiftShader stands in for a hardware adapter while it is set.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { useBrowser, openPage, wgslate, root, untilTranslated } from './harness.mjs';
+import { join } from 'node:path';
+
+const rig = useBrowser(8175);
+const TEXT = 'A dog runs in the snow.';
+
+async function withStub(stub) {
+  const errors = [];
+  const page = await openPage(rig.browser, 'about:blank', errors);
+  await page.route('**/worker.js', async (route) => {
+    const response = await route.fetch();
+    const body = `self.wgslateProbeStub = ${JSON.stringify(stub)};\n` + (await response.text());
+    await route.fulfill({ response, body });
+  });
+  await page.goto(rig.url + `#translate?model=en-de%2Fgru&text=${encodeURIComponent(TEXT)}`);
+  await untilTranslated(page, 300000);
+  return { page, errors };
+}
+
+const cli = () => wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'gru'), '--backend', 'cpu'], TEXT).trim();
+
+test('auto takes the GPU when the probe finds the CPU slower, and says by how much', async () => {
+  const { page, errors } = await withStub('cpu-slow');
+  await page.waitForFunction(() => /× the CPU here/.test(document.querySelector('[data-testid=tr-backend]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^GPU \(WebGPU: .+; \d+\.\d× the CPU here\)/);
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), cli());
+  assert.deepEqual(errors, []);
+});
+
+test('auto keeps the CPU when the probe finds the GPU slower, and says so', async () => {
+  const { page, errors } = await withStub('gpu-slow');
+  await page.waitForFunction(() => /probe/.test(document.querySelector('[data-testid=tr-backend]')?.textContent ?? ''), null, { timeout: 120000 });
+  assert.match(await page.locator('[data-testid=tr-backend]').textContent(), /^CPU \(WebAssembly.*auto: the CPU engine ran \d+\.\d× the GPU's speed here in a probe/);
+  assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), cli());
+  assert.deepEqual(errors, []);
+});
