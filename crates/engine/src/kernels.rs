@@ -86,6 +86,7 @@ pub struct Kernels {
     pub params: KernelParams,
     matmul: wgpu::ComputePipeline,
     matvec: wgpu::ComputePipeline,
+    matvec_norm: wgpu::ComputePipeline,
     softmax: wgpu::ComputePipeline,
     layernorm: wgpu::ComputePipeline,
     topk: wgpu::ComputePipeline,
@@ -176,6 +177,16 @@ fn scale_at(row: u32, k: u32, i: u32) -> f32 {{ return {scale}; }}
     )
 }
 
+/// matvec_norm.wgsl's `gamma` and `beta`: the two bindings after the launch parameters, which the
+/// weight prelude puts at 4 (dense weights) or 5 (int8, after the scales).
+fn norm_bindings(params: &KernelParams) -> String {
+    let after = if params.int8_block.is_some() { 6 } else { 5 };
+    format!(
+        "@group(0) @binding({after}) var<storage, read> gamma: array<vec4<f32>>;\n@group(0) @binding({}) var<storage, read> beta: array<vec4<f32>>;\n",
+        after + 1
+    )
+}
+
 /// Where embed.wgsl reads each row's token id: `buffer[offset + r · stride]` (in u32 words).
 #[derive(Clone, Copy)]
 pub struct TokenSource<'a> {
@@ -228,8 +239,9 @@ impl Kernels {
             return Err(format!("matmul_tile {} must be in 1..=16", params.matmul_tile));
         }
         let matvec_threads = params.matvec_lanes * params.matvec_cols;
-        if matvec_threads == 0 || matvec_threads > 256 {
-            return Err(format!("matvec lanes × columns = {matvec_threads} must be in 1..=256"));
+        // At least matvec_norm.wgsl's 64 threads that gather the rows' statistics.
+        if !(64..=256).contains(&matvec_threads) {
+            return Err(format!("matvec lanes × columns = {matvec_threads} must be in 64..=256"));
         }
         if !params.row_workgroup.is_power_of_two() || params.row_workgroup > 256 {
             return Err(format!("row_workgroup {} must be a power of two ≤ 256", params.row_workgroup));
@@ -256,6 +268,17 @@ impl Kernels {
                 &[&product_weights, product, shader!("matvec")].concat(),
                 "main",
                 &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)],
+            ),
+            matvec_norm: pipeline(
+                gpu,
+                "matvec with layernorm",
+                &[&product_weights, product, &norm_bindings(&params), shader!("matvec_norm")].concat(),
+                "main",
+                &[
+                    ("LANES", params.matvec_lanes as f64),
+                    ("COLS", params.matvec_cols as f64),
+                    ("EPS", params.layer_norm_eps as f64),
+                ],
             ),
             softmax: p("softmax", &[reduce, shader!("softmax")]),
             layernorm: pipeline(
@@ -328,6 +351,37 @@ impl Kernels {
             let t = self.params.matmul_tile;
             rec.dispatch(&self.matmul, &buffers, &dims, [n.div_ceil(t), m.div_ceil(t)]);
         }
+    }
+
+    /// y (m×n) = act(LayerNorm(x) · wᵀ + b), the norm with `gamma` and `beta` over k: in one
+    /// dispatch (matvec_norm.wgsl) where the rows are few enough for matvec.wgsl, a decoder step;
+    /// otherwise the norm into `scratch` (m×k) and the product.
+    #[allow(clippy::too_many_arguments)]
+    pub fn norm_matmul<'w>(
+        &self,
+        rec: &mut Recorder,
+        x: &wgpu::Buffer,
+        (gamma, beta): (&wgpu::Buffer, &wgpu::Buffer),
+        scratch: &wgpu::Buffer,
+        w: impl Into<Matrix<'w>>,
+        b: &wgpu::Buffer,
+        y: &wgpu::Buffer,
+        [m, n, k]: [u32; 3],
+        act: Act,
+    ) {
+        if m > self.params.matvec_max_rows {
+            self.layer_norm(rec, x, gamma, beta, scratch, m, k);
+            return self.matmul(rec, scratch, w, b, y, m, n, k, act);
+        }
+        assert!(k.is_multiple_of(4), "matmul reads vec4 along k; k = {k}");
+        rec.weights_read(n as u64 * (k as u64 * self.weight_size() + 4));
+        let (w, scales) = self.weight_bindings(w.into());
+        let mut buffers = vec![x, w, b, y];
+        buffers.extend(scales);
+        let uniform_at = buffers.len() as u32;
+        buffers.extend([gamma, beta]);
+        let groups = [n.div_ceil(self.params.matvec_cols), m.div_ceil(MATVEC_ROWS)];
+        rec.dispatch_uniform_at(&self.matvec_norm, &buffers, uniform_at, &[m, n, k, act as u32], groups);
     }
 
     /// Softmax (or log-softmax) of each row of x (rows×cols) into y.

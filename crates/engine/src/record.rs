@@ -91,6 +91,19 @@ impl<'a> Recorder<'a> {
         dims: &[u32],
         groups: [u32; 2],
     ) {
+        self.dispatch_uniform_at(pipeline, buffers, buffers.len() as u32, dims, groups)
+    }
+
+    /// `dispatch` with the launch parameters at binding `uniform_at` and the buffers bound in order
+    /// around it (a kernel whose shared prelude fixes that binding and adds buffers after it).
+    pub fn dispatch_uniform_at(
+        &mut self,
+        pipeline: &wgpu::ComputePipeline,
+        buffers: &[&wgpu::Buffer],
+        uniform_at: u32,
+        dims: &[u32],
+        groups: [u32; 2],
+    ) {
         let i = self.next;
         self.next += 1;
         let gpu = self.gpu;
@@ -125,12 +138,12 @@ impl<'a> Recorder<'a> {
                 let mut entries: Vec<wgpu::BindGroupEntry> = buffers
                     .iter()
                     .enumerate()
-                    .map(|(i, b)| wgpu::BindGroupEntry { binding: i as u32, resource: b.as_entire_binding() })
+                    .map(|(i, b)| {
+                        let binding = if (i as u32) < uniform_at { i as u32 } else { i as u32 + 1 };
+                        wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }
+                    })
                     .collect();
-                entries.push(wgpu::BindGroupEntry {
-                    binding: buffers.len() as u32,
-                    resource: site.uniform.as_entire_binding(),
-                });
+                entries.push(wgpu::BindGroupEntry { binding: uniform_at, resource: site.uniform.as_entire_binding() });
                 let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: None,
                     layout: &pipeline.get_bind_group_layout(0),

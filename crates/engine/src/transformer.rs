@@ -138,6 +138,33 @@ impl Transformer {
         );
     }
 
+    /// `y = act(linear(norm(x)))`: one dispatch for a decoder step's few rows (the norm in the
+    /// product's prologue); the norm into `h`, then the product, for more.
+    #[allow(clippy::too_many_arguments)]
+    fn norm_linear(
+        &self,
+        rec: &mut Recorder,
+        (norm, linear): (&str, &str),
+        x: &wgpu::Buffer,
+        h: &wgpu::Buffer,
+        y: &wgpu::Buffer,
+        rows: usize,
+        (n_in, n_out): (usize, usize),
+        act: Act,
+    ) {
+        self.k.norm_matmul(
+            rec,
+            x,
+            (self.wt(&format!("{norm}.weight")), self.wt(&format!("{norm}.bias"))),
+            h,
+            self.mat(&format!("{linear}.weight")),
+            self.wt(&format!("{linear}.bias")),
+            y,
+            [rows as u32, n_out as u32, n_in as u32],
+            act,
+        );
+    }
+
     fn norm(&self, rec: &mut Recorder, prefix: &str, x: &wgpu::Buffer, y: &wgpu::Buffer, rows: usize) {
         self.k.layer_norm(
             rec,
@@ -163,8 +190,7 @@ impl Transformer {
         rows: usize,
     ) {
         let (d, dff) = (self.cfg.d_model, self.cfg.d_ff);
-        self.norm(rec, norm, x, h, rows);
-        self.linear(rec, &format!("{prefix}.ffn.up"), h, ff, rows, d, dff, Act::Relu);
+        self.norm_linear(rec, (norm, &format!("{prefix}.ffn.up")), x, h, ff, rows, (d, dff), Act::Relu);
         self.linear(rec, &format!("{prefix}.ffn.down"), ff, x, rows, dff, d, Act::Residual);
     }
 
@@ -233,8 +259,8 @@ impl Architecture for Transformer {
         );
         for l in 0..self.cfg.decoder_layers {
             let p = format!("decoder.{l}");
-            self.norm(rec, &format!("{p}.norm1"), &x.x, &x.h, r);
-            self.linear(rec, &format!("{p}.self_attn.qkv"), &x.h, &x.qkv, r, d, 3 * d, Act::None);
+            let (norm1, qkv) = (format!("{p}.norm1"), format!("{p}.self_attn.qkv"));
+            self.norm_linear(rec, (&norm1, &qkv), &x.x, &x.h, &x.qkv, r, (d, 3 * d), Act::None);
             self.k.kv_append(
                 rec,
                 &x.qkv,
@@ -271,8 +297,8 @@ impl Architecture for Transformer {
                 false,
             );
             self.linear(rec, &format!("{p}.self_attn.o"), &x.att, &x.x, r, d, d, Act::Residual);
-            self.norm(rec, &format!("{p}.norm2"), &x.x, &x.h, r);
-            self.linear(rec, &format!("{p}.cross_attn.q"), &x.h, &x.q, r, d, d, Act::None);
+            let (norm2, cross_q) = (format!("{p}.norm2"), format!("{p}.cross_attn.q"));
+            self.norm_linear(rec, (&norm2, &cross_q), &x.x, &x.h, &x.q, r, (d, d), Act::None);
             let cross = AttentionLayout {
                 rows: r as u32,
                 heads: heads as u32,
@@ -342,8 +368,8 @@ impl Architecture for Transformer {
         };
         for l in 0..self.cfg.encoder_layers {
             let p = format!("encoder.{l}");
-            self.norm(rec, &format!("{p}.norm1"), &x, &h, n);
-            self.linear(rec, &format!("{p}.self_attn.qkv"), &h, &qkv, n, d, 3 * d, Act::None);
+            let (norm1, qkv_name) = (format!("{p}.norm1"), format!("{p}.self_attn.qkv"));
+            self.norm_linear(rec, (&norm1, &qkv_name), &x, &h, &qkv, n, (d, 3 * d), Act::None);
             self.k.attention(rec, &qkv, &qkv, &qkv, &enc_map, src.lens, &att, &self.dummy_probs, layout, false);
             self.linear(rec, &format!("{p}.self_attn.o"), &att, &x, n, d, d, Act::Residual);
             self.ffn(rec, &p, &format!("{p}.norm2"), &x, &h, &ff, n);

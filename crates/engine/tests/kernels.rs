@@ -72,6 +72,58 @@ fn matmul_matches_cpu() {
     }
 }
 
+/// LayerNorm folded into the product (matvec_norm.wgsl, up to `matvec_max_rows` rows) against the
+/// CPU twins run one after the other; more rows take the two-dispatch path, also checked.
+#[test]
+fn norm_matmul_matches_cpu() {
+    let (gpu, k) = setup();
+    let eps = k.params.layer_norm_eps;
+    let cases = [
+        (1usize, 432usize, 144usize, Act::None),
+        (4, 144, 144, Act::Residual),
+        (8, 576, 144, Act::Relu),
+        (3, 37, 260, Act::None),
+        (5, 301, 12, Act::Relu),
+        (21, 53, 144, Act::None),
+    ];
+    for &(m, n, kk, act) in &cases {
+        // An offset and a spread far from 0 and 1: the norm has to remove them.
+        let x: Vec<f32> = random(m * kk, 5).iter().map(|v| 3.0 + 4.0 * v).collect();
+        let (w, b, y0) = (random(n * kk, 6), random(n, 7), random(m * n, 8));
+        let (g, be): (Vec<f32>, Vec<f32>) = (random(kk, 9).iter().map(|v| 1.0 + v).collect(), random(kk, 10));
+        let [bx, bw, bb, by, bg, bbe] = [&x, &w, &b, &y0, &g, &be].map(|v| gpu.storage("t", v));
+        let scratch = gpu.output("scratch", (m * kk * 4) as u64);
+        run(&gpu, |rec| {
+            k.norm_matmul(rec, &bx, (&bg, &bbe), &scratch, &bw, &bb, &by, [m as u32, n as u32, kk as u32], act)
+        });
+        let mut want = y0.clone();
+        cpu::matmul_into(&cpu::layer_norm(&x, &g, &be, kk, eps), &w, &b, &mut want, m, n, kk, act);
+        let err = rel_error(&read(&gpu, &by), &want);
+        println!("layernorm + matmul {m}×{kk}·({n}×{kk})ᵀ {act:?}: rel error {err:e}");
+        assert!(err <= 1e-4, "layernorm + matmul {m}×{n}×{kk}: {err}");
+    }
+    // int8 weights, one scale per row.
+    use wgslate_model::quant;
+    let k8 = Kernels::new(&gpu, KernelParams { int8_block: Some(0), ..Default::default() }).unwrap();
+    let (m, n, kk) = (4usize, 96usize, 48usize);
+    let w = random(n * kk, 11);
+    let (q, scales) = quant::quantize(&w, kk, quant::PER_ROW);
+    let dequantised = quant::dequantize(&q, &scales, quant::block_for(kk, quant::PER_ROW));
+    let values = gpu.storage_u32("w", &wgslate_engine::pack_int8(&q));
+    let scale_buf = gpu.storage("scales", &scales.iter().map(|s| s.to_f32()).collect::<Vec<_>>());
+    let (x, b, g, be) = (random(m * kk, 12), random(n, 13), random(kk, 14), random(kk, 15));
+    let [bx, bb, bg, bbe] = [&x, &b, &g, &be].map(|v| gpu.storage("t", v));
+    let (by, scratch) = (gpu.output("y", (m * n * 4) as u64), gpu.output("s", (m * kk * 4) as u64));
+    let w8 = Matrix { values: &values, scales: Some(&scale_buf) };
+    run(&gpu, |rec| {
+        k8.norm_matmul(rec, &bx, (&bg, &bbe), &scratch, w8, &bb, &by, [m as u32, n as u32, kk as u32], Act::Tanh)
+    });
+    let want =
+        cpu::matmul(&cpu::layer_norm(&x, &g, &be, kk, k8.params.layer_norm_eps), &dequantised, &b, m, n, kk, Act::Tanh);
+    let err = rel_error(&read(&gpu, &by), &want);
+    assert!(err <= 1e-4, "int8 layernorm + matmul: {err}");
+}
+
 #[test]
 fn softmax_and_log_softmax_match_cpu() {
     let (gpu, k) = setup();
@@ -433,7 +485,7 @@ fn copy_cols_matches_cpu() {
 /// include; a new shader without a test fails this.
 #[test]
 fn every_shader_has_a_kernel_test() {
-    const TESTED: [(&str, &str); 13] = [
+    const TESTED: [(&str, &str); 14] = [
         ("attention.wgsl", "attention_matches_cpu"),
         ("copy_cols.wgsl", "copy_cols_matches_cpu"),
         ("embed.wgsl", "embed_reads_token_ids_with_a_stride"),
@@ -445,6 +497,7 @@ fn every_shader_has_a_kernel_test() {
         ("masked_mean.wgsl", "masked_mean_matches_cpu"),
         ("matmul.wgsl", "matmul_matches_cpu"),
         ("matvec.wgsl", "matmul_matches_cpu"),
+        ("matvec_norm.wgsl", "norm_matmul_matches_cpu"),
         ("softmax.wgsl", "softmax_and_log_softmax_match_cpu"),
         ("topk.wgsl", "top_k_matches_cpu"),
     ];
