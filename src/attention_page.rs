@@ -135,7 +135,7 @@ pub fn AttentionPage() -> impl IntoView {
             };
             busy.set(true);
             spawn_local(async move {
-                let drawn_for = (sentence.clone(), settings_pairs(&s));
+                let drawn_for = (sentence.clone(), settings_pairs(&s.effective()));
                 let job = Job::Attention { settings: drawn_for.1.clone(), text: sentence };
                 let result = match engine_client::run("attention", job, |_, _, _| {}).await {
                     Ok(Ended { last: Event::Attention { maps, source, target, notices }, .. }) => {
@@ -177,7 +177,8 @@ pub fn AttentionPage() -> impl IntoView {
     let stale = Memo::new(move |_| {
         loaded.with(|l| {
             l.as_ref().is_some_and(|l| {
-                !shared.first_sentence_is(&l.drawn_for.0) || settings_pairs(&shared.settings.get()) != l.drawn_for.1
+                !shared.first_sentence_is(&l.drawn_for.0)
+                    || settings_pairs(&shared.settings.get().effective()) != l.drawn_for.1
             })
         })
     });

@@ -122,6 +122,8 @@ fn used_settings(s: &Settings) -> Vec<(String, String)> {
                 "beam" => s.beam.max(COMPARE_MIN_BEAM).to_string(),
                 // Each column sets its own search: the Sample tick box changes none of them.
                 "rerank" | "sample" => "false".into(),
+                // The Search view's alone.
+                "prefix" => String::new(),
                 _ => v,
             };
             (k.to_string(), v)

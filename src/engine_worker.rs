@@ -19,7 +19,7 @@ use wgslate_model::attention::{attention_maps, MAX_SIDE};
 use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{
-    check_prefix, encode_prefix, encode_sources, translate_with_async, Notices, Translation,
+    check_prefix, encode_prefix, encode_sources, special_tokens_refused, translate_with_async, Notices, Translation,
 };
 use wgslate_model::Model;
 
@@ -161,12 +161,13 @@ async fn lab(id: u64, settings: &[(String, String)], text: &str, candidate: &str
     let (source_ids, cut) = encode_sources(model, &texts)?.remove(0);
     let prefix = encode_prefix(model, &s.prefix)?;
     let search = s.search();
-    check_prefix(model, &search, source_ids.len(), prefix.len())?;
+    check_prefix(model, &search, source_ids.len(), &prefix)?;
     let candidate_ids = match candidate.trim() {
         "" => None,
         c => Some({
             let mut ids = model.vocab.encode(c)?;
             ids.pop(); // EOS: scoring adds it
+            special_tokens_refused(model, &ids, "the translation to score")?;
             ids
         }),
     };

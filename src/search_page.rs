@@ -23,6 +23,8 @@ struct Searched {
     words: HashMap<u32, String>,
     sentence: String,
     settings: Vec<(String, String)>,
+    /// The translation scored with it, as it was when Search was pressed.
+    candidate: String,
 }
 
 /// α of a length penalty (0: none).
@@ -72,12 +74,13 @@ pub fn SearchPage() -> impl IntoView {
         error.set(None);
         busy.set(true);
         let settings = settings_pairs(&shared.settings.get_untracked());
-        let job = Job::Lab { settings: settings.clone(), text: sentence.clone(), candidate: candidate.get_untracked() };
+        let given = candidate.get_untracked();
+        let job = Job::Lab { settings: settings.clone(), text: sentence.clone(), candidate: given.clone() };
         spawn_local(async move {
             match engine_client::run("search", job, |_, _, _| {}).await {
                 Ok(Ended { last: Event::Lab(lab), .. }) => {
                     let words = lab.words.iter().cloned().collect();
-                    result.set(Some(Searched { lab: *lab, words, sentence, settings }));
+                    result.set(Some(Searched { lab: *lab, words, sentence, settings, candidate: given }));
                 }
                 Ok(_) => error.set(Some("the engine gave no search".into())),
                 Err(e) => {
@@ -96,14 +99,19 @@ pub fn SearchPage() -> impl IntoView {
             })
         })
     });
-    let set_prefix = move |text: String| {
+    // Whether the prefix was taken (one over the limit is refused with a message).
+    let set_prefix = move |text: String| -> bool {
         let mut s = shared.settings.get_untracked();
         match s.set("prefix", &text) {
             Ok(()) => {
                 prefix_problem.set(None);
                 shared.settings.set(s);
+                true
             }
-            Err(e) => prefix_problem.set(Some(capitalised(&e))),
+            Err(e) => {
+                prefix_problem.set(Some(capitalised(&e)));
+                false
+            }
         }
     };
     view! {
@@ -118,8 +126,8 @@ pub fn SearchPage() -> impl IntoView {
                 "Begin the translation with… "
                 <input type="text" data-testid="search-prefix" placeholder="(the model's own choice)"
                     prop:value=move || shared.settings.with(|s| s.prefix.clone())
-                    on:change=move |ev| set_prefix(event_target_value(&ev)) />
-                <button data-testid="search-prefix-clear" on:click=move |_| set_prefix(String::new())>"Clear"</button>
+                    on:change=move |ev| { set_prefix(event_target_value(&ev)); } />
+                <button data-testid="search-prefix-clear" on:click=move |_| { set_prefix(String::new()); }>"Clear"</button>
             </label>
             {move || prefix_problem.get().map(|e| view! { <p class="error" role="alert" data-testid="search-prefix-error">{e}</p> })}
             <details class="candidate">
@@ -139,7 +147,7 @@ pub fn SearchPage() -> impl IntoView {
             })}
             {move || result.get().map(|r| view! {
                 <div class:stale=move || stale.get()>
-                    <Results searched=r on_prefix=Callback::new(move |p: String| { set_prefix(p); run(); }) candidate />
+                    <Results searched=r on_prefix=Callback::new(move |p: String| if set_prefix(p) { run() }) />
                 </div>
             })}
         </section>
@@ -147,14 +155,19 @@ pub fn SearchPage() -> impl IntoView {
 }
 
 #[component]
-fn Results(searched: Searched, on_prefix: Callback<String>, candidate: RwSignal<String>) -> impl IntoView {
-    let Searched { lab, words, .. } = searched;
+fn Results(searched: Searched, on_prefix: Callback<String>) -> impl IntoView {
+    let Searched { lab, words, candidate: scored_text, .. } = searched;
     let trace = lab.trace.clone();
     let original = trace.scoring;
     let alpha = RwSignal::new(alpha_of(original.length_penalty));
     let beta = RwSignal::new(original.coverage);
     let gamma = RwSignal::new(original.end_penalty);
-    let gnmt = !matches!(original.length_penalty, LengthPenalty::Average(_));
+    // The kind the settings name: with α = 0 the trace's penalty is None and says no kind.
+    let gnmt = match original.length_penalty {
+        LengthPenalty::Average(_) => false,
+        LengthPenalty::Gnmt(_) => true,
+        LengthPenalty::None => expect_context::<Shared>().settings.with_untracked(|s| s.lenpen_kind != "avg"),
+    };
     let scoring = Memo::new(move |_| Scoring {
         length_penalty: LengthPenalty::from_alpha(alpha.get(), if gnmt { "gnmt" } else { "avg" }),
         coverage: beta.get(),
@@ -300,18 +313,30 @@ fn Results(searched: Searched, on_prefix: Callback<String>, candidate: RwSignal<
             })}
             {(!is_beam).then(|| view! { <StepChoices trace=trace.clone() words=words.clone() /> })}
             <h3>"Finished hypotheses"</h3>
-            <p class="hint">"Score = log-prob / length penalty + coverage + end penalty. Move α, β or γ to re-rank them from the trace, without a new search (a new search may also prune differently)."</p>
-            <div class="options rerank">
-                {slider("α (length) ", "search-alpha", alpha, 0.0, 5.0)}
-                {slider("β (coverage) ", "search-beta", beta, 0.0, 5.0)}
-                {slider("γ (end) ", "search-gamma", gamma, -5.0, 5.0)}
-                <button data-testid="search-again" on:click=search_again>"Search again with these"</button>
-            </div>
+            {is_beam.then(|| view! {
+                <p class="hint">"Score = log-prob / length penalty + coverage + end penalty. Move α, β or γ to re-rank them from the trace, without a new search (a new search may also prune differently)."</p>
+                <div class="options rerank">
+                    {slider("α (length) ", "search-alpha", alpha, 0.0, 5.0)}
+                    {slider("β (coverage) ", "search-beta", beta, 0.0, 5.0)}
+                    {slider("γ (end) ", "search-gamma", gamma, -5.0, 5.0)}
+                    <button data-testid="search-again" on:click=search_again>"Search again with these"</button>
+                </div>
+            })}
             <table class="finished" data-testid="search-finished">
                 <thead><tr><th>"Rank"</th><th>"Hypothesis"</th><th>"Score"</th><th>"Terms"</th></tr></thead>
                 <tbody>{finished_rows}</tbody>
             </table>
-            {lab.candidate.clone().map(|c| view! { <CandidateScore scored=c own=best.as_ref().map_or(f32::NEG_INFINITY, |b| b.log_prob) text=candidate.get_untracked() /> })}
+            {lab.candidate.clone().map(|c| {
+                // The verdict compares log-probabilities: only where the search ranked by them alone.
+                let unlike = match () {
+                    _ if prefix_len > 0 => Some("the search began with a forced prefix"),
+                    _ if !is_beam && !trace.choices.iter().all(|ch| ch.sampled_entropy == 0.0) => Some("the output was sampled, not searched for"),
+                    _ if original != Scoring::default() => Some("the search ranked by a score with penalties, not by log P alone"),
+                    _ if c.cut > 0 => Some("only part of your translation was scored"),
+                    _ => None,
+                };
+                view! { <CandidateScore scored=c own=best.as_ref().map_or(f32::NEG_INFINITY, |b| b.log_prob) text=scored_text.clone() unlike /> }
+            })}
         </div>
     }
 }
@@ -366,8 +391,10 @@ fn StepChoices(trace: Trace, words: HashMap<u32, String>) -> impl IntoView {
 
 /// A translation the user gave, scored token by token, beside the search's own output.
 #[component]
-fn CandidateScore(scored: Scored, own: f32, text: String) -> impl IntoView {
-    let verdict = if scored.total > own {
+fn CandidateScore(scored: Scored, own: f32, text: String, unlike: Option<&'static str>) -> impl IntoView {
+    let verdict = if let Some(why) = unlike {
+        format!("No verdict on search or model error: {why}, so the totals are not the search's own comparison.")
+    } else if scored.total > own {
         format!("The model prefers this translation (log P {:.3}) to the one the search returned ({own:.3}): a search error — a better-scoring output existed and the search missed it.", scored.total)
     } else {
         format!("The model scores this translation lower (log P {:.3}) than the search's output ({own:.3}): if it is the better translation, that is a model error, not the search's.", scored.total)

@@ -282,6 +282,10 @@ pub fn SearchTree(
                 Some(Fate::Finished(_)) => {
                     "Greedy's path (dashed) ends in a finished hypothesis of the beam.".to_string()
                 }
+                Some(Fate::CannotWin) => format!(
+                    "Greedy's path (dashed) was still in the beam after {} tokens when the search stopped: it could no longer beat the finished hypotheses.",
+                    g.len()
+                ),
                 Some(_) => format!(
                     "Greedy's path (dashed) leaves the beam after {} tokens: the search pruned it there.",
                     g.len().saturating_sub(1)
@@ -338,7 +342,7 @@ pub fn SearchTree(
             <p class="hint">"Kept hypotheses are drawn strong, pruned candidates faint; the winner's path is thick, greedy's dashed; #n marks a finished hypothesis' rank. Focus the tree and use the arrow keys, or hover or tap a node."</p>
             <p class="hint" data-testid="search-greedy-note">{greedy_note}</p>
             {move || layout.with(|l| (l.left_out > 0).then(|| view! {
-                <p class="hint" data-testid="search-tree-cut">{format!("{} more nodes are not drawn (at most {MAX_DRAWN}): untick an option to see fewer.", l.left_out)}</p>
+                <p class="hint" data-testid="search-tree-cut">{format!("{} more nodes (and what grew from them) are not drawn (at most {MAX_DRAWN}): untick an option to see fewer.", l.left_out)}</p>
             }))}
             <p class="hint readout" aria-live="polite" data-testid="search-node">{move || readout().unwrap_or_else(|| "\u{a0}".into())}</p>
             <div class="tree-scroll" tabindex="0" role="group" aria-label="The search tree: focus it, then the arrow keys move between nodes"

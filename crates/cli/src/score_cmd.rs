@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use wgslate_decode::Search;
-use wgslate_model::translate::encode_sources;
+use wgslate_model::translate::{encode_sources, special_tokens_refused};
 
 use crate::translate_cmd::{load_models, model_dirs, read_lines, without_bom};
 use crate::translator::Translator;
@@ -53,13 +53,14 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let source_ids: Vec<Vec<u32>> = encode_sources(model, &sources)?.into_iter().map(|(ids, _)| ids).collect();
     let targets = hyps
         .iter()
-        .map(|h| {
-            model.vocab.encode(h).map(|mut ids| {
-                ids.pop(); // EOS: scoring adds it
-                ids
-            })
+        .enumerate()
+        .map(|(i, h)| {
+            let mut ids = model.vocab.encode(h)?;
+            ids.pop(); // EOS: scoring adds it
+            special_tokens_refused(model, &ids, &format!("{hyp}, line {},", i + 1))?;
+            Ok(ids)
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, String>>()?;
     let mut translator = Translator::new(&backend, &models, &loaded, &Search::default(), 32, None)?;
     let scores = translator.score(&source_ids, &targets)?;
     let eos = wgslate_model::config::EOS_ID;

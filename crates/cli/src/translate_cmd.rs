@@ -475,6 +475,11 @@ pub fn run_translate(args: &[String]) -> Result<(), String> {
         _ => String::new(),
     };
     let output = output_to(&c, &[&c.input, &c.prefixes])?;
+    if c.prefixes.is_some() && from_stdin {
+        return Err(
+            "--prefixes pairs its lines with the input's, counted before translating: give the input as -i FILE".into(),
+        );
+    }
     let prefixes = prefixes_of(&c, &models[0])?;
     let reverse = load_reranker(&c)?;
     let mut writer = LineWriter {

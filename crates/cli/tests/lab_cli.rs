@@ -33,6 +33,7 @@ fn lines(out: &str) -> Vec<String> {
 #[test]
 fn a_prefix_of_the_greedy_output_gives_the_greedy_output() {
     let src = sentences(6);
+    let src_file = temp("greedy-src", &src);
     for model in MODELS {
         let (ok, out, err) = translate(&["--model", model, "--backend", "cpu"], &src.join("\n"));
         assert!(ok, "{err}");
@@ -43,7 +44,7 @@ fn a_prefix_of_the_greedy_output_gives_the_greedy_output() {
                 greedy.iter().map(|g| g.split(' ').take(k).collect::<Vec<_>>().join(" ")).collect();
             let file = temp(&format!("prefixes-{k}"), &prefixes);
             let (ok, out, err) =
-                translate(&["--model", model, "--backend", "cpu", "--prefixes", &file], &src.join("\n"));
+                translate(&["--model", model, "--backend", "cpu", "-i", &src_file, "--prefixes", &file], "");
             assert!(ok, "{err}");
             assert_eq!(lines(&out), greedy, "{model}, prefixes of {k} words");
             let (ok, out, _) = translate(&["--model", model, "--backend", "cpu", "--prefix", &prefixes[0]], &src[0]);
@@ -76,7 +77,11 @@ fn bad_prefixes_get_one_clear_line() {
     let src = sentences(2);
     let two = temp("two", &src);
     let one = temp("one", &src[..1]);
-    let cases: [(Vec<&str>, &str); 6] = [
+    let cases: [(Vec<&str>, &str); 9] = [
+        // Refused for its "<" and ">" (or, with a vocabulary that has them, as special tokens).
+        (vec!["--prefix", "Ein </s> Hund"], "--prefix: the prefix h"),
+        (vec!["--prefix", "ein Hund und ein Hund", "--beam", "4", "--no-repeat-ngram", "2"], "repeats a 2-gram"),
+        (vec!["--prefixes", &one], "give the input as -i FILE"),
         (vec!["--prefix", "Привет мир"], "cannot spell (П, р, и, в, е, т, м)"),
         (vec!["--prefix", &long], "the prefix is 300 subwords"),
         (vec!["--prefix", "  "], "--prefix is empty"),

@@ -59,6 +59,11 @@ pub fn banned_by_ngram(tokens: &[u32], n: usize) -> Vec<u32> {
     tokens.windows(n).filter(|w| &w[..n - 1] == prefix).map(|w| w[n - 1]).collect()
 }
 
+/// Whether `tokens` hold some n-gram twice (what `no_repeat_ngram` forbids an output to do).
+pub fn repeats_ngram(tokens: &[u32], n: usize) -> bool {
+    n > 0 && (n..=tokens.len()).any(|end| banned_by_ngram(&tokens[..end - 1], n).contains(&tokens[end - 1]))
+}
+
 impl Sentence {
     fn finish(&mut self, h: &Live, scoring: &Scoring, want_attention: bool, trace: Option<&mut Trace>) {
         let len = h.token_log_probs.len();

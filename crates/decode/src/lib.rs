@@ -18,7 +18,7 @@ mod step;
 pub mod sweep;
 pub mod trace;
 
-pub use beam::{banned_by_ngram, beam_search, beam_search_async, BeamConfig};
+pub use beam::{banned_by_ngram, beam_search, beam_search_async, repeats_ngram, BeamConfig};
 pub use ensemble::{AsyncEnsemble, Ensemble};
 pub use greedy::{greedy, greedy_async};
 pub use hypothesis::{Hypothesis, LengthLimits};

@@ -126,7 +126,7 @@ fn record_draw(
     let sampled: Vec<f32> = dist.iter().map(|d| d.1.ln() as f32).collect();
     t.choices.push(StepChoice {
         step,
-        candidates: top.iter().map(|&(tok, l)| (tok, l, kept(tok))).collect(),
+        candidates: top.iter().filter(|c| c.1.is_finite()).map(|&(tok, l)| (tok, l, kept(tok))).collect(),
         chosen: drawn,
         entropy: entropy_bits(lp),
         sampled_entropy: entropy_bits(&sampled),

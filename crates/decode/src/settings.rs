@@ -378,9 +378,10 @@ impl Settings {
     }
 
     /// The settings as they act on a translation: a rerank box that cannot apply counts as off, so
-    /// ticking or unticking it under greedy search or sampling changes nothing to re-translate.
+    /// ticking or unticking it under greedy search or sampling changes nothing to re-translate; the
+    /// prefix is the Search view's alone (the other views translate without it).
     pub fn effective(&self) -> Settings {
-        Settings { rerank: self.reranks(), ..self.clone() }
+        Settings { rerank: self.reranks(), prefix: String::new(), ..self.clone() }
     }
 
     /// Whether the search is a beam of two or more (greedy search and sampling have nothing to reorder).

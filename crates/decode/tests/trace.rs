@@ -169,7 +169,7 @@ fn greedy_and_sampling_traces_are_their_searches() {
 fn a_beam_16_trace_over_200_tokens_stays_within_its_bound() {
     let cfg = BeamConfig { beam: 16, limits: LengthLimits { a: 0.0, b: 200, min_len: 200 }, ..Default::default() };
     let (_, trace) = trace_search(&mut toy(400), &[9, 9, EOS], &Search::Beam(cfg)).unwrap();
-    let bound = 1 + 200 * 16 * (2 * 16 + 1).max(CANDIDATES);
+    let bound = 1 + 200 * 16 * ((2 * 16).max(CANDIDATES) + 2);
     assert!(trace.nodes.len() <= bound, "{} nodes", trace.nodes.len());
     assert!(trace.nodes.len() > 200, "it ran 200 steps");
 }

@@ -50,7 +50,9 @@ pub fn encode_prefix(model: &Model, text: &str) -> Result<Vec<u32>, String> {
     }
     let mut ids = model.vocab.encode(text)?;
     ids.pop(); // EOS
-    let room = model.config.max_len().saturating_sub(1);
+    special_tokens_refused(model, &ids, "the prefix")?;
+    // The model emits at most max_len − 1 tokens, EOS included.
+    let room = model.config.max_len().saturating_sub(2);
     if ids.len() > room {
         return Err(format!(
             "the prefix is {} subwords, and the model's translations are at most {room} (and EOS)",
@@ -62,14 +64,37 @@ pub fn encode_prefix(model: &Model, text: &str) -> Result<Vec<u32>, String> {
 
 /// Refuses a prefix of `prefix_len` subwords that the search's length limit would cut, for a source
 /// of `source_len` subwords (EOS included).
-pub fn check_prefix(model: &Model, search: &Search, source_len: usize, prefix_len: usize) -> Result<(), String> {
-    let longest = search.limits().max_len(source_len, model.config.max_len());
+pub fn check_prefix(model: &Model, search: &Search, source_len: usize, prefix: &[u32]) -> Result<(), String> {
+    let prefix_len = prefix.len();
+    let longest = search.limits().max_len(source_len, model.config.max_len().saturating_sub(1));
     if prefix_len >= longest {
         return Err(format!(
             "the prefix is {prefix_len} subwords, but the translation of a sentence this long stops at {longest}: shorten the prefix, or raise the length limit"
         ));
     }
+    if let Search::Beam(b) = search {
+        if b.no_repeat_ngram > 0 && wgslate_decode::repeats_ngram(prefix, b.no_repeat_ngram) {
+            return Err(format!(
+                "the prefix repeats a {}-gram, which --no-repeat-ngram {} forbids: no output could begin with it",
+                b.no_repeat_ngram, b.no_repeat_ngram
+            ));
+        }
+    }
     Ok(())
+}
+
+/// Refuses text whose subwords hold the model's special tokens (`</s>`, `<pad>`, `<s>`, `<unk>` typed
+/// as such): forced or scored, they would end or break the output without a word.
+pub fn special_tokens_refused(model: &Model, ids: &[u32], what: &str) -> Result<(), String> {
+    let special: Vec<String> = ids
+        .iter()
+        .filter(|&&i| (i as usize) < crate::config::SPECIAL_TOKENS.len() && i != crate::config::UNK_ID)
+        .map(|&i| model.vocab.token_strings(&[i]).remove(0))
+        .collect();
+    match special.is_empty() {
+        true => Ok(()),
+        false => Err(format!("{what} holds the model's special tokens ({}): leave them out", special.join(", "))),
+    }
 }
 
 /// Translates `texts` on a synchronous engine, `batch` sentences at a time (sorted by length).
@@ -112,7 +137,7 @@ pub async fn translate_from_async<M: AsyncStepModel + ?Sized>(
     }
     let encoded = encode_sources(model, texts)?;
     for (i, p) in prefixes.iter().enumerate() {
-        check_prefix(model, search, encoded[i].0.len(), p.len())?;
+        check_prefix(model, search, encoded[i].0.len(), p)?;
     }
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| (encoded[i].0.len(), i));
