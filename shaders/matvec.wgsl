@@ -8,9 +8,6 @@
 override LANES: u32 = 8u;
 override COLS: u32 = 32u;
 
-// LANES·COLS ≤ 256 threads, 4 partial sums each (kernels.rs checks the product).
-var<workgroup> partial: array<vec4<f32>, 256>;
-
 @compute @workgroup_size(LANES * COLS)
 fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) gid: vec3<u32>) {
     let lane = li % LANES;
@@ -28,17 +25,5 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) gid: ve
             }
         }
     }
-    partial[li] = acc;
-    workgroupBarrier();
-    if (lane == 0u && col < dims.n) {
-        var sum = vec4<f32>();
-        for (var l = 0u; l < LANES; l++) {
-            sum += partial[li + l];
-        }
-        for (var r = 0u; r < 4u; r++) {
-            if (row0 + r < dims.m) {
-                store_output(row0 + r, col, sum[r]);
-            }
-        }
-    }
+    store_lanes(li, lane, col, row0, acc);
 }

@@ -10,8 +10,6 @@ override LANES: u32 = 8u;
 override COLS: u32 = 32u;
 override EPS: f32 = 1e-5;
 
-// LANES·COLS ≤ 256 threads, a power of two of at least STATS (kernels.rs checks), 4 partial sums each.
-var<workgroup> partial: array<vec4<f32>, 256>;
 
 // Threads that gather the rows' statistics: few, since each halving of them is a barrier, and a
 // barrier is what this kernel pays for its prologue (on software Vulkan, dearly).
@@ -66,17 +64,5 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) gid: ve
             }
         }
     }
-    partial[li] = acc;
-    workgroupBarrier();
-    if (lane == 0u && col < dims.n) {
-        var sum = vec4<f32>();
-        for (var l = 0u; l < LANES; l++) {
-            sum += partial[li + l];
-        }
-        for (var r = 0u; r < 4u; r++) {
-            if (row0 + r < dims.m) {
-                store_output(row0 + r, col, sum[r]);
-            }
-        }
-    }
+    store_lanes(li, lane, col, row0, acc);
 }

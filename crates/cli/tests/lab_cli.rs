@@ -2,10 +2,8 @@
 //! gives the greedy output, every output begins with its prefix, scoring the search's own outputs
 //! gives the log-probability the search printed, and bad prefixes get one clear line.
 
-use std::process::Command;
-
 mod common;
-use common::translate;
+use common::{translate, wgslate};
 
 const MODELS: [&str; 2] = [
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models/en-de/transformer"),
@@ -96,15 +94,6 @@ fn bad_prefixes_get_one_clear_line() {
         assert!(err.contains(want), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
-}
-
-fn wgslate(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .args(args)
-        .env("XDG_RUNTIME_DIR", std::env::var_os("XDG_RUNTIME_DIR").unwrap_or_else(|| std::env::temp_dir().into()))
-        .output()
-        .unwrap();
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
 #[test]

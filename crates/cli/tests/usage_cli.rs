@@ -3,20 +3,12 @@
 
 mod common;
 
+use common::wgslate;
 use std::process::Command;
 
 const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../www/models");
 const THREE: &str =
     "A man is riding a bike.\nTwo dogs play in the snow.\nA woman in a red coat reads a book on a bench.\n";
-
-fn wgslate(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_wgslate"))
-        .args(args)
-        .env("XDG_RUNTIME_DIR", std::env::var_os("XDG_RUNTIME_DIR").unwrap_or_else(|| std::env::temp_dir().into()))
-        .output()
-        .unwrap();
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-}
 
 #[test]
 fn every_command_prints_its_usage_on_help() {

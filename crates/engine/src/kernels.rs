@@ -265,14 +265,15 @@ impl Kernels {
             matvec: pipeline(
                 gpu,
                 "matvec",
-                &[&product_weights, product, shader!("matvec")].concat(),
+                &[&product_weights, product, shader!("matvec_lanes"), shader!("matvec")].concat(),
                 "main",
                 &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)],
             ),
             matvec_norm: pipeline(
                 gpu,
                 "matvec with layernorm",
-                &[&product_weights, product, &norm_bindings(&params), shader!("matvec_norm")].concat(),
+                &[&product_weights, product, &norm_bindings(&params), shader!("matvec_lanes"), shader!("matvec_norm")]
+                    .concat(),
                 "main",
                 &[
                     ("LANES", params.matvec_lanes as f64),

@@ -501,9 +501,9 @@ fn every_shader_has_a_kernel_test() {
         ("softmax.wgsl", "softmax_and_log_softmax_match_cpu"),
         ("topk.wgsl", "top_k_matches_cpu"),
     ];
-    // Included into others: product.wgsl (matmul, matvec), reduce.wgsl (softmax, layernorm, top-k,
-    // attention), scores.wgsl (attention, GRU attention).
-    const PIECES: [&str; 3] = ["product.wgsl", "reduce.wgsl", "scores.wgsl"];
+    // Included into others: product.wgsl (matmul, matvec), matvec_lanes.wgsl (matvec, matvec_norm),
+    // reduce.wgsl (softmax, layernorm, top-k, attention), scores.wgsl (attention, GRU attention).
+    const PIECES: [&str; 4] = ["product.wgsl", "matvec_lanes.wgsl", "reduce.wgsl", "scores.wgsl"];
     let source = include_str!("kernels.rs");
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shaders");
     let mut missing = Vec::new();
