@@ -87,6 +87,7 @@ pub struct Kernels {
     matmul: wgpu::ComputePipeline,
     matvec: wgpu::ComputePipeline,
     matvec_norm: wgpu::ComputePipeline,
+    matvec_norm_kv: wgpu::ComputePipeline,
     softmax: wgpu::ComputePipeline,
     layernorm: wgpu::ComputePipeline,
     topk: wgpu::ComputePipeline,
@@ -187,6 +188,38 @@ fn norm_bindings(params: &KernelParams) -> String {
     )
 }
 
+/// A Q|K|V product's K and V columns (from `off`, `d` each) also written at position `t` of the
+/// self-attention caches (`len` positions per row): kv_cache.wgsl's append, in the product's epilogue.
+pub struct CacheAppend<'a> {
+    pub k: &'a wgpu::Buffer,
+    pub v: &'a wgpu::Buffer,
+    pub len: u32,
+    pub t: u32,
+    pub d: u32,
+    pub off: u32,
+}
+
+/// The matvec kernels' `store_extra` when they write nothing more.
+const NO_EXTRA: &str = "fn store_extra(row: u32, col: u32) {}\n";
+
+/// matvec_norm.wgsl's cache variant: the caches after `gamma` and `beta`, and the append.
+fn cache_extra(params: &KernelParams) -> String {
+    let first = if params.int8_block.is_some() { 8 } else { 7 };
+    format!(
+        "@group(0) @binding({first}) var<storage, read_write> k_cache: array<f32>;
+@group(0) @binding({}) var<storage, read_write> v_cache: array<f32>;
+fn store_extra(row: u32, col: u32) {{
+    if (col < dims.cache_off) {{ return; }}
+    let j = col - dims.cache_off;
+    let dst = (row * dims.cache_len + dims.t) * dims.cache_d + j % dims.cache_d;
+    if (j < dims.cache_d) {{ k_cache[dst] = y[row * dims.n + col]; }}
+    else if (j < 2u * dims.cache_d) {{ v_cache[dst] = y[row * dims.n + col]; }}
+}}
+",
+        first + 1
+    )
+}
+
 /// Where embed.wgsl reads each row's token id: `buffer[offset + r · stride]` (in u32 words).
 #[derive(Clone, Copy)]
 pub struct TokenSource<'a> {
@@ -265,15 +298,41 @@ impl Kernels {
             matvec: pipeline(
                 gpu,
                 "matvec",
-                &[&product_weights, product, shader!("matvec_lanes"), shader!("matvec")].concat(),
+                &[&product_weights, product, NO_EXTRA, shader!("matvec_lanes"), shader!("matvec")].concat(),
                 "main",
                 &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)],
+            ),
+            matvec_norm_kv: pipeline(
+                gpu,
+                "matvec with layernorm and the cache append",
+                &[
+                    &product_weights,
+                    product,
+                    &norm_bindings(&params),
+                    &cache_extra(&params),
+                    shader!("matvec_lanes"),
+                    shader!("matvec_norm"),
+                ]
+                .concat(),
+                "main",
+                &[
+                    ("LANES", params.matvec_lanes as f64),
+                    ("COLS", params.matvec_cols as f64),
+                    ("EPS", params.layer_norm_eps as f64),
+                ],
             ),
             matvec_norm: pipeline(
                 gpu,
                 "matvec with layernorm",
-                &[&product_weights, product, &norm_bindings(&params), shader!("matvec_lanes"), shader!("matvec_norm")]
-                    .concat(),
+                &[
+                    &product_weights,
+                    product,
+                    &norm_bindings(&params),
+                    NO_EXTRA,
+                    shader!("matvec_lanes"),
+                    shader!("matvec_norm"),
+                ]
+                .concat(),
                 "main",
                 &[
                     ("LANES", params.matvec_lanes as f64),
@@ -341,7 +400,7 @@ impl Kernels {
     ) {
         assert!(k.is_multiple_of(4), "matmul reads vec4 along k; k = {k}");
         rec.weights_read(n as u64 * (k as u64 * self.weight_size() + 4));
-        let dims = [m, n, k, act as u32];
+        let dims = [m, n, k, act as u32, 0, 0, 0, 0];
         let (w, scales) = self.weight_bindings(w.into());
         let mut buffers = vec![x, w, b, y];
         buffers.extend(scales);
@@ -369,10 +428,15 @@ impl Kernels {
         y: &wgpu::Buffer,
         [m, n, k]: [u32; 3],
         act: Act,
+        cache: Option<CacheAppend>,
     ) {
         if m > self.params.matvec_max_rows {
             self.layer_norm(rec, x, gamma, beta, scratch, m, k);
-            return self.matmul(rec, scratch, w, b, y, m, n, k, act);
+            self.matmul(rec, scratch, w, b, y, m, n, k, act);
+            if let Some(c) = cache {
+                self.kv_append(rec, y, c.k, c.v, m, c.d, c.len, c.t, n, c.off);
+            }
+            return;
         }
         assert!(k.is_multiple_of(4), "matmul reads vec4 along k; k = {k}");
         rec.weights_read(n as u64 * (k as u64 * self.weight_size() + 4));
@@ -382,7 +446,14 @@ impl Kernels {
         let uniform_at = buffers.len() as u32;
         buffers.extend([gamma, beta]);
         let groups = [n.div_ceil(self.params.matvec_cols), m.div_ceil(MATVEC_ROWS)];
-        rec.dispatch_uniform_at(&self.matvec_norm, &buffers, uniform_at, &[m, n, k, act as u32], groups);
+        let (pipeline, dims) = match &cache {
+            None => (&self.matvec_norm, [m, n, k, act as u32, 0, 0, 0, 0]),
+            Some(c) => {
+                buffers.extend([c.k, c.v]);
+                (&self.matvec_norm_kv, [m, n, k, act as u32, c.len, c.t, c.d, c.off])
+            }
+        };
+        rec.dispatch_uniform_at(pipeline, &buffers, uniform_at, &dims, groups);
     }
 
     /// Softmax (or log-softmax) of each row of x (rows×cols) into y.

@@ -13,7 +13,9 @@ pub use weights::pack_int8;
 
 pub use engine::{Architecture, GpuEngine};
 pub use gpu::{AdapterReport, Cost, Gpu};
-pub use kernels::{vector_width_ok, Act, AttentionLayout, KernelParams, Kernels, Matrix, TokenSource, MAX_TOP_K};
+pub use kernels::{
+    vector_width_ok, Act, AttentionLayout, CacheAppend, KernelParams, Kernels, Matrix, TokenSource, MAX_TOP_K,
+};
 pub use record::{Pool, Recorder, Sites};
 pub use wgpu;
 

@@ -9,7 +9,7 @@ use wgslate_model::weights::CheckedWeights;
 use wgslate_model::TransformerConfig;
 
 use crate::engine::{Architecture, Sources, StepIo, F};
-use crate::kernels::{Act, AttentionLayout, Kernels, Matrix, TokenSource};
+use crate::kernels::{Act, AttentionLayout, CacheAppend, Kernels, Matrix, TokenSource};
 use crate::record::{Pool, Recorder};
 use crate::Gpu;
 
@@ -151,6 +151,7 @@ impl Transformer {
         rows: usize,
         (n_in, n_out): (usize, usize),
         act: Act,
+        cache: Option<CacheAppend>,
     ) {
         self.k.norm_matmul(
             rec,
@@ -162,6 +163,7 @@ impl Transformer {
             y,
             [rows as u32, n_out as u32, n_in as u32],
             act,
+            cache,
         );
     }
 
@@ -190,7 +192,7 @@ impl Transformer {
         rows: usize,
     ) {
         let (d, dff) = (self.cfg.d_model, self.cfg.d_ff);
-        self.norm_linear(rec, (norm, &format!("{prefix}.ffn.up")), x, h, ff, rows, (d, dff), Act::Relu);
+        self.norm_linear(rec, (norm, &format!("{prefix}.ffn.up")), x, h, ff, rows, (d, dff), Act::Relu, None);
         self.linear(rec, &format!("{prefix}.ffn.down"), ff, x, rows, dff, d, Act::Residual);
     }
 
@@ -260,19 +262,16 @@ impl Architecture for Transformer {
         for l in 0..self.cfg.decoder_layers {
             let p = format!("decoder.{l}");
             let (norm1, qkv) = (format!("{p}.norm1"), format!("{p}.self_attn.qkv"));
-            self.norm_linear(rec, (&norm1, &qkv), &x.x, &x.h, &x.qkv, r, (d, 3 * d), Act::None);
-            self.k.kv_append(
-                rec,
-                &x.qkv,
-                &b.k_cache[l],
-                &b.v_cache[l],
-                r as u32,
-                d as u32,
-                self.cfg.max_len as u32,
-                t as u32,
-                3 * d as u32,
-                d as u32,
-            );
+            // The product's K and V columns also go to position t of the layer's caches.
+            let cache = CacheAppend {
+                k: &b.k_cache[l],
+                v: &b.v_cache[l],
+                len: self.cfg.max_len as u32,
+                t: t as u32,
+                d: d as u32,
+                off: d as u32,
+            };
+            self.norm_linear(rec, (&norm1, &qkv), &x.x, &x.h, &x.qkv, r, (d, 3 * d), Act::None, Some(cache));
             let own = AttentionLayout {
                 rows: r as u32,
                 heads: heads as u32,
@@ -298,7 +297,7 @@ impl Architecture for Transformer {
             );
             self.linear(rec, &format!("{p}.self_attn.o"), &x.att, &x.x, r, d, d, Act::Residual);
             let (norm2, cross_q) = (format!("{p}.norm2"), format!("{p}.cross_attn.q"));
-            self.norm_linear(rec, (&norm2, &cross_q), &x.x, &x.h, &x.q, r, (d, d), Act::None);
+            self.norm_linear(rec, (&norm2, &cross_q), &x.x, &x.h, &x.q, r, (d, d), Act::None, None);
             let cross = AttentionLayout {
                 rows: r as u32,
                 heads: heads as u32,
@@ -369,7 +368,7 @@ impl Architecture for Transformer {
         for l in 0..self.cfg.encoder_layers {
             let p = format!("encoder.{l}");
             let (norm1, qkv_name) = (format!("{p}.norm1"), format!("{p}.self_attn.qkv"));
-            self.norm_linear(rec, (&norm1, &qkv_name), &x, &h, &qkv, n, (d, 3 * d), Act::None);
+            self.norm_linear(rec, (&norm1, &qkv_name), &x, &h, &qkv, n, (d, 3 * d), Act::None, None);
             self.k.attention(rec, &qkv, &qkv, &qkv, &enc_map, src.lens, &att, &self.dummy_probs, layout, false);
             self.linear(rec, &format!("{p}.self_attn.o"), &att, &x, n, d, d, Act::Residual);
             self.ffn(rec, &p, &format!("{p}.norm2"), &x, &h, &ff, n);

@@ -1,7 +1,7 @@
 //! Every kernel against its CPU twin on random, non-zero inputs of odd sizes, on the machine's
 //! Vulkan adapter (lavapipe in CI). Error measure: max |gpu - cpu| / max |cpu| ≤ 1e-4.
 
-use wgslate_engine::{cpu, Act, Gpu, KernelParams, Kernels, Matrix, Recorder, Sites, TokenSource};
+use wgslate_engine::{cpu, Act, CacheAppend, Gpu, KernelParams, Kernels, Matrix, Recorder, Sites, TokenSource};
 
 #[allow(dead_code)]
 mod common;
@@ -94,7 +94,7 @@ fn norm_matmul_matches_cpu() {
         let [bx, bw, bb, by, bg, bbe] = [&x, &w, &b, &y0, &g, &be].map(|v| gpu.storage("t", v));
         let scratch = gpu.output("scratch", (m * kk * 4) as u64);
         run(&gpu, |rec| {
-            k.norm_matmul(rec, &bx, (&bg, &bbe), &scratch, &bw, &bb, &by, [m as u32, n as u32, kk as u32], act)
+            k.norm_matmul(rec, &bx, (&bg, &bbe), &scratch, &bw, &bb, &by, [m as u32, n as u32, kk as u32], act, None)
         });
         let mut want = y0.clone();
         cpu::matmul_into(&cpu::layer_norm(&x, &g, &be, kk, eps), &w, &b, &mut want, m, n, kk, act);
@@ -116,12 +116,32 @@ fn norm_matmul_matches_cpu() {
     let (by, scratch) = (gpu.output("y", (m * n * 4) as u64), gpu.output("s", (m * kk * 4) as u64));
     let w8 = Matrix { values: &values, scales: Some(&scale_buf) };
     run(&gpu, |rec| {
-        k8.norm_matmul(rec, &bx, (&bg, &bbe), &scratch, w8, &bb, &by, [m as u32, n as u32, kk as u32], Act::Tanh)
+        k8.norm_matmul(rec, &bx, (&bg, &bbe), &scratch, w8, &bb, &by, [m as u32, n as u32, kk as u32], Act::Tanh, None)
     });
     let want =
         cpu::matmul(&cpu::layer_norm(&x, &g, &be, kk, k8.params.layer_norm_eps), &dequantised, &b, m, n, kk, Act::Tanh);
     let err = rel_error(&read(&gpu, &by), &want);
     assert!(err <= 1e-4, "int8 layernorm + matmul: {err}");
+    // A decoder step's Q|K|V product with the cache append in its epilogue (4 rows: one dispatch; 21:
+    // the norm, the product and kv_cache.wgsl's append), against the CPU twins.
+    let (d, max_len) = (48usize, 6usize);
+    for (m, t) in [(4usize, 0usize), (4, 5), (21, 2)] {
+        let (x, w, b) = (random(m * d, 16), random(3 * d * d, 17), random(3 * d, 18));
+        let (g, be) = (random(d, 19), random(d, 20));
+        let (kc, vc) = (random(m * max_len * d, 21), random(m * max_len * d, 22));
+        let [bx, bw, bb, bg, bbe, bk, bv] = [&x, &w, &b, &g, &be, &kc, &vc].map(|v| gpu.storage("t", v));
+        let (by, scratch) = (gpu.output("y", (m * 3 * d * 4) as u64), gpu.output("s", (m * d * 4) as u64));
+        let cache = CacheAppend { k: &bk, v: &bv, len: max_len as u32, t: t as u32, d: d as u32, off: d as u32 };
+        let dims = [m as u32, 3 * d as u32, d as u32];
+        run(&gpu, |rec| k.norm_matmul(rec, &bx, (&bg, &bbe), &scratch, &bw, &bb, &by, dims, Act::None, Some(cache)));
+        let qkv =
+            cpu::matmul(&cpu::layer_norm(&x, &g, &be, d, k.params.layer_norm_eps), &w, &b, m, 3 * d, d, Act::None);
+        let got = read(&gpu, &by);
+        assert!(rel_error(&got, &qkv) <= 1e-4, "{m} rows: the Q|K|V product");
+        // The caches hold exactly what the product wrote (the GPU's own values, appended).
+        let (want_k, want_v) = cpu::kv_append(&got, &kc, &vc, d, max_len, t, 3 * d, d);
+        assert_eq!((read(&gpu, &bk), read(&gpu, &bv)), (want_k, want_v), "{m} rows, position {t}: the caches");
+    }
 }
 
 #[test]
