@@ -115,15 +115,14 @@ fn notes_by_search(per_search: &[(&str, Vec<String>)]) -> Vec<String> {
 /// The settings as Compare's searches use them: the beam column runs a beam of at least COMPARE_MIN_BEAM (the engine
 /// worker's `SearchChoice::Beam`), never reranked, and the sample column samples whatever the tick box says.
 fn used_settings(s: &Settings) -> Vec<(String, String)> {
-    s.all_pairs()
+    s.effective()
+        .all_pairs()
         .into_iter()
         .map(|(k, v)| {
             let v = match k {
                 "beam" => s.beam.max(COMPARE_MIN_BEAM).to_string(),
                 // Each column sets its own search: the Sample tick box changes none of them.
                 "rerank" | "sample" => "false".into(),
-                // The Search view's alone.
-                "prefix" => String::new(),
                 _ => v,
             };
             (k.to_string(), v)

@@ -158,7 +158,7 @@ async fn lab(id: u64, settings: &[(String, String)], text: &str, candidate: &str
     let models = load(id, &s).await?;
     let model = &models[0];
     let texts = [text.to_string()];
-    let (source_ids, cut) = encode_sources(model, &texts)?.remove(0);
+    let (source_ids, cut) = encode_sources(model, &texts)?.pop().ok_or("no sentence to search")?;
     let prefix = encode_prefix(model, &s.prefix)?;
     let search = s.search();
     check_prefix(model, &search, source_ids.len(), &prefix)?;
@@ -183,7 +183,7 @@ async fn lab(id: u64, settings: &[(String, String)], text: &str, candidate: &str
     let mut ids: Vec<u32> = trace.nodes.iter().skip(1).map(|n| n.token).collect();
     ids.sort_unstable();
     ids.dedup();
-    let words = ids.iter().map(|&t| (t, model.vocab.token_strings(&[t]).remove(0))).collect();
+    let words = ids.iter().zip(model.vocab.token_strings(&ids)).map(|(&t, w)| (t, w)).collect();
     let translation = Translation {
         source_ids,
         truncated: cut,

@@ -168,7 +168,8 @@ pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
         // A ban on repeated n-grams needs each row's every log-probability; one on EOS alone (the
         // first step, or `min_len`) only one candidate more, so the device still picks them.
         // Per row, the trace's node of each candidate recorded: (token, node).
-        let mut row_nodes: Vec<Vec<(u32, usize)>> = vec![vec![]; rows.len()];
+        // Without a trace none, so that the plain search allocates nothing for it.
+        let mut row_nodes: Vec<Vec<(u32, usize)>> = if trace.is_some() { vec![vec![]; rows.len()] } else { vec![] };
         let recorded = if trace.is_some() { k.max(CANDIDATES).min(vocab) } else { k };
         let (candidates, attention) = if cfg.no_repeat_ngram == 0 {
             let banning = rows.iter().any(|&(s, _)| eos_banned(s));

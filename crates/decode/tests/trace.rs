@@ -235,3 +235,16 @@ fn scoring_the_greedy_output_gives_the_log_probability_the_search_reports() {
         }
     }
 }
+
+#[test]
+fn an_ensembles_trace_is_its_search_over_the_combined_distribution() {
+    let cfg = BeamConfig { beam: 4, nbest: 4, limits: LengthLimits { a: 1.5, b: 3, min_len: 0 }, ..Default::default() };
+    for source in sources().into_iter().take(10) {
+        let members = || -> Vec<Box<dyn StepModel>> { vec![Box::new(toy(12)), Box::new(toy(12))] };
+        let want = beam_search(&mut Ensemble::new(members()).unwrap(), std::slice::from_ref(&source), &cfg).unwrap();
+        let (got, trace) =
+            trace_search(&mut Ensemble::new(members()).unwrap(), &source, &Search::Beam(cfg.clone())).unwrap();
+        assert_eq!(got, want[0]);
+        check_sums(&trace);
+    }
+}

@@ -286,6 +286,23 @@ impl Kernels {
         let (reduce, scores, product) = (shader!("reduce"), shader!("scores"), shader!("product"));
         let wg = [("WG", params.row_workgroup as f64)];
         let p = |name: &str, parts: &[&str]| pipeline(gpu, name, &parts.concat(), "main", &wg);
+        // matvec_norm.wgsl with its `store_extra`: nothing, or the cache append.
+        let matvec_norm = |extra: &str| {
+            let source = [
+                &product_weights,
+                product,
+                &norm_bindings(&params),
+                extra,
+                shader!("matvec_lanes"),
+                shader!("matvec_norm"),
+            ];
+            let constants = [
+                ("LANES", params.matvec_lanes as f64),
+                ("COLS", params.matvec_cols as f64),
+                ("EPS", params.layer_norm_eps as f64),
+            ];
+            pipeline(gpu, "matvec with layernorm", &source.concat(), "main", &constants)
+        };
         Ok(Self {
             params,
             matmul: pipeline(
@@ -302,44 +319,8 @@ impl Kernels {
                 "main",
                 &[("LANES", params.matvec_lanes as f64), ("COLS", params.matvec_cols as f64)],
             ),
-            matvec_norm_kv: pipeline(
-                gpu,
-                "matvec with layernorm and the cache append",
-                &[
-                    &product_weights,
-                    product,
-                    &norm_bindings(&params),
-                    &cache_extra(&params),
-                    shader!("matvec_lanes"),
-                    shader!("matvec_norm"),
-                ]
-                .concat(),
-                "main",
-                &[
-                    ("LANES", params.matvec_lanes as f64),
-                    ("COLS", params.matvec_cols as f64),
-                    ("EPS", params.layer_norm_eps as f64),
-                ],
-            ),
-            matvec_norm: pipeline(
-                gpu,
-                "matvec with layernorm",
-                &[
-                    &product_weights,
-                    product,
-                    &norm_bindings(&params),
-                    NO_EXTRA,
-                    shader!("matvec_lanes"),
-                    shader!("matvec_norm"),
-                ]
-                .concat(),
-                "main",
-                &[
-                    ("LANES", params.matvec_lanes as f64),
-                    ("COLS", params.matvec_cols as f64),
-                    ("EPS", params.layer_norm_eps as f64),
-                ],
-            ),
+            matvec_norm_kv: matvec_norm(&cache_extra(&params)),
+            matvec_norm: matvec_norm(NO_EXTRA),
             softmax: p("softmax", &[reduce, shader!("softmax")]),
             layernorm: pipeline(
                 gpu,

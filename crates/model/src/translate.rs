@@ -89,7 +89,7 @@ pub fn special_tokens_refused(model: &Model, ids: &[u32], what: &str) -> Result<
     let special: Vec<String> = ids
         .iter()
         .filter(|&&i| (i as usize) < crate::config::SPECIAL_TOKENS.len() && i != crate::config::UNK_ID)
-        .map(|&i| model.vocab.token_strings(&[i]).remove(0))
+        .flat_map(|&i| model.vocab.token_strings(&[i]))
         .collect();
     match special.is_empty() {
         true => Ok(()),
