@@ -133,25 +133,22 @@ pub fn attention(
     (out, probs)
 }
 
-/// The K/V caches (rows × max_len × d each) after writing position t from kv (rows of `stride`
-/// floats, K at `k_off`, V right after).
-#[allow(clippy::too_many_arguments)]
+/// The self-attention cache (rows × max_len × 2d: K then V at each position) after writing position
+/// t from kv (rows of `stride` floats, K at `k_off`, V right after).
 pub fn kv_append(
     kv: &[f32],
-    k_cache: &[f32],
-    v_cache: &[f32],
+    cache: &[f32],
     d: usize,
     max_len: usize,
     t: usize,
     stride: usize,
     k_off: usize,
-) -> (Vec<f32>, Vec<f32>) {
-    let (mut k, mut v) = (k_cache.to_vec(), v_cache.to_vec());
+) -> Vec<f32> {
+    let mut out = cache.to_vec();
     for (r, row) in kv.chunks(stride).enumerate() {
-        k[(r * max_len + t) * d..][..d].copy_from_slice(&row[k_off..k_off + d]);
-        v[(r * max_len + t) * d..][..d].copy_from_slice(&row[k_off + d..k_off + 2 * d]);
+        out[(r * max_len + t) * 2 * d..][..2 * d].copy_from_slice(&row[k_off..k_off + 2 * d]);
     }
-    (k, v)
+    out
 }
 
 /// dst with rows r < index.len() replaced, in their first `len` floats, by src's row index[r].
@@ -184,4 +181,61 @@ pub fn copy_cols(src: &[f32], dst: &[f32], dims: [usize; 6]) -> Vec<f32> {
         out[r * dst_stride + dst_off..][..width].copy_from_slice(&src[r * src_stride + src_off..][..width]);
     }
     out
+}
+
+/// A decoder layer's dense weights for [`decoder_layer`]: matrices and biases in
+/// [`crate::layer::MATRICES`] order, norms LN1, LN2, LN3 (and the final norm for the last layer).
+pub struct LayerWeights<'a> {
+    pub matrices: [&'a [f32]; 6],
+    pub biases: [&'a [f32]; 6],
+    pub norms: Vec<(&'a [f32], &'a [f32])>,
+}
+
+/// One decoder step through a layer, as decoder_layer.wgsl computes it and as the per-op kernels
+/// do in turn (these twins composed): returns x (rows × d; after the last layer its final norm), the
+/// cache with position t appended, and the cross-attention weights (rows × heads × s_max).
+#[allow(clippy::too_many_arguments)]
+pub fn decoder_layer(
+    x: &[f32],
+    cache: &[f32],
+    cross: &[f32],
+    map: &[u32],
+    lengths: &[u32],
+    w: &LayerWeights,
+    shape: crate::layer::LayerShape,
+    (t, max_len, s_max): (usize, usize, usize),
+    eps: f32,
+) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    use crate::Act;
+    let crate::layer::LayerShape { d, d_ff, heads } = shape;
+    let rows = x.len() / d;
+    let [qkv_w, so_w, cq_w, co_w, up_w, down_w] = w.matrices;
+    let [qkv_b, so_b, cq_b, co_b, up_b, down_b] = w.biases;
+    let mut x = x.to_vec();
+    let norm = |x: &[f32], i: usize| layer_norm(x, w.norms[i].0, w.norms[i].1, d, eps);
+    let layout = |kv_len: usize, fixed_len: usize, q_stride: usize| crate::AttentionLayout {
+        rows: rows as u32,
+        heads: heads as u32,
+        dk: (d / heads) as u32,
+        kv_len: kv_len as u32,
+        kv_stride: 2 * d as u32,
+        k_off: 0,
+        v_off: d as u32,
+        fixed_len: fixed_len as u32,
+        q_stride: q_stride as u32,
+    };
+    let qkv = matmul(&norm(&x, 0), qkv_w, qkv_b, rows, 3 * d, d, Act::None);
+    let cache = kv_append(&qkv, cache, d, max_len, t, 3 * d, d);
+    let identity: Vec<u32> = (0..rows as u32).collect();
+    let (att, _) = attention(&qkv, &cache, &cache, &identity, &[], &layout(max_len, t + 1, 3 * d));
+    matmul_into(&att, so_w, so_b, &mut x, rows, d, d, Act::Residual);
+    let q = matmul(&norm(&x, 1), cq_w, cq_b, rows, d, d, Act::None);
+    let (att, probs) = attention(&q, cross, cross, map, lengths, &layout(s_max, 0, d));
+    matmul_into(&att, co_w, co_b, &mut x, rows, d, d, Act::Residual);
+    let hidden = matmul(&norm(&x, 2), up_w, up_b, rows, d_ff, d, Act::Relu);
+    matmul_into(&hidden, down_w, down_b, &mut x, rows, d, d_ff, Act::Residual);
+    if w.norms.len() == 4 {
+        x = norm(&x, 3);
+    }
+    (x, cache, probs)
 }

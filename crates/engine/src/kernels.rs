@@ -44,6 +44,9 @@ pub struct KernelParams {
     pub matvec_cols: u32,
     /// Workgroup size of the row kernels (softmax, layernorm, topk); a power of two ≤ 256.
     pub row_workgroup: u32,
+    /// A Transformer decoder layer runs as one kernel (decoder_layer.wgsl) where the model's shape
+    /// fits it; off, a step runs the per-op kernels (tests compare the two).
+    pub fused_layers: bool,
     /// LayerNorm epsilon; the same value as the candle reference (wgslate_model::ops::LAYER_NORM_EPS).
     pub layer_norm_eps: f32,
     /// Weight matrices and embedding tables stay f16 on the device (needs the shader-f16 feature);
@@ -63,6 +66,7 @@ impl Default for KernelParams {
             matvec_lanes: 8,
             matvec_cols: 32,
             row_workgroup: 64,
+            fused_layers: true,
             layer_norm_eps: 1e-5,
             f16_weights: false,
             int8_block: None,
@@ -99,6 +103,7 @@ pub struct Kernels {
     gru_attention: wgpu::ComputePipeline,
     masked_mean: wgpu::ComputePipeline,
     copy_cols: wgpu::ComputePipeline,
+    decoder_layer: wgpu::ComputePipeline,
 }
 
 /// Where attention finds its keys and values, and how many (see attention.wgsl).
@@ -178,6 +183,33 @@ fn scale_at(row: u32, k: u32, i: u32) -> f32 {{ return {scale}; }}
     )
 }
 
+/// decoder_layer.wgsl's `wrow(base, s, row, kv, k4)`: vec4 number kv of row `row` of the matrix at
+/// vec4 `base` of the layer's weights (binding 1), widened to f32; int8 values times their scales,
+/// which start at `prm[s]`.
+fn layer_weight_prelude(params: &KernelParams) -> String {
+    let Some(block) = params.int8_block else {
+        let ty = if params.f16_weights { "enable f16;\nalias W = f16;\n" } else { "alias W = f32;\n" };
+        return format!(
+            "{ty}@group(0) @binding(1) var<storage, read> w: array<vec4<W>>;
+fn wrow(base: u32, s: u32, row: u32, kv: u32, k4: u32) -> vec4<f32> {{ return vec4<f32>(w[base + row * k4 + kv]); }}
+"
+        );
+    };
+    let scale = match block {
+        0 => "row".to_string(),
+        b => format!("row * (k4 * 4u / {b}u) + kv * 4u / {b}u"),
+    };
+    format!(
+        "@group(0) @binding(1) var<storage, read> w: array<u32>;
+fn int8_at(word: u32, j: u32) -> f32 {{ return f32(bitcast<i32>(word << (24u - 8u * j)) >> 24u); }}
+fn wrow(base: u32, s: u32, row: u32, kv: u32, k4: u32) -> vec4<f32> {{
+    let p = w[base + row * k4 + kv];
+    return vec4<f32>(int8_at(p, 0u), int8_at(p, 1u), int8_at(p, 2u), int8_at(p, 3u)) * prm[s + {scale}];
+}}
+"
+    )
+}
+
 /// matvec_norm.wgsl's `gamma` and `beta`: the two bindings after the launch parameters, which the
 /// weight prelude puts at 4 (dense weights) or 5 (int8, after the scales).
 fn norm_bindings(params: &KernelParams) -> String {
@@ -189,10 +221,10 @@ fn norm_bindings(params: &KernelParams) -> String {
 }
 
 /// A Q|K|V product's K and V columns (from `off`, `d` each) also written at position `t` of the
-/// self-attention caches (`len` positions per row): kv_cache.wgsl's append, in the product's epilogue.
+/// self-attention cache (`len` positions of K then V per row): kv_cache.wgsl's append, in the
+/// product's epilogue.
 pub struct CacheAppend<'a> {
-    pub k: &'a wgpu::Buffer,
-    pub v: &'a wgpu::Buffer,
+    pub cache: &'a wgpu::Buffer,
     pub len: u32,
     pub t: u32,
     pub d: u32,
@@ -202,21 +234,17 @@ pub struct CacheAppend<'a> {
 /// The matvec kernels' `store_extra` when they write nothing more.
 const NO_EXTRA: &str = "fn store_extra(row: u32, col: u32) {}\n";
 
-/// matvec_norm.wgsl's cache variant: the caches after `gamma` and `beta`, and the append.
+/// matvec_norm.wgsl's cache variant: the cache after `gamma` and `beta`, and the append.
 fn cache_extra(params: &KernelParams) -> String {
-    let first = if params.int8_block.is_some() { 8 } else { 7 };
+    let at = if params.int8_block.is_some() { 8 } else { 7 };
     format!(
-        "@group(0) @binding({first}) var<storage, read_write> k_cache: array<f32>;
-@group(0) @binding({}) var<storage, read_write> v_cache: array<f32>;
+        "@group(0) @binding({at}) var<storage, read_write> cache: array<f32>;
 fn store_extra(row: u32, col: u32) {{
-    if (col < dims.cache_off) {{ return; }}
-    let j = col - dims.cache_off;
-    let dst = (row * dims.cache_len + dims.t) * dims.cache_d + j % dims.cache_d;
-    if (j < dims.cache_d) {{ k_cache[dst] = y[row * dims.n + col]; }}
-    else if (j < 2u * dims.cache_d) {{ v_cache[dst] = y[row * dims.n + col]; }}
+    let width = 2u * dims.cache_d;
+    if (col < dims.cache_off || col - dims.cache_off >= width) {{ return; }}
+    cache[(row * dims.cache_len + dims.t) * width + col - dims.cache_off] = y[row * dims.n + col];
 }}
-",
-        first + 1
+"
     )
 }
 
@@ -338,6 +366,13 @@ impl Kernels {
             gru_attention: p("gru attention", &[reduce, scores, shader!("gru_attention")]),
             masked_mean: p("masked mean", &[shader!("masked_mean")]),
             copy_cols: p("copy columns", &[shader!("copy_cols")]),
+            decoder_layer: pipeline(
+                gpu,
+                "decoder layer",
+                &[&layer_weight_prelude(&params), reduce, scores, shader!("decoder_layer")].concat(),
+                "main",
+                &[("WG", 256.0), ("EPS", params.layer_norm_eps as f64)],
+            ),
         })
     }
 
@@ -415,7 +450,7 @@ impl Kernels {
             self.layer_norm(rec, x, gamma, beta, scratch, m, k);
             self.matmul(rec, scratch, w, b, y, m, n, k, act);
             if let Some(c) = cache {
-                self.kv_append(rec, y, c.k, c.v, m, c.d, c.len, c.t, n, c.off);
+                self.kv_append(rec, y, c.cache, m, c.d, c.len, c.t, n, c.off);
             }
             return;
         }
@@ -430,7 +465,7 @@ impl Kernels {
         let (pipeline, dims) = match &cache {
             None => (&self.matvec_norm, [m, n, k, act as u32, 0, 0, 0, 0]),
             Some(c) => {
-                buffers.extend([c.k, c.v]);
+                buffers.push(c.cache);
                 (&self.matvec_norm_kv, [m, n, k, act as u32, c.len, c.t, c.d, c.off])
             }
         };
@@ -530,15 +565,14 @@ impl Kernels {
         rec.dispatch(&self.attention, &[q, k, v, map, lengths, out, probs], &dims, [l.rows, l.heads]);
     }
 
-    /// K/V cache rows r < rows get position t from a fused projection with rows of `stride`
+    /// Cache rows r < rows get position t (K then V) from a fused projection with rows of `stride`
     /// floats, K at `k_off` and V right after it (Q|K|V: stride 3d, k_off d).
     #[allow(clippy::too_many_arguments)]
     pub fn kv_append(
         &self,
         rec: &mut Recorder,
         kv: &wgpu::Buffer,
-        k_cache: &wgpu::Buffer,
-        v_cache: &wgpu::Buffer,
+        cache: &wgpu::Buffer,
         rows: u32,
         d: u32,
         max_len: u32,
@@ -547,7 +581,7 @@ impl Kernels {
         k_off: u32,
     ) {
         let dims = [rows, d, max_len, t, stride, k_off, 0, 0];
-        rec.dispatch(&self.kv_append, &[kv, k_cache, v_cache], &dims, [self.groups(rows * d), 1]);
+        rec.dispatch(&self.kv_append, &[kv, cache], &dims, [self.groups(rows * 2 * d), 1]);
     }
 
     /// dst[r, :len] = src[index[r], :len] for rows of `width` floats.
@@ -618,6 +652,28 @@ impl Kernels {
         width: u32,
     ) {
         rec.dispatch(&self.masked_mean, &[x, lengths, mean], &[rows, s, width, 0], [self.groups(rows * width), 1]);
+    }
+
+    /// A whole decoder layer for one step (decoder_layer.wgsl), one workgroup per row: `x` (rows × d)
+    /// in and out (the last layer leaves the final norm's output), the self-attention `cache`
+    /// (rows × max_len × 2d) gaining position t, cross-attention over `cross` (K|V per source
+    /// position) of source `map[r]` with `lengths`, its weights into `probs` with capture.
+    #[allow(clippy::too_many_arguments)]
+    pub fn decoder_layer(
+        &self,
+        rec: &mut Recorder,
+        layer: &crate::layer::DecoderLayer,
+        x: &wgpu::Buffer,
+        cache: &wgpu::Buffer,
+        cross: &wgpu::Buffer,
+        map: &wgpu::Buffer,
+        lengths: &wgpu::Buffer,
+        probs: &wgpu::Buffer,
+        step: crate::layer::LayerStep,
+    ) {
+        rec.weights_read(layer.weight_bytes);
+        let buffers = [x, &layer.weights, &layer.prm, cache, cross, map, lengths, probs];
+        rec.dispatch(&self.decoder_layer, &buffers, &layer.launch(step), [step.rows, 1]);
     }
 
     /// Copies `width` columns of each row: (rows, width, src_stride, src_off, dst_stride, dst_off).

@@ -6,6 +6,7 @@ pub mod engine;
 pub mod gpu;
 pub mod gru;
 pub mod kernels;
+pub mod layer;
 pub mod record;
 pub mod transformer;
 mod weights;

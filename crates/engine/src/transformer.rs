@@ -10,6 +10,7 @@ use wgslate_model::TransformerConfig;
 
 use crate::engine::{Architecture, Sources, StepIo, F};
 use crate::kernels::{Act, AttentionLayout, CacheAppend, Kernels, Matrix, TokenSource};
+use crate::layer::{DecoderLayer, LayerShape, LayerStep, LayerTensors, MatrixData, MATRICES};
 use crate::record::{Pool, Recorder};
 use crate::Gpu;
 
@@ -30,9 +31,9 @@ struct Rows {
 struct Batch {
     s_max: usize,
     cross_kv: Vec<wgpu::Buffer>,
-    /// Self-attention caches; beam reordering gathers into the other set of the pair and flips.
-    k_cache: Vec<wgpu::Buffer>,
-    v_cache: Vec<wgpu::Buffer>,
+    /// Self-attention caches, per layer K then V at each position; beam reordering gathers into the
+    /// other set of the pair and flips.
+    cache: Vec<wgpu::Buffer>,
     cache_set: usize,
     buf: Rows,
 }
@@ -42,6 +43,9 @@ pub struct Transformer {
     k: Kernels,
     cfg: TransformerConfig,
     w: HashMap<String, wgpu::Buffer>,
+    /// Each decoder layer as one kernel, when the model's shape fits it (else the per-op kernels
+    /// read the decoder's weights from `w`).
+    layers: Vec<DecoderLayer>,
     positions: wgpu::Buffer,
     dummy: wgpu::Buffer,
     dummy_probs: wgpu::Buffer,
@@ -64,25 +68,32 @@ impl Transformer {
                 names.extend(lin(&format!("encoder.{i}.{p}")));
             }
         }
+        let shape = LayerShape { d: cfg.d_model, d_ff: cfg.d_ff, heads: cfg.n_heads };
+        let fused = k.params.fused_layers && shape.fits();
         for i in 0..cfg.decoder_layers {
-            for p in [
-                "norm1",
-                "norm2",
-                "norm3",
-                "self_attn.o",
-                "cross_attn.q",
-                "cross_attn.kv",
-                "cross_attn.o",
-                "ffn.up",
-                "ffn.down",
-            ] {
+            // The encoder's output goes through cross_attn.kv; the rest only a decoder step reads.
+            names.extend(lin(&format!("decoder.{i}.cross_attn.kv")));
+            if fused {
+                continue;
+            }
+            for p in ["norm1", "norm2", "norm3", "self_attn.o", "cross_attn.q", "cross_attn.o", "ffn.up", "ffn.down"] {
                 names.extend(lin(&format!("decoder.{i}.{p}")));
             }
         }
         let mut w = crate::weights::upload(gpu, weights, &names, &k.params)?;
+        let layers = match fused {
+            true => (0..cfg.decoder_layers)
+                .map(|i| {
+                    let last = i + 1 == cfg.decoder_layers;
+                    DecoderLayer::upload(gpu, &k.params, shape, &layer_tensors(weights, i, last)?)
+                })
+                .collect::<Result<Vec<_>, String>>()?,
+            false => Vec::new(),
+        };
         // Self-attention's Q and K|V products fused into one Q|K|V product over the same input.
         let stacks = (0..cfg.encoder_layers).map(|i| format!("encoder.{i}.self_attn"));
-        for p in stacks.chain((0..cfg.decoder_layers).map(|i| format!("decoder.{i}.self_attn"))) {
+        let decoder_stacks = (0..cfg.decoder_layers).filter(|_| !fused).map(|i| format!("decoder.{i}.self_attn"));
+        for p in stacks.chain(decoder_stacks) {
             for part in ["weight", "bias"] {
                 let parts = [format!("{p}.q.{part}"), format!("{p}.kv.{part}")];
                 w.extend(crate::weights::upload_stacked(gpu, weights, &format!("{p}.qkv.{part}"), &parts, &k.params)?);
@@ -100,6 +111,7 @@ impl Transformer {
             dummy: gpu.output("dummy", 16),
             dummy_probs: gpu.output("unused probabilities", 16),
             w,
+            layers,
             batch: None,
         })
     }
@@ -196,16 +208,9 @@ impl Transformer {
         self.linear(rec, &format!("{prefix}.ffn.down"), ff, x, rows, dff, d, Act::Residual);
     }
 
-    fn cache_bytes(&self, cap: usize) -> u64 {
-        (cap * self.cfg.max_len * self.cfg.d_model) as u64 * F
-    }
-
-    fn caches(&self, pool: &mut Pool, set: usize, cap: usize) -> (Vec<wgpu::Buffer>, Vec<wgpu::Buffer>) {
-        let bytes = self.cache_bytes(cap);
-        let layers = 0..self.cfg.decoder_layers;
-        let k = layers.clone().map(|l| pool.get(&self.gpu, &format!("k cache {l}.{set}"), bytes)).collect();
-        let v = layers.map(|l| pool.get(&self.gpu, &format!("v cache {l}.{set}"), bytes)).collect();
-        (k, v)
+    fn caches(&self, pool: &mut Pool, set: usize, cap: usize) -> Vec<wgpu::Buffer> {
+        let bytes = (cap * self.cfg.max_len * 2 * self.cfg.d_model) as u64 * F;
+        (0..self.cfg.decoder_layers).map(|l| pool.get(&self.gpu, &format!("kv cache {l}.{set}"), bytes)).collect()
     }
 
     fn rows(&self, pool: &mut Pool, cap: usize, s_max: usize) -> Rows {
@@ -259,13 +264,27 @@ impl Architecture for Transformer {
             t as u32,
             (d as f32).sqrt(),
         );
+        if !self.layers.is_empty() {
+            let step = LayerStep {
+                rows: r as u32,
+                t: t as u32,
+                max_len: self.cfg.max_len as u32,
+                s_max: io.s_max as u32,
+                capture,
+            };
+            for (l, layer) in self.layers.iter().enumerate() {
+                let (cache, cross, probs) = (&b.cache[l], &b.cross_kv[l], &x.probs[l]);
+                self.k.decoder_layer(rec, layer, &x.x, cache, cross, io.row_source, io.lens, probs, step);
+            }
+            // The last layer leaves the final norm's output in x.
+            return &x.x;
+        }
         for l in 0..self.cfg.decoder_layers {
             let p = format!("decoder.{l}");
             let (norm1, qkv) = (format!("{p}.norm1"), format!("{p}.self_attn.qkv"));
             // The product's K and V columns also go to position t of the layer's caches.
             let cache = CacheAppend {
-                k: &b.k_cache[l],
-                v: &b.v_cache[l],
+                cache: &b.cache[l],
                 len: self.cfg.max_len as u32,
                 t: t as u32,
                 d: d as u32,
@@ -277,17 +296,17 @@ impl Architecture for Transformer {
                 heads: heads as u32,
                 dk: (d / heads) as u32,
                 kv_len: self.cfg.max_len as u32,
-                kv_stride: d as u32,
+                kv_stride: 2 * d as u32,
                 k_off: 0,
-                v_off: 0,
+                v_off: d as u32,
                 fixed_len: t as u32 + 1,
                 q_stride: 3 * d as u32,
             };
             self.k.attention(
                 rec,
                 &x.qkv,
-                &b.k_cache[l],
-                &b.v_cache[l],
+                &b.cache[l],
+                &b.cache[l],
                 io.identity,
                 &self.dummy,
                 &x.att,
@@ -377,9 +396,9 @@ impl Architecture for Transformer {
         for (l, buf) in cross_kv.iter().enumerate() {
             self.linear(rec, &format!("decoder.{l}.cross_attn.kv"), &h, buf, n, d, 2 * d, Act::None);
         }
-        let (k_cache, v_cache) = self.caches(pool, 0, bsz);
+        let cache = self.caches(pool, 0, bsz);
         let buf = self.rows(pool, bsz, s_max);
-        self.batch = Some(Batch { s_max, cross_kv, k_cache, v_cache, cache_set: 0, buf });
+        self.batch = Some(Batch { s_max, cross_kv, cache, cache_set: 0, buf });
     }
 
     fn reorder(&mut self, pool: &mut Pool, rec: &mut Recorder, index: &wgpu::Buffer, rows: usize, position: usize) {
@@ -388,16 +407,15 @@ impl Architecture for Transformer {
         let (cap, s_max, set) = (b.buf.cap, b.s_max, b.cache_set);
         // Beam expansion: the per-row buffers grow (in the pool) to the larger number of rows.
         let grown = (rows > cap).then(|| self.rows(pool, rows, s_max));
-        let (k_new, v_new) = self.caches(pool, 1 - set, cap.max(rows));
+        let new = self.caches(pool, 1 - set, cap.max(rows));
         let b = self.batch.as_mut().unwrap();
         if position > 0 {
-            let (width, len) = ((max_len * d) as u32, (position * d) as u32);
-            for l in 0..self.cfg.decoder_layers {
-                self.k.gather_rows(rec, &b.k_cache[l], index, &k_new[l], rows as u32, width, len);
-                self.k.gather_rows(rec, &b.v_cache[l], index, &v_new[l], rows as u32, width, len);
+            let (width, len) = ((max_len * 2 * d) as u32, (position * 2 * d) as u32);
+            for (old, new) in b.cache.iter().zip(&new) {
+                self.k.gather_rows(rec, old, index, new, rows as u32, width, len);
             }
         }
-        (b.k_cache, b.v_cache, b.cache_set) = (k_new, v_new, 1 - set);
+        (b.cache, b.cache_set) = (new, 1 - set);
         if let Some(buf) = grown {
             b.buf = buf;
         }
@@ -407,4 +425,44 @@ impl Architecture for Transformer {
         let b = self.batch.as_ref().expect("the engine encodes before it reads attention");
         (b.buf.probs.iter().collect(), self.cfg.n_heads)
     }
+}
+
+/// Decoder layer `i`'s tensors as [`DecoderLayer::upload`] takes them: int8 matrices where the file
+/// holds them so (self-attention's Q and K|V stacked into Q|K|V), the last layer with the final norm.
+fn layer_tensors(weights: &CheckedWeights, i: usize, last: bool) -> Result<LayerTensors, String> {
+    let p = format!("decoder.{i}");
+    let tensor = |name: &str| -> Result<Vec<f32>, String> {
+        weights.tensor(name).map(|(_, v)| v.to_vec()).ok_or_else(|| format!("model.safetensors has no tensor {name}"))
+    };
+    let parts = |m: &str| -> Vec<String> {
+        match m {
+            "self_attn.qkv" => vec![format!("{p}.self_attn.q"), format!("{p}.self_attn.kv")],
+            _ => vec![format!("{p}.{m}")],
+        }
+    };
+    let mut matrices = Vec::new();
+    let mut biases = Vec::new();
+    for m in MATRICES {
+        let names = parts(m);
+        let quantized: Option<Vec<_>> = names.iter().map(|n| weights.quantized(&format!("{n}.weight"))).collect();
+        matrices.push(match quantized {
+            Some(q) => MatrixData::Int8 {
+                values: q.iter().flat_map(|q| q.values.iter().copied()).collect(),
+                scales: q.iter().flat_map(|q| q.scales.iter().map(|s| s.to_f32())).collect(),
+            },
+            None => MatrixData::Dense(
+                names.iter().map(|n| tensor(&format!("{n}.weight"))).collect::<Result<Vec<_>, _>>()?.concat(),
+            ),
+        });
+        biases.push(names.iter().map(|n| tensor(&format!("{n}.bias"))).collect::<Result<Vec<_>, _>>()?.concat());
+    }
+    let mut norm_names: Vec<String> = (1..=3).map(|j| format!("{p}.norm{j}")).collect();
+    if last {
+        norm_names.push("decoder_norm".into());
+    }
+    let norms = norm_names
+        .iter()
+        .map(|n| Ok((tensor(&format!("{n}.weight"))?, tensor(&format!("{n}.bias"))?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(LayerTensors { matrices, biases, norms })
 }

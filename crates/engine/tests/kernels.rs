@@ -128,19 +128,116 @@ fn norm_matmul_matches_cpu() {
     for (m, t) in [(4usize, 0usize), (4, 5), (21, 2)] {
         let (x, w, b) = (random(m * d, 16), random(3 * d * d, 17), random(3 * d, 18));
         let (g, be) = (random(d, 19), random(d, 20));
-        let (kc, vc) = (random(m * max_len * d, 21), random(m * max_len * d, 22));
-        let [bx, bw, bb, bg, bbe, bk, bv] = [&x, &w, &b, &g, &be, &kc, &vc].map(|v| gpu.storage("t", v));
+        let kvc = random(m * max_len * 2 * d, 21);
+        let [bx, bw, bb, bg, bbe, bc] = [&x, &w, &b, &g, &be, &kvc].map(|v| gpu.storage("t", v));
         let (by, scratch) = (gpu.output("y", (m * 3 * d * 4) as u64), gpu.output("s", (m * d * 4) as u64));
-        let cache = CacheAppend { k: &bk, v: &bv, len: max_len as u32, t: t as u32, d: d as u32, off: d as u32 };
+        let cache = CacheAppend { cache: &bc, len: max_len as u32, t: t as u32, d: d as u32, off: d as u32 };
         let dims = [m as u32, 3 * d as u32, d as u32];
         run(&gpu, |rec| k.norm_matmul(rec, &bx, (&bg, &bbe), &scratch, &bw, &bb, &by, dims, Act::None, Some(cache)));
         let qkv =
             cpu::matmul(&cpu::layer_norm(&x, &g, &be, d, k.params.layer_norm_eps), &w, &b, m, 3 * d, d, Act::None);
         let got = read(&gpu, &by);
         assert!(rel_error(&got, &qkv) <= 1e-4, "{m} rows: the Q|K|V product");
-        // The caches hold exactly what the product wrote (the GPU's own values, appended).
-        let (want_k, want_v) = cpu::kv_append(&got, &kc, &vc, d, max_len, t, 3 * d, d);
-        assert_eq!((read(&gpu, &bk), read(&gpu, &bv)), (want_k, want_v), "{m} rows, position {t}: the caches");
+        // The cache holds exactly what the product wrote (the GPU's own values, appended).
+        let want = cpu::kv_append(&got, &kvc, d, max_len, t, 3 * d, d);
+        assert_eq!(read(&gpu, &bc), want, "{m} rows, position {t}: the cache");
+    }
+}
+
+/// A whole decoder layer in one dispatch (decoder_layer.wgsl) against the CPU twins composed
+/// (`cpu::decoder_layer`): x, the cache with the step's position appended, and the captured
+/// cross-attention weights; rows that share a source and sources of several lengths, the first
+/// and a later position, the last layer's final norm, the shipped d224 shape, int8 weights.
+#[test]
+fn decoder_layer_matches_cpu() {
+    use wgslate_engine::layer::{DecoderLayer, LayerShape, LayerStep, LayerTensors, MatrixData};
+    use wgslate_model::quant;
+    let gpu = common::gpu();
+    let cases = [
+        // (d, d_ff, heads, rows, t, last, int8 block; f16 weights where the block is Some(usize::MAX))
+        (48usize, 96usize, 4usize, 3usize, 0usize, false, None),
+        (48, 96, 4, 3, 1, true, Some(usize::MAX)),
+        (48, 96, 4, 3, 4, true, None),
+        (224, 896, 7, 2, 3, true, None),
+        (48, 96, 4, 3, 5, false, Some(0usize)),
+        (64, 128, 2, 2, 2, true, Some(16)),
+    ];
+    let (max_len, s_max) = (6usize, 5usize);
+    for (case, &(d, d_ff, heads, rows, t, last, block)) in cases.iter().enumerate() {
+        let f16 = block == Some(usize::MAX);
+        if f16 && !gpu.has_f16() {
+            println!("no shader-f16 here: the f16 case is skipped");
+            continue;
+        }
+        let block = block.filter(|_| !f16);
+        let params = KernelParams { int8_block: block.map(|b| b as u32), f16_weights: f16, ..Default::default() };
+        let k = Kernels::new(&gpu, params).unwrap();
+        let shape = LayerShape { d, d_ff, heads };
+        let seed = 200 + 50 * case as u64;
+        let dense: Vec<Vec<f32>> = shape
+            .matrix_shapes()
+            .iter()
+            .enumerate()
+            .map(|(i, &(n, kk))| random(n * kk, seed + i as u64).iter().map(|v| v / (kk as f32).sqrt()).collect())
+            .collect();
+        // The twin multiplies what the kernel widens: int8 values times their scales.
+        let (matrices, twin): (Vec<MatrixData>, Vec<Vec<f32>>) = dense
+            .iter()
+            .zip(shape.matrix_shapes())
+            .map(|(w, (_, kk))| match block {
+                None if f16 => {
+                    (MatrixData::Dense(w.clone()), w.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect())
+                }
+                None => (MatrixData::Dense(w.clone()), w.clone()),
+                Some(b) => {
+                    let b = if b == 0 { quant::PER_ROW } else { b };
+                    let (q, scales) = quant::quantize(w, kk, b);
+                    let deq = quant::dequantize(&q, &scales, quant::block_for(kk, b));
+                    (MatrixData::Int8 { values: q, scales: scales.iter().map(|s| s.to_f32()).collect() }, deq)
+                }
+            })
+            .unzip();
+        let biases: Vec<Vec<f32>> =
+            shape.matrix_shapes().iter().enumerate().map(|(i, &(n, _))| random(n, seed + 10 + i as u64)).collect();
+        let norms: Vec<(Vec<f32>, Vec<f32>)> = (0..if last { 4 } else { 3 })
+            .map(|i| (random(d, seed + 20 + i).iter().map(|v| 1.0 + v / 2.0).collect(), random(d, seed + 30 + i)))
+            .collect();
+        let tensors = LayerTensors { matrices, biases: biases.clone(), norms: norms.clone() };
+        let layer = DecoderLayer::upload(&gpu, &k.params, shape, &tensors).unwrap();
+        // An offset and a spread far from 0 and 1: each norm has to remove them.
+        let x: Vec<f32> = random(rows * d, seed + 40).iter().map(|v| 2.0 + 3.0 * v).collect();
+        let cache = random(rows * max_len * 2 * d, seed + 41);
+        let cross = random(3 * s_max * 2 * d, seed + 42);
+        let (map, lengths) = (vec![2u32, 2, 0][..rows].to_vec(), vec![5u32, 1, 3]);
+        let probs0 = vec![0f32; rows * heads * s_max];
+        let [bx, bc, bcross, bp] = [&x, &cache, &cross, &probs0].map(|v| gpu.storage("t", v));
+        let (bmap, blen) = (gpu.storage_u32("map", &map), gpu.storage_u32("lengths", &lengths));
+        let step =
+            LayerStep { rows: rows as u32, t: t as u32, max_len: max_len as u32, s_max: s_max as u32, capture: true };
+        run(&gpu, |rec| k.decoder_layer(rec, &layer, &bx, &bc, &bcross, &bmap, &blen, &bp, step));
+        let weights = cpu::LayerWeights {
+            matrices: std::array::from_fn(|i| twin[i].as_slice()),
+            biases: std::array::from_fn(|i| biases[i].as_slice()),
+            norms: norms.iter().map(|(g, b)| (g.as_slice(), b.as_slice())).collect(),
+        };
+        let (want_x, want_cache, want_probs) = cpu::decoder_layer(
+            &x,
+            &cache,
+            &cross,
+            &map,
+            &lengths,
+            &weights,
+            shape,
+            (t, max_len, s_max),
+            k.params.layer_norm_eps,
+        );
+        let errs = [
+            rel_error(&read(&gpu, &bx), &want_x),
+            rel_error(&read(&gpu, &bc), &want_cache),
+            rel_error(&read(&gpu, &bp), &want_probs),
+        ];
+        println!("decoder layer {shape:?}, {rows} rows, t {t}, last {last}, int8 {block:?}: rel errors {errs:?} (x, cache, probs)");
+        assert!(errs.iter().all(|&e| e <= 1e-4), "decoder layer case {case}: {errs:?}");
     }
 }
 
@@ -442,17 +539,17 @@ fn attention_matches_cpu() {
 fn kv_append_matches_cpu() {
     let (gpu, k) = setup();
     let (rows, d, max_len) = (3usize, 20usize, 7usize);
-    let (kc, vc) = (random(rows * max_len * d, 60), random(rows * max_len * d, 61));
-    let (bk, bv) = (gpu.storage("k", &kc), gpu.storage("v", &vc));
-    let (mut want_k, mut want_v) = (kc, vc);
+    let kvc = random(rows * max_len * 2 * d, 60);
+    let bc = gpu.storage("cache", &kvc);
+    let mut want = kvc;
     // A K|V projection (stride 2d, K at 0) and a Q|K|V one (stride 3d, K at d).
     for (t, stride, k_off) in [(0usize, 2 * d, 0), (1, 3 * d, d), (max_len - 1, 3 * d, d)] {
         let kv = random(rows * stride, 62 + t as u64);
         let bkv = gpu.storage("kv", &kv);
         let (r, s, o) = (rows as u32, stride as u32, k_off as u32);
-        run(&gpu, |rec| k.kv_append(rec, &bkv, &bk, &bv, r, d as u32, max_len as u32, t as u32, s, o));
-        (want_k, want_v) = cpu::kv_append(&kv, &want_k, &want_v, d, max_len, t, stride, k_off);
-        assert_eq!((read(&gpu, &bk), read(&gpu, &bv)), (want_k.clone(), want_v.clone()), "position {t}");
+        run(&gpu, |rec| k.kv_append(rec, &bkv, &bc, r, d as u32, max_len as u32, t as u32, s, o));
+        want = cpu::kv_append(&kv, &want, d, max_len, t, stride, k_off);
+        assert_eq!(read(&gpu, &bc), want, "position {t}");
     }
 }
 
@@ -505,13 +602,14 @@ fn copy_cols_matches_cpu() {
 /// include; a new shader without a test fails this.
 #[test]
 fn every_shader_has_a_kernel_test() {
-    const TESTED: [(&str, &str); 14] = [
+    const TESTED: [(&str, &str); 15] = [
         ("attention.wgsl", "attention_matches_cpu"),
         ("copy_cols.wgsl", "copy_cols_matches_cpu"),
         ("embed.wgsl", "embed_reads_token_ids_with_a_stride"),
         ("gather_rows.wgsl", "gather_rows_matches_cpu"),
         ("gru_attention.wgsl", "gru_attention_matches_cpu"),
         ("gru_cell.wgsl", "gru_cell_matches_cpu_with_padding"),
+        ("decoder_layer.wgsl", "decoder_layer_matches_cpu"),
         ("kv_cache.wgsl", "kv_append_matches_cpu"),
         ("layernorm.wgsl", "layer_norm_matches_cpu"),
         ("masked_mean.wgsl", "masked_mean_matches_cpu"),
