@@ -507,4 +507,11 @@ impl<M: AsyncStepModel + ?Sized> AsyncStepModel for Checked<'_, M> {
         self.checkpoint().await?;
         self.engine.greedy_steps(tokens, max_steps).await
     }
+    async fn beam_steps(
+        &mut self,
+        chain: &wgslate_decode::BeamChain<'_>,
+    ) -> Result<Option<wgslate_decode::RankedSteps>, String> {
+        self.checkpoint().await?;
+        self.engine.beam_steps(chain).await
+    }
 }

@@ -4,7 +4,7 @@
 use crate::penalties::Scoring;
 use crate::step::top_k;
 use crate::trace::{Fate, Trace, CANDIDATES};
-use crate::{block_on, AsyncStepModel, Hypothesis, LengthLimits, StepModel};
+use crate::{block_on, AsyncStepModel, BeamChain, Hypothesis, LengthLimits, StepModel};
 
 #[derive(Debug, Clone)]
 pub struct BeamConfig {
@@ -131,6 +131,80 @@ fn node_for(
     id
 }
 
+/// One step of every unfinished sentence from its candidates ranked best first (`ranked[s]`, rows
+/// indexing `rows`): hypotheses ending in EOS among the `beam` best finish, the `beam` best others
+/// go on; returns the next rows (sentence, live index) and the row each continues.
+#[allow(clippy::too_many_arguments)]
+fn advance(
+    sents: &mut [Sentence],
+    ranked: Vec<Option<Vec<(f32, usize, u32, f32)>>>,
+    rows: &[(usize, usize)],
+    attention: Option<&Vec<Vec<f32>>>,
+    cfg: &BeamConfig,
+    step: usize,
+    eos: u32,
+    trace: &mut Option<&mut Trace>,
+    row_nodes: &mut [Vec<(u32, usize)>],
+) -> (Vec<(usize, usize)>, Vec<usize>) {
+    let mut next_rows = Vec::new();
+    let mut parents = Vec::new();
+    for (s, (sent, cands)) in sents.iter_mut().zip(ranked).enumerate() {
+        let Some(cands) = cands.filter(|_| !sent.done) else { continue };
+        let mut new_live: Vec<(Live, usize)> = Vec::new();
+        for (rank, &(cum, r, tok, lp)) in cands.iter().enumerate() {
+            if new_live.len() >= cfg.beam && rank >= cfg.beam {
+                break;
+            }
+            let parent = &sent.live[rows[r].1];
+            let node = match trace.as_deref_mut() {
+                Some(t) => node_for(t, row_nodes, r, tok, (parent.node, step, lp, cum)),
+                None => 0,
+            };
+            let mut h = Live {
+                tokens: parent.tokens.clone(),
+                token_log_probs: parent.token_log_probs.clone(),
+                log_prob: cum,
+                attention: parent.attention.clone(),
+                node,
+            };
+            h.token_log_probs.push(lp);
+            if let Some(a) = attention {
+                h.attention.push(a[r].clone());
+            }
+            if tok == eos {
+                if rank < cfg.beam {
+                    sent.finish(&h, &cfg.scoring, cfg.want_attention, trace.as_deref_mut());
+                }
+            } else if new_live.len() < cfg.beam {
+                h.tokens.push(tok);
+                if let Some(t) = trace.as_deref_mut() {
+                    t.set(node, Fate::Kept);
+                }
+                new_live.push((h, r));
+            }
+        }
+        // At the length limit, live hypotheses end without EOS.
+        let (keep, full): (Vec<_>, Vec<_>) = new_live.into_iter().partition(|(h, _)| h.tokens.len() < sent.max_len);
+        for (h, _) in &full {
+            sent.finish(h, &cfg.scoring, cfg.want_attention, trace.as_deref_mut());
+        }
+        sent.live = keep.iter().map(|(h, _)| h.clone()).collect();
+        if sent.can_stop(cfg.beam, &cfg.scoring) {
+            if let Some(t) = trace.as_deref_mut() {
+                sent.live.iter().for_each(|h| t.set(h.node, Fate::CannotWin));
+            }
+            sent.done = true;
+            sent.live.clear();
+            continue;
+        }
+        for (i, (_, r)) in keep.iter().enumerate() {
+            next_rows.push((s, i));
+            parents.push(*r);
+        }
+    }
+    (next_rows, parents)
+}
+
 /// The search; with `trace` (one source only) it also records how it decided.
 pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
     model: &mut M,
@@ -161,8 +235,64 @@ pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
     // rows[r] = (sentence, index into its live list)
     let mut rows: Vec<(usize, usize)> = (0..sources.len()).map(|s| (s, 0)).collect();
     let k = (2 * cfg.beam).min(vocab);
+    // The device may choose the beam by itself, several steps per submission, once nothing needs
+    // the host between steps: no trace, n-gram ban or attention, and EOS allowed for every sentence.
+    let mut chain = trace.is_none() && cfg.no_repeat_ngram == 0 && !want_attention;
+    let ban_until = sources.iter().map(|s| cfg.limits.min_len_for(s.len())).max().unwrap_or(0);
+    // Rows the model is still to keep (`select_rows`), deferred so that a chain can do it on the device.
+    let mut pending: Option<Vec<usize>> = None;
     let mut step = 0usize;
     while !rows.is_empty() {
+        if let Some(parents) = pending.take_if(|_| chain && step >= ban_until) {
+            let tokens: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();
+            let log_probs: Vec<f32> = rows.iter().map(|&(s, h)| sents[s].live[h].log_prob).collect();
+            let max_steps = rows.iter().map(|&(s, _)| sents[s].max_len.saturating_sub(step)).max().unwrap_or(1);
+            let request =
+                BeamChain { parents: &parents, tokens: &tokens, log_probs: &log_probs, beam: cfg.beam, k, max_steps };
+            let full = rows.chunks(cfg.beam).all(|g| g.len() == cfg.beam && g.iter().all(|r| r.0 == g[0].0));
+            match full.then_some(()).map(|_| model.beam_steps(&request)) {
+                Some(f) => match f.await? {
+                    Some(ranked_steps) if ranked_steps.is_empty() => return Err("the device ran no beam step".into()),
+                    Some(ranked_steps) => {
+                        // The device's rows stay sentence after sentence, `beam` each, for the whole chain.
+                        let device_rows = rows.clone();
+                        for ranked in ranked_steps {
+                            let mut ranked = ranked.into_iter();
+                            let cands: Vec<Option<Vec<_>>> = sents
+                                .iter()
+                                .enumerate()
+                                .map(|(s, _)| {
+                                    let first = device_rows.iter().position(|r| r.0 == s)?;
+                                    let slot = ranked.next()?;
+                                    Some(slot.into_iter().map(|(cum, i, tok, lp)| (cum, first + i, tok, lp)).collect())
+                                })
+                                .collect();
+                            let (next_rows, parents) =
+                                advance(&mut sents, cands, &device_rows, None, cfg, step, eos, &mut trace, &mut vec![]);
+                            step += 1;
+                            if let Some(s) = sents.iter().position(|t| !t.done && t.live.len() != cfg.beam) {
+                                return Err(format!(
+                                    "the device's beam search kept {} hypotheses for sentence {s}, not {}",
+                                    sents[s].live.len(),
+                                    cfg.beam
+                                ));
+                            }
+                            rows = next_rows;
+                            pending = Some(parents);
+                            if rows.is_empty() {
+                                break;
+                            }
+                        }
+                        continue;
+                    }
+                    None => chain = false,
+                },
+                None => chain = false,
+            }
+            model.select_rows(&parents).await?;
+        } else if let Some(parents) = pending.take() {
+            model.select_rows(&parents).await?;
+        }
         let inputs: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();
         let eos_banned = |s: usize| step < cfg.limits.min_len_for(sents[s].source_len);
         // A ban on repeated n-grams needs each row's every log-probability; one on EOS alone (the
@@ -171,7 +301,7 @@ pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
         // Without a trace none, so that the plain search allocates nothing for it.
         let mut row_nodes: Vec<Vec<(u32, usize)>> = if trace.is_some() { vec![vec![]; rows.len()] } else { vec![] };
         let recorded = if trace.is_some() { k.max(CANDIDATES).min(vocab) } else { k };
-        let (candidates, attention) = if cfg.no_repeat_ngram == 0 {
+        let (candidates, attention): (Vec<Vec<(u32, f32)>>, _) = if cfg.no_repeat_ngram == 0 {
             let banning = rows.iter().any(|&(s, _)| eos_banned(s));
             let wanted = if banning { (recorded + 1).min(vocab) } else { recorded };
             let out = model.step_top_k(&inputs, wanted, want_attention).await?;
@@ -230,81 +360,32 @@ pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
                 .collect::<Vec<_>>();
             (cands, out.attention)
         };
-        let mut next_rows = Vec::new();
-        let mut parents = Vec::new();
-        for (s, sent) in sents.iter_mut().enumerate() {
-            if sent.done {
-                continue;
-            }
-            // (cumulative log-prob, row, token, token log-prob), best first
-            let mut cands: Vec<(f32, usize, u32, f32)> = Vec::new();
-            for (r, &(rs, h)) in rows.iter().enumerate() {
-                if rs == s {
-                    cands.extend(
-                        candidates[r]
-                            .iter()
-                            .filter(|c| c.1.is_finite())
-                            .map(|&(t, lp)| (sent.live[h].log_prob + lp, r, t, lp)),
-                    );
-                }
-            }
-            cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
-            let mut new_live: Vec<(Live, usize)> = Vec::new();
-            for (rank, &(cum, r, tok, lp)) in cands.iter().enumerate() {
-                if new_live.len() >= cfg.beam && rank >= cfg.beam {
-                    break;
-                }
-                let parent = &sent.live[rows[r].1];
-                let node = match trace.as_deref_mut() {
-                    Some(t) => node_for(t, &mut row_nodes, r, tok, (parent.node, step, lp, cum)),
-                    None => 0,
-                };
-                let mut h = Live {
-                    tokens: parent.tokens.clone(),
-                    token_log_probs: parent.token_log_probs.clone(),
-                    log_prob: cum,
-                    attention: parent.attention.clone(),
-                    node,
-                };
-                h.token_log_probs.push(lp);
-                if let Some(a) = &attention {
-                    h.attention.push(a[r].clone());
-                }
-                if tok == eos {
-                    if rank < cfg.beam {
-                        sent.finish(&h, &cfg.scoring, cfg.want_attention, trace.as_deref_mut());
+        // Per sentence, (cumulative log-prob, row, token, token log-prob), best first.
+        let ranked: Vec<Option<Vec<(f32, usize, u32, f32)>>> = sents
+            .iter()
+            .enumerate()
+            .map(|(s, sent)| {
+                let mut cands: Vec<(f32, usize, u32, f32)> = Vec::new();
+                for (r, &(rs, h)) in rows.iter().enumerate() {
+                    if rs == s {
+                        cands.extend(
+                            candidates[r]
+                                .iter()
+                                .filter(|c| c.1.is_finite())
+                                .map(|&(t, lp)| (sent.live[h].log_prob + lp, r, t, lp)),
+                        );
                     }
-                } else if new_live.len() < cfg.beam {
-                    h.tokens.push(tok);
-                    if let Some(t) = trace.as_deref_mut() {
-                        t.set(node, Fate::Kept);
-                    }
-                    new_live.push((h, r));
                 }
-            }
-            // At the length limit, live hypotheses end without EOS.
-            let (keep, full): (Vec<_>, Vec<_>) = new_live.into_iter().partition(|(h, _)| h.tokens.len() < sent.max_len);
-            for (h, _) in &full {
-                sent.finish(h, &cfg.scoring, cfg.want_attention, trace.as_deref_mut());
-            }
-            sent.live = keep.iter().map(|(h, _)| h.clone()).collect();
-            if sent.can_stop(cfg.beam, &cfg.scoring) {
-                if let Some(t) = trace.as_deref_mut() {
-                    sent.live.iter().for_each(|h| t.set(h.node, Fate::CannotWin));
-                }
-                sent.done = true;
-                sent.live.clear();
-                continue;
-            }
-            for (i, (_, r)) in keep.iter().enumerate() {
-                next_rows.push((s, i));
-                parents.push(*r);
-            }
-        }
+                cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+                (!sent.done).then_some(cands)
+            })
+            .collect();
+        let (next_rows, parents) =
+            advance(&mut sents, ranked, &rows, attention.as_ref(), cfg, step, eos, &mut trace, &mut row_nodes);
         if next_rows.is_empty() {
             break;
         }
-        model.select_rows(&parents).await?;
+        pending = Some(parents);
         rows = next_rows;
         step += 1;
     }

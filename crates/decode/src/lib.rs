@@ -28,5 +28,7 @@ pub use sampling::{sample, sample_async, sampling_distribution, SamplingConfig};
 pub use score::{forced_log_probs, forced_log_probs_async, forced_scores, forced_scores_async, ForcedScore};
 pub use search::{run_search, run_search_async, Search};
 pub use settings::Settings;
-pub use step::{block_on, top_k, AsyncStepModel, Blocking, ChainedPicks, StepModel, StepOutput, TopKOutput};
+pub use step::{
+    block_on, top_k, AsyncStepModel, BeamChain, Blocking, ChainedPicks, RankedSteps, StepModel, StepOutput, TopKOutput,
+};
 pub use trace::{trace_search, trace_search_async, Trace};

@@ -32,10 +32,38 @@ pub trait StepModel {
     fn greedy_steps(&mut self, _tokens: &[u32], _max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         Ok(None)
     }
+
+    /// Beam steps chained on the device (see [`BeamChain`]); engines that cannot return None (the
+    /// default) and beam search chooses each step's beam on the host.
+    fn beam_steps(&mut self, _chain: &BeamChain) -> Result<Option<RankedSteps>, String> {
+        Ok(None)
+    }
 }
 
 /// Per row, the (token, log-prob) picked at each chained greedy step.
 pub type ChainedPicks = Vec<Vec<(u32, f32)>>;
+
+/// Beam steps the device runs and chooses by itself, reading back only what the search needs. It
+/// first keeps rows `parents` (as `select_rows`), which must leave `beam` rows per sentence,
+/// sentence after sentence, fed `tokens` with cumulative `log_probs`. Each step then takes every
+/// row's `k` best tokens, ranks a sentence's candidates by cumulative log-prob (ties: lower row,
+/// then lower token), and continues with its `beam` best that are not EOS, as rows in rank order.
+/// EOS is never banned, nor any n-gram, and no attention is kept: the search asks only when none is
+/// needed. After the last step the rows are those whose candidates it returned (the next call's
+/// `parents` index them).
+pub struct BeamChain<'a> {
+    pub parents: &'a [usize],
+    pub tokens: &'a [u32],
+    pub log_probs: &'a [f32],
+    pub beam: usize,
+    pub k: usize,
+    /// The engine runs at least one step and at most this many.
+    pub max_steps: usize,
+}
+
+/// Per step run, per sentence of the chain, its 2·beam best candidates, best first: (cumulative
+/// log-prob, row within the sentence's beam, token, token log-prob).
+pub type RankedSteps = Vec<Vec<Vec<(f32, usize, u32, f32)>>>;
 
 pub struct StepOutput {
     /// rows × vocab, row-major.
@@ -78,6 +106,10 @@ pub trait AsyncStepModel {
     async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String>;
     /// See [`StepModel::greedy_steps`].
     async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String>;
+    /// See [`StepModel::beam_steps`].
+    async fn beam_steps(&mut self, _chain: &BeamChain<'_>) -> Result<Option<RankedSteps>, String> {
+        Ok(None)
+    }
 }
 
 impl<T: StepModel + ?Sized> AsyncStepModel for T {
@@ -107,6 +139,9 @@ impl<T: StepModel + ?Sized> AsyncStepModel for T {
     }
     async fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         StepModel::greedy_steps(self, tokens, max_steps)
+    }
+    async fn beam_steps(&mut self, chain: &BeamChain<'_>) -> Result<Option<RankedSteps>, String> {
+        StepModel::beam_steps(self, chain)
     }
 }
 
@@ -161,5 +196,8 @@ impl<M: AsyncStepModel> StepModel for Blocking<M> {
     }
     fn greedy_steps(&mut self, tokens: &[u32], max_steps: usize) -> Result<Option<ChainedPicks>, String> {
         block_on(self.0.greedy_steps(tokens, max_steps))
+    }
+    fn beam_steps(&mut self, chain: &BeamChain) -> Result<Option<RankedSteps>, String> {
+        block_on(self.0.beam_steps(chain))
     }
 }

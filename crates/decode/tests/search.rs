@@ -213,6 +213,8 @@ fn top_k_and_top_p_never_emit_excluded_tokens() {
     }
 }
 
+static BEAM_CHAINS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// The toy model chaining up to three greedy steps per call, as the GPU engines do on the device.
 struct Chained(Toy);
 
@@ -251,6 +253,70 @@ impl StepModel for Chained {
         }
         Ok(Some(out))
     }
+    /// `BeamChain`'s contract run on the host, up to three steps per call.
+    fn beam_steps(&mut self, c: &BeamChain) -> Result<Option<RankedSteps>, String> {
+        BEAM_CHAINS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        StepModel::select_rows(&mut self.0, c.parents)?;
+        let (mut input, mut cum) = (c.tokens.to_vec(), c.log_probs.to_vec());
+        let mut steps = Vec::new();
+        for s in 0..c.max_steps.min(3) {
+            let lp = StepModel::step(&mut self.0, &input, false)?.log_probs;
+            let mut ranked_step = Vec::new();
+            let (mut parents, mut next_input, mut next_cum) = (vec![], vec![], vec![]);
+            for slot in 0..input.len() / c.beam {
+                let mut cands: Vec<(f32, usize, u32, f32)> = (0..c.beam)
+                    .flat_map(|i| {
+                        let r = slot * c.beam + i;
+                        top_k(&lp[r * 6..(r + 1) * 6], c.k).into_iter().map(move |(t, l)| (i, t, l))
+                    })
+                    .map(|(i, t, l)| (cum[slot * c.beam + i] + l, i, t, l))
+                    .collect();
+                cands.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+                cands.truncate(2 * c.beam);
+                for &(cu, i, t, _) in cands.iter().filter(|c| c.2 != EOS).take(c.beam) {
+                    parents.push(slot * c.beam + i);
+                    next_input.push(t);
+                    next_cum.push(cu);
+                }
+                ranked_step.push(cands);
+            }
+            steps.push(ranked_step);
+            if s + 1 < c.max_steps.min(3) {
+                StepModel::select_rows(&mut self.0, &parents)?;
+                (input, cum) = (next_input, next_cum);
+            }
+        }
+        Ok(Some(steps))
+    }
+}
+
+/// Beam search whose beam the model chooses itself, a few steps per call (as the GPU engine does
+/// on the device), gives what the host's own choice gives: the n-best, their log-probabilities
+/// and scores, under length limits, a minimum length, and length and end penalties.
+#[test]
+fn beam_with_chained_steps_equals_beam_one_step_at_a_time() {
+    let sources: Vec<Vec<u32>> = (0..12u32).map(|i| vec![10 + i, 20 + i % 3, 30]).collect();
+    let scorings = [
+        Scoring::default(),
+        Scoring { length_penalty: LengthPenalty::Gnmt(1.0), end_penalty: 0.5, ..Default::default() },
+    ];
+    for lim in [limits(2), limits(9), LengthLimits { a: 1.0, b: 4, min_len: 3 }] {
+        for beam in [1, 2, 3] {
+            for scoring in scorings {
+                let cfg = BeamConfig { beam, nbest: beam, limits: lim, scoring, ..Default::default() };
+                let plain = beam_search(&mut toy(50), &sources, &cfg).unwrap();
+                let chained = beam_search(&mut Chained(toy(50)), &sources, &cfg).unwrap();
+                for (a, b) in plain.iter().zip(&chained) {
+                    let key = |h: &Vec<Hypothesis>| -> Vec<(Vec<u32>, Vec<f32>, f32)> {
+                        h.iter().map(|h| (h.tokens.clone(), h.token_log_probs.clone(), h.score)).collect()
+                    };
+                    assert_eq!(key(a), key(b), "beam {beam}, {lim:?}, {scoring:?}");
+                }
+            }
+        }
+    }
+    let chains = BEAM_CHAINS.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(chains >= 18, "the searches chained their steps ({chains} chains)");
 }
 
 #[test]
