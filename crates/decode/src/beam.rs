@@ -50,6 +50,9 @@ struct Sentence {
     done: bool,
 }
 
+/// A candidate continuation: (cumulative log-prob, row, token, token log-prob).
+type Candidate = (f32, usize, u32, f32);
+
 /// Tokens that would repeat an n-gram already in `tokens`.
 pub fn banned_by_ngram(tokens: &[u32], n: usize) -> Vec<u32> {
     if n == 0 || tokens.len() + 1 < n {
@@ -137,7 +140,7 @@ fn node_for(
 #[allow(clippy::too_many_arguments)]
 fn advance(
     sents: &mut [Sentence],
-    ranked: Vec<Option<Vec<(f32, usize, u32, f32)>>>,
+    ranked: Vec<Option<Vec<Candidate>>>,
     rows: &[(usize, usize)],
     attention: Option<&Vec<Vec<f32>>>,
     cfg: &BeamConfig,
@@ -268,7 +271,7 @@ pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
                                 })
                                 .collect();
                             let (next_rows, parents) =
-                                advance(&mut sents, cands, &device_rows, None, cfg, step, eos, &mut trace, &mut vec![]);
+                                advance(&mut sents, cands, &device_rows, None, cfg, step, eos, &mut trace, &mut []);
                             step += 1;
                             if let Some(s) = sents.iter().position(|t| !t.done && t.live.len() != cfg.beam) {
                                 return Err(format!(
@@ -361,11 +364,11 @@ pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
             (cands, out.attention)
         };
         // Per sentence, (cumulative log-prob, row, token, token log-prob), best first.
-        let ranked: Vec<Option<Vec<(f32, usize, u32, f32)>>> = sents
+        let ranked: Vec<Option<Vec<Candidate>>> = sents
             .iter()
             .enumerate()
             .map(|(s, sent)| {
-                let mut cands: Vec<(f32, usize, u32, f32)> = Vec::new();
+                let mut cands: Vec<Candidate> = Vec::new();
                 for (r, &(rs, h)) in rows.iter().enumerate() {
                     if rs == s {
                         cands.extend(
