@@ -96,6 +96,7 @@ fn cost_per_token(gpu: &Gpu, e: &mut Blocking<GpuEngine>, w: &Workload, search: 
         ("dispatches".into(), per(c.dispatches)),
         ("submissions".into(), per(c.submissions)),
         ("bytes_written".into(), per(c.bytes_written)),
+        ("readbacks".into(), per(c.readbacks)),
         ("bytes_read".into(), per(c.bytes_read)),
         ("weight_bytes_read_by_kernels".into(), per(c.weight_bytes)),
     ]))

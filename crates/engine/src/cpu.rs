@@ -239,3 +239,46 @@ pub fn decoder_layer(
     }
     (x, cache, probs)
 }
+
+/// beam_select.wgsl's step, written as a sort: `log` and `index` after the step `dims` describes
+/// (rows, beam, k, eos, step, slots, cand_off, rows_at; see the shader for the layout).
+pub fn beam_select(cands: &[(u32, f32)], log: &[u32], index: &[u32], dims: [u32; 8]) -> (Vec<u32>, Vec<u32>) {
+    let [rows, beam, k, eos, step, slots, cand_off, rows_at] = dims.map(|v| v as usize);
+    let (mut log, mut index) = (log.to_vec(), index.to_vec());
+    let row_entry = |step: usize, row: usize| rows_at + (step * rows + row) * 4;
+    for slot in 0..slots {
+        let first = slot * beam;
+        let mut ranked: Vec<(f32, usize, u32, f32)> = Vec::new();
+        for i in 0..beam {
+            let cum = f32::from_bits(log[row_entry(step, first + i) + 3]);
+            for &(tok, lp) in &cands[cand_off + (first + i) * k..][..k] {
+                if lp.is_finite() {
+                    ranked.push((cum + lp, i, tok, lp));
+                }
+            }
+        }
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2)));
+        let mut live = 0;
+        for rank in 0..2 * beam {
+            let at = ((step * slots + slot) * 2 * beam + rank) * 4;
+            let Some(&(cum, i, tok, lp)) = ranked.get(rank) else {
+                log[at + 1] = u32::MAX;
+                continue;
+            };
+            log[at..at + 4].copy_from_slice(&[i as u32, tok, lp.to_bits(), cum.to_bits()]);
+            if tok != eos as u32 && live < beam {
+                let next = row_entry(step + 1, first + live);
+                log[next..next + 4].copy_from_slice(&[(first + i) as u32, tok, lp.to_bits(), cum.to_bits()]);
+                index[first + live] = (first + i) as u32;
+                live += 1;
+            }
+        }
+        for live in live..beam {
+            let next = row_entry(step + 1, first + live);
+            let low = f32::MIN.to_bits();
+            log[next..next + 4].copy_from_slice(&[first as u32, eos as u32, low, low]);
+            index[first + live] = first as u32;
+        }
+    }
+    (log, index)
+}

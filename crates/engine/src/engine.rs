@@ -3,15 +3,15 @@
 //! the rows, and the reuse of buffers ([`Pool`]) and dispatches ([`Sites`]). An [`Architecture`]
 //! says only what differs: how to encode a batch, record one decoder step, and reorder its state.
 
-use wgslate_decode::{AsyncStepModel, ChainedPicks, StepOutput, TopKOutput};
+use wgslate_decode::{AsyncStepModel, BeamChain, ChainedPicks, RankedSteps, StepOutput, TopKOutput};
 use wgslate_model::config::{BOS_ID, EOS_ID, PAD_ID};
 use wgslate_model::quant::{WeightFormat, PER_ROW};
 use wgslate_model::weights::CheckedWeights;
 use wgslate_model::ModelConfig;
 
-use crate::kernels::{Act, KernelParams, Kernels, Matrix, TokenSource, MAX_TOP_K};
+use crate::kernels::{Act, KernelParams, Kernels, Matrix, TokenSource, MAX_DEVICE_BEAM, MAX_TOP_K};
 use crate::record::{Pool, Recorder, Sites};
-use crate::{Gpu, GREEDY_STEPS_PER_SUBMIT};
+use crate::{Gpu, BEAM_STEPS_PER_SUBMIT, GREEDY_STEPS_PER_SUBMIT};
 
 /// Bytes per f32.
 pub(crate) const F: u64 = 4;
@@ -74,6 +74,22 @@ struct RowIo {
     row_source: wgpu::Buffer,
 }
 
+impl RowIo {
+    /// The same buffers (handles), for recording while the batch is borrowed.
+    fn clone_handles(&self) -> RowIo {
+        RowIo {
+            cap: self.cap,
+            tokens: self.tokens.clone(),
+            raw: self.raw.clone(),
+            log_probs: self.log_probs.clone(),
+            cands: self.cands.clone(),
+            index: self.index.clone(),
+            identity: self.identity.clone(),
+            row_source: self.row_source.clone(),
+        }
+    }
+}
+
 struct Batch {
     s_max: usize,
     source_lens: Vec<usize>,
@@ -97,6 +113,8 @@ pub struct GpuEngine {
     pub step_sites: Sites,
     encoder_sites: Sites,
     select_sites: Sites,
+    /// Dispatch sites of beam steps chosen on the device (each step the same sequence).
+    beam_sites: Sites,
     staging: Option<wgpu::Buffer>,
     batch: Option<Batch>,
 }
@@ -138,6 +156,7 @@ impl GpuEngine {
             step_sites: Sites::default(),
             encoder_sites: Sites::default(),
             select_sites: Sites::default(),
+            beam_sites: Sites::default(),
             staging: None,
             batch: None,
         })
@@ -251,6 +270,86 @@ impl GpuEngine {
     }
 }
 
+impl GpuEngine {
+    /// [`AsyncStepModel::beam_steps`]: keeps the rows `c.parents`, then runs up to
+    /// BEAM_STEPS_PER_SUBMIT steps in one submission, each choosing its beam on the device
+    /// (beam_select.wgsl) and reordering the decoder state by it before the next; reads back only
+    /// the ranked candidates, in the same submission.
+    async fn run_beam_chain(&mut self, c: &BeamChain<'_>) -> Result<Option<RankedSteps>, String> {
+        let rows = c.parents.len();
+        let fits = (1..=MAX_DEVICE_BEAM).contains(&c.beam)
+            && (1..=MAX_TOP_K).contains(&c.k)
+            && c.k <= self.vocab_size
+            && rows > 0
+            && rows.is_multiple_of(c.beam)
+            && c.tokens.len() == rows
+            && c.log_probs.len() == rows;
+        if !fits {
+            return Ok(None);
+        }
+        let (cap, position) = {
+            let b = self.batch.as_ref().ok_or("beam steps before start")?;
+            if let Some(&bad) = c.parents.iter().find(|&&r| r >= b.rows) {
+                return Err(format!("row {bad} does not exist ({} rows)", b.rows));
+            }
+            (b.io.cap, b.position)
+        };
+        let room = self.max_len.saturating_sub(position);
+        if room == 0 {
+            return Err(format!("output longer than the model's max_len {}", self.max_len));
+        }
+        let steps = c.max_steps.min(BEAM_STEPS_PER_SUBMIT).min(room).max(1);
+        if rows > cap {
+            let io = self.row_io(rows);
+            self.batch.as_mut().unwrap().io = io;
+        }
+        let (slots, k, v) = (rows / c.beam, c.k, self.vocab_size as u32);
+        let rows_at = steps * slots * 2 * c.beam * 4;
+        let (g, p) = (&self.gpu, &mut self.pool);
+        let log = p.get(g, "beam log", ((rows_at + (steps + 1) * rows * 4) * 4) as u64);
+        let cands = p.get(g, "beam candidates", (steps * rows * k * 8) as u64);
+        let b = self.batch.as_mut().unwrap();
+        let first: Vec<u32> = c.tokens.iter().zip(c.log_probs).flat_map(|(&t, &l)| [0, t, 0, l.to_bits()]).collect();
+        g.write_at(&log, rows_at as u64, &first);
+        let idx: Vec<u32> = c.parents.iter().map(|&r| r as u32).collect();
+        g.write(&b.io.index, &idx);
+        // Rows stay with their sentence through the chain: the map to sources changes only here.
+        b.row_source = c.parents.iter().map(|&r| b.row_source[r]).collect();
+        b.rows = rows;
+        g.write(&b.io.row_source, &b.row_source);
+        let (io_bufs, lens, s_max) = (b.io.clone_handles(), b.lens.clone(), b.s_max);
+        let step_io = StepIo { rows, s_max, identity: &io_bufs.identity, row_source: &io_bufs.row_source, lens: &lens };
+        let mut rec = Recorder::new(&self.gpu, &mut self.beam_sites);
+        for s in 0..steps {
+            self.arch.reorder(&mut self.pool, &mut rec, &io_bufs.index, rows, position + s);
+            let input = TokenSource { buffer: &log, stride: 4, offset: (rows_at + s * rows * 4 + 1) as u32 };
+            let features = self.arch.record_step(&mut rec, &step_io, input, position + s, false);
+            let width = self.arch.output_width() as u32;
+            let out = self.arch.output_weight();
+            let (r, kk) = (rows as u32, k as u32);
+            self.k.matmul(&mut rec, features, out, &self.zero_vocab, &io_bufs.raw, r, v, width, Act::None);
+            self.k.softmax(&mut rec, &io_bufs.raw, &io_bufs.log_probs, r, v, true);
+            self.k.top_k(&mut rec, &io_bufs.log_probs, &cands, r, v, kk, s as u32 * r * kk);
+            let dims = [r, c.beam as u32, kk, EOS_ID, s as u32, slots as u32, s as u32 * r * kk, rows_at as u32];
+            self.k.beam_select(&mut rec, &cands, &log, &io_bufs.index, dims);
+        }
+        let size = self.gpu.stage(&mut self.staging, rec.encoder(), &log, (rows_at * 4) as u64);
+        rec.submit();
+        self.batch.as_mut().unwrap().position += steps;
+        let bytes = self.gpu.read_staged(&self.staging, size).await?;
+        let words: &[u32] = bytemuck::cast_slice(&bytes);
+        let entries = |s: usize, slot: usize| {
+            let at = (s * slots + slot) * 2 * c.beam * 4;
+            words[at..at + 2 * c.beam * 4]
+                .chunks(4)
+                .filter(|e| e[1] != u32::MAX)
+                .map(|e| (f32::from_bits(e[3]), e[0] as usize, e[1], f32::from_bits(e[2])))
+                .collect()
+        };
+        Ok(Some((0..steps).map(|s| (0..slots).map(|slot| entries(s, slot)).collect()).collect()))
+    }
+}
+
 impl AsyncStepModel for GpuEngine {
     fn vocab_size(&self) -> usize {
         self.vocab_size
@@ -334,6 +433,10 @@ impl AsyncStepModel for GpuEngine {
         self.run_steps(tokens, steps, 1, false)?;
         let cands = self.read_candidates(steps, 1).await?;
         Ok(Some(crate::per_row(&cands, tokens.len(), steps)))
+    }
+
+    async fn beam_steps(&mut self, chain: &BeamChain<'_>) -> Result<Option<RankedSteps>, String> {
+        self.run_beam_chain(chain).await
     }
 
     async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {

@@ -21,6 +21,8 @@ pub struct Cost {
     pub bytes_written: u64,
     /// Bytes copied back to the host.
     pub bytes_read: u64,
+    /// Times the host waited for a readback (each one a round trip to the device).
+    pub readbacks: u64,
     /// Bytes of weight matrices, biases and embedding rows the recorded kernels read.
     pub weight_bytes: u64,
 }
@@ -33,6 +35,7 @@ impl std::ops::Sub for Cost {
             submissions: self.submissions - o.submissions,
             bytes_written: self.bytes_written - o.bytes_written,
             bytes_read: self.bytes_read - o.bytes_read,
+            readbacks: self.readbacks - o.readbacks,
             weight_bytes: self.weight_bytes - o.weight_bytes,
         }
     }
@@ -107,8 +110,13 @@ impl Gpu {
 
     /// Writes `words` at the start of `buffer` through the queue (counted).
     pub fn write(&self, buffer: &wgpu::Buffer, words: &[u32]) {
+        self.write_at(buffer, 0, words);
+    }
+
+    /// Writes `words` from word `at` of `buffer` on (counted).
+    pub fn write_at(&self, buffer: &wgpu::Buffer, at: u64, words: &[u32]) {
         self.count(|c| c.bytes_written += 4 * words.len() as u64);
-        self.queue.write_buffer(buffer, 0, bytemuck::cast_slice(words));
+        self.queue.write_buffer(buffer, 4 * at, bytemuck::cast_slice(words));
     }
 
     /// Submits one command buffer (counted).
@@ -195,6 +203,22 @@ impl Gpu {
         bytes: u64,
     ) -> Result<Vec<u8>, String> {
         self.check()?;
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        let size = self.stage(staging, &mut enc, buffer, bytes);
+        self.submit(enc.finish());
+        self.read_staged(staging, size).await
+    }
+
+    /// Records on `enc` the copy of the first `bytes` of `buffer` into `staging` (created or grown
+    /// only when too small) and returns the bytes copied; [`Gpu::read_staged`] maps them once the
+    /// commands are submitted, so a readback can ride in the submission that computed it.
+    pub fn stage(
+        &self,
+        staging: &mut Option<wgpu::Buffer>,
+        enc: &mut wgpu::CommandEncoder,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+    ) -> u64 {
         let size = bytes.min(buffer.size()).next_multiple_of(4);
         if staging.as_ref().is_none_or(|s| s.size() < size) {
             *staging = Some(self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -204,11 +228,15 @@ impl Gpu {
                 mapped_at_creation: false,
             }));
         }
-        let staging = staging.as_ref().unwrap();
-        let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(buffer, 0, staging, 0, size);
+        enc.copy_buffer_to_buffer(buffer, 0, staging.as_ref().unwrap(), 0, size);
         self.count(|c| c.bytes_read += size);
-        self.submit(enc.finish());
+        size
+    }
+
+    /// The first `size` bytes of `staging` once the submitted copy into it is done.
+    pub async fn read_staged(&self, staging: &Option<wgpu::Buffer>, size: u64) -> Result<Vec<u8>, String> {
+        let staging = staging.as_ref().ok_or("nothing was staged for reading")?;
+        self.count(|c| c.readbacks += 1);
         let (tx, rx) = futures_channel();
         staging.slice(..size).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
         #[cfg(not(target_arch = "wasm32"))]

@@ -20,6 +20,9 @@ const MATVEC_ROWS: u32 = 4;
 /// The largest k topk.wgsl selects per row; beam search asks for 2 × beam width.
 pub const MAX_TOP_K: usize = 32;
 
+/// The widest beam beam_select.wgsl chooses (its candidates, beam × k, fit 512 bits).
+pub const MAX_DEVICE_BEAM: usize = 16;
+
 /// The longest key sequence scores.wgsl attends over (its `MAX_KEYS`; a test keeps the two equal).
 pub const MAX_KEYS: usize = 256;
 
@@ -104,6 +107,7 @@ pub struct Kernels {
     masked_mean: wgpu::ComputePipeline,
     copy_cols: wgpu::ComputePipeline,
     decoder_layer: wgpu::ComputePipeline,
+    beam_select: wgpu::ComputePipeline,
 }
 
 /// Where attention finds its keys and values, and how many (see attention.wgsl).
@@ -373,6 +377,7 @@ impl Kernels {
                 "main",
                 &[("WG", 256.0), ("EPS", params.layer_norm_eps as f64)],
             ),
+            beam_select: pipeline(gpu, "beam select", shader!("beam_select"), "main", &[]),
         })
     }
 
@@ -674,6 +679,23 @@ impl Kernels {
         rec.weights_read(layer.weight_bytes);
         let buffers = [x, &layer.weights, &layer.prm, cache, cross, map, lengths, probs];
         rec.dispatch(&self.decoder_layer, &buffers, &layer.launch(step), [step.rows, 1]);
+    }
+
+    /// One beam-search step chosen on the device (beam_select.wgsl), one workgroup per sentence:
+    /// dims = (rows, beam, k, eos, step, slots, cand_off, rows_at).
+    pub fn beam_select(
+        &self,
+        rec: &mut Recorder,
+        cands: &wgpu::Buffer,
+        log: &wgpu::Buffer,
+        index: &wgpu::Buffer,
+        dims: [u32; 8],
+    ) {
+        assert!(
+            dims[1] as usize <= MAX_DEVICE_BEAM && dims[2] as usize <= MAX_TOP_K,
+            "beam_select takes beam ≤ 16, k ≤ 32"
+        );
+        rec.dispatch(&self.beam_select, &[cands, log, index], &dims, [dims[5], 1]);
     }
 
     /// Copies `width` columns of each row: (rows, width, src_stride, src_off, dst_stride, dst_off).

@@ -241,6 +241,62 @@ fn decoder_layer_matches_cpu() {
     }
 }
 
+/// One beam step chosen on the device (beam_select.wgsl) against its CPU twin, a sort: ties in the
+/// cumulative log-prob across rows and within a row, EOS among the best, non-finite candidates
+/// (too few to fill a beam), and a later step of a chain.
+#[test]
+fn beam_select_matches_cpu() {
+    let (gpu, k) = setup();
+    let (beam, kk, eos) = (3usize, 4usize, 2u32);
+    let slots = 2usize;
+    let rows = slots * beam;
+    let steps = 2usize;
+    // Slot 0: rows 0 and 1 share a cumulative log-prob and offer the same scores (ties across rows
+    // and, in row 0, within the row); EOS is a best candidate. Slot 1: one finite row only.
+    let cum = [-1.0f32, -1.0, -3.0, -0.5, -0.25, -2.0];
+    let mut cands: Vec<(u32, f32)> = vec![(0, 0.0); steps * rows * kk];
+    let row_cands: [[(u32, f32); 4]; 6] = [
+        [(eos, -0.1), (7, -0.5), (9, -0.5), (11, -2.0)],
+        [(5, -0.1), (7, -0.5), (8, -0.7), (12, -3.0)],
+        [(4, -0.05), (6, -0.2), (10, -0.3), (13, -0.9)],
+        [(20, -0.3), (eos, f32::NEG_INFINITY), (21, f32::NAN), (22, f32::NEG_INFINITY)],
+        [(23, f32::NEG_INFINITY); 4],
+        [(24, f32::NAN); 4],
+    ];
+    for step in 0..steps {
+        for (r, rc) in row_cands.iter().enumerate() {
+            cands[(step * rows + r) * kk..][..kk].copy_from_slice(rc);
+        }
+    }
+    let ranked_words = steps * slots * 2 * beam * 4;
+    let rows_at = ranked_words;
+    let mut log: Vec<u32> = vec![7; rows_at + (steps + 1) * rows * 4];
+    for (r, c) in cum.iter().enumerate() {
+        log[rows_at + r * 4 + 3] = c.to_bits();
+    }
+    let index = vec![99u32; rows];
+    let words: Vec<u32> = cands.iter().flat_map(|&(t, v)| [t, v.to_bits()]).collect();
+    let (bc, bl, bi) =
+        (gpu.storage_u32("cands", &words), gpu.storage_u32("log", &log), gpu.storage_u32("index", &index));
+    let (mut want_log, mut want_index) = (log.clone(), index.clone());
+    for step in 0..steps {
+        let dims = [rows, beam, kk, eos as usize, step, slots, step * rows * kk, rows_at].map(|v| v as u32);
+        run(&gpu, |rec| k.beam_select(rec, &bc, &bl, &bi, dims));
+        (want_log, want_index) = cpu::beam_select(&cands, &want_log, &want_index, dims);
+        let got_log: Vec<u32> = bytemuck::cast_slice(&pollster::block_on(gpu.read(&bl)).unwrap()).to_vec();
+        let got_index: Vec<u32> = bytemuck::cast_slice(&pollster::block_on(gpu.read(&bi)).unwrap()).to_vec();
+        assert_eq!(got_log[..want_log.len()], want_log[..], "step {step}: the log");
+        assert_eq!(got_index[..rows], want_index[..], "step {step}: the parents");
+        if step == 0 {
+            assert_eq!(&want_index[..3], &[1, 0, 0], "the beam: row 1's 5, row 0's 7 and 9");
+        }
+    }
+    // The twin's choice, spelled out for slot 0's first step: ranks by cumulative log-prob
+    // -1.1 (row 0 EOS), -1.1 (row 1, token 5), -1.5 (row 0, 7), -1.5 (row 0, 9), -1.5 (row 1, 7), ...
+    let first: Vec<(u32, u32)> = (0..5).map(|j| (want_log[j * 4], want_log[j * 4 + 1])).collect();
+    assert_eq!(first, vec![(0, eos), (1, 5), (0, 7), (0, 9), (1, 7)]);
+}
+
 #[test]
 fn softmax_and_log_softmax_match_cpu() {
     let (gpu, k) = setup();
@@ -602,13 +658,14 @@ fn copy_cols_matches_cpu() {
 /// include; a new shader without a test fails this.
 #[test]
 fn every_shader_has_a_kernel_test() {
-    const TESTED: [(&str, &str); 15] = [
+    const TESTED: [(&str, &str); 16] = [
         ("attention.wgsl", "attention_matches_cpu"),
         ("copy_cols.wgsl", "copy_cols_matches_cpu"),
         ("embed.wgsl", "embed_reads_token_ids_with_a_stride"),
         ("gather_rows.wgsl", "gather_rows_matches_cpu"),
         ("gru_attention.wgsl", "gru_attention_matches_cpu"),
         ("gru_cell.wgsl", "gru_cell_matches_cpu_with_padding"),
+        ("beam_select.wgsl", "beam_select_matches_cpu"),
         ("decoder_layer.wgsl", "decoder_layer_matches_cpu"),
         ("kv_cache.wgsl", "kv_append_matches_cpu"),
         ("layernorm.wgsl", "layer_norm_matches_cpu"),

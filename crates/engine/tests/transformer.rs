@@ -178,6 +178,31 @@ fn a_decoder_step_costs_what_the_readme_says() {
     assert!(read < 4 * cfg.vocab_size as u64, "{read} bytes read back by a beam search of one sentence");
 }
 
+/// What a token costs, counted as `wgslate bench` counts it (per output token with EOS, the
+/// encoder and readbacks included, one sentence at a time): the targets docs/engine.md states —
+/// at most 24 dispatches a greedy token and 28 at beam 4, and a beam-4 search that submits and
+/// waits for the device at most every other token (the device chooses its beam).
+#[test]
+fn a_token_costs_few_dispatches_submissions_and_readbacks() {
+    let (model, weights, gpu) = load();
+    let mut engine = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
+    let sentences = test_sentences(10);
+    let per_token = |engine: &mut Blocking<GpuEngine>, search: &Search| {
+        let before = gpu.cost();
+        let out = translate_with(engine, &model, &sentences, search, 1, false).unwrap();
+        let c = gpu.cost() - before;
+        let tokens: usize = out.iter().map(|t| t.outputs[0].1.tokens.len() + 1).sum();
+        let per = |v: u64| v as f64 / tokens as f64;
+        (per(c.dispatches), per(c.submissions), per(c.readbacks))
+    };
+    let greedy = per_token(&mut engine, &Search::default());
+    let beam = per_token(&mut engine, &Search::Beam(BeamConfig { beam: 4, ..Default::default() }));
+    println!("per token: greedy {greedy:?}, beam 4 {beam:?} (dispatches, submissions, readbacks)");
+    assert!(greedy.0 <= 24.0, "greedy: {} dispatches a token", greedy.0);
+    assert!(beam.0 <= 28.0, "beam 4: {} dispatches a token", beam.0);
+    assert!(beam.1 <= 0.5 && beam.2 <= 0.5, "beam 4: {} submissions, {} readbacks a token", beam.1, beam.2);
+}
+
 #[test]
 fn a_prefix_the_trace_and_forced_scores_equal_the_reference() {
     let model = Model::from_dir(Path::new(DIR)).unwrap();
