@@ -53,8 +53,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
                 let pair = dims.cand_off + (first + i) * dims.k + c;
                 let tok = cands[2u * pair];
                 let lp = bitcast<f32>(cands[2u * pair + 1u]);
-                // Finite only (NaN fails both comparisons).
-                if (!(lp >= -3.4028235e38 && lp <= 3.4028235e38)) {
+                // Finite only: an exponent of all ones is ±∞ or NaN.
+                if ((bitcast<u32>(lp) & 0x7f800000u) == 0x7f800000u) {
                     continue;
                 }
                 let cum = cum_i + lp;
@@ -97,8 +97,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
         let next = row_entry(dims.step + 1u, first + live);
         log[next] = first;
         log[next + 1u] = dims.eos;
-        log[next + 2u] = bitcast<u32>(-3.4028235e38f);
-        log[next + 3u] = bitcast<u32>(-3.4028235e38f);
+        // The lowest finite f32.
+        log[next + 2u] = 0xff7fffffu;
+        log[next + 3u] = 0xff7fffffu;
         index[first + live] = first;
     }
 }

@@ -108,7 +108,9 @@ fn model_of(job: &Job) -> Option<String> {
         Job::Load { settings }
         | Job::Translate { settings, .. }
         | Job::Attention { settings, .. }
-        | Job::Lab { settings, .. } => Some(settings_of(settings).model),
+        | Job::Lab { settings, .. }
+        | Job::Measure { settings, .. }
+        | Job::Memory { settings, .. } => Some(settings_of(settings).model),
     }
 }
 
@@ -620,10 +622,20 @@ async fn run_part(lane: &'static str, token: u64, slot: usize, job: Job, watch: 
                 break Err(model_failed.take().filter(|m| m.ends_with(&e)).map_or(JobError::Failed(e), JobError::Model))
             }
             Some(Event::Cancelled) => break Err(JobError::Cancelled),
-            Some(Event::Finished { .. } | Event::Attention { .. } | Event::Lab(_)) if !lane_is(lane, token) => {
-                break Err(JobError::Cancelled)
-            }
-            Some(last @ (Event::Finished { .. } | Event::Attention { .. } | Event::Lab(_))) => break Ok(last),
+            Some(
+                Event::Finished { .. }
+                | Event::Attention { .. }
+                | Event::Lab(_)
+                | Event::Measured(_)
+                | Event::Memory { .. },
+            ) if !lane_is(lane, token) => break Err(JobError::Cancelled),
+            Some(
+                last @ (Event::Finished { .. }
+                | Event::Attention { .. }
+                | Event::Lab(_)
+                | Event::Measured(_)
+                | Event::Memory { .. }),
+            ) => break Ok(last),
             Some(_) => {}
             None => break Err(JobError::Failed("the translation engine stopped".into())),
         }

@@ -34,6 +34,64 @@ pub enum Job {
     /// The Search view: search one sentence with its trace, from the settings' prefix, and score
     /// `candidate` (a translation the user gives) when it is not blank.
     Lab { settings: Vec<(String, String)>, text: String, candidate: String },
+    /// "Measure this device": the settings' model timed on both engines over `texts` (see
+    /// `device_measure`).
+    Measure { settings: Vec<(String, String)>, texts: Vec<String> },
+    /// The memory benchmark: `translations` translations of varied length and beam, the worker's
+    /// wasm memory and GPU scratch memory sampled along the way.
+    Memory { settings: Vec<(String, String)>, texts: Vec<String>, translations: usize },
+}
+
+/// What the device is asked per output token (EOS included), counted by the GPU engine.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TokenCost {
+    pub dispatches: f64,
+    pub submissions: f64,
+    pub readbacks: f64,
+    pub bytes_read: f64,
+}
+
+/// The GPU engine's side of a measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GpuSpeed {
+    /// Building the engine: its pipelines (shader compilation) and the weights' upload.
+    pub setup_ms: f64,
+    /// One sentence's first output token: the encoder and one decoder step, with its readback.
+    pub first_token_ms: f64,
+    pub greedy_ms_per_token: f64,
+    pub beam4_ms_per_token: f64,
+    pub sentences_per_second_batched: f64,
+    pub greedy_cost: TokenCost,
+    pub beam4_cost: TokenCost,
+    /// Sentences whose greedy output, and whose beam-4 best, equals the CPU engine's token for token.
+    pub greedy_equal: usize,
+    pub beam4_equal: usize,
+}
+
+/// "Measure this device"'s result for one model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Speed {
+    pub model: String,
+    /// The backend's label: the adapter, or why the CPU engine runs.
+    pub backend: String,
+    pub sentences: usize,
+    pub cpu_greedy_ms_per_token: f64,
+    pub cpu_beam4_ms_per_token: f64,
+    /// None where the model has no GPU engine here (`backend` says why).
+    pub gpu: Option<GpuSpeed>,
+    pub wasm_memory_bytes: f64,
+}
+
+/// One sample of the memory benchmark.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemoryPoint {
+    pub translations: usize,
+    /// The engine worker's wasm memory.
+    pub wasm_bytes: f64,
+    /// The GPU engine's scratch buffers (its pool and readback buffer; the weights are apart).
+    pub gpu_scratch_bytes: f64,
+    /// GPU buffers, and uniforms plus bind groups, the engine created so far.
+    pub gpu_objects: (usize, usize),
 }
 
 /// A translation scored by the model under teacher forcing (the Search view's "Score a translation").
@@ -208,6 +266,12 @@ pub enum Event {
         notices: Notices,
     },
     Lab(Box<Lab>),
+    Measured(Box<Speed>),
+    /// The memory benchmark's samples, and the backend it ran on.
+    Memory {
+        points: Vec<MemoryPoint>,
+        backend: String,
+    },
     Failed(String),
     Cancelled,
 }

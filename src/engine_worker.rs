@@ -122,6 +122,10 @@ async fn run(id: u64, job: Job) -> Result<Event, String> {
             Ok(Event::Finished { notices: told, search_ms: Some(crate::browser::now_ms() - search_from) })
         }
         Job::Lab { settings, text, candidate } => lab(id, &settings, &text, &candidate).await,
+        Job::Measure { settings, texts } => crate::device_measure::speed(id, &settings, &texts).await,
+        Job::Memory { settings, texts, translations } => {
+            crate::device_measure::memory(id, &settings, &texts, translations).await
+        }
         Job::Attention { settings, text } => {
             let s = settings_of(&settings);
             let models = load(id, &s).await?;
@@ -263,7 +267,7 @@ async fn rerank_chunk(
 /// The job's model (or an ensemble's members), each loaded once per worker; the first job to need
 /// one reports its download. A failure is reported with the backend's label again without an
 /// earlier ensemble's "ensemble of N" (no model is loaded for the job).
-async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
+pub(crate) async fn load(id: u64, s: &Settings) -> Result<Vec<Arc<Model>>, String> {
     let result = load_models(id, s).await;
     if let Err(e) = &result {
         send(id, Event::LoadFailed(format!("Could not load the model: {e}")));
@@ -405,7 +409,7 @@ async fn on_engine(id: u64, name: &str, models: &[Arc<Model>], work: Work<'_>) -
 
 /// A GPU engine, once no older job holds it: one search at a time per engine, so a newer job waits
 /// for the older one's step to finish.
-async fn lock(engine: &RefCell<GpuEngine>) -> RefMut<'_, GpuEngine> {
+pub(crate) async fn lock(engine: &RefCell<GpuEngine>) -> RefMut<'_, GpuEngine> {
     loop {
         if let Ok(g) = engine.try_borrow_mut() {
             return g;

@@ -32,6 +32,8 @@ thread_local! {
     static PROBES: RefCell<HashMap<String, (f64, f64)>> = RefCell::new(HashMap::new());
     /// Per model whose GPU engine a probe chose: what the label says of it.
     static NOTES: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    /// Per model, the ms its GPU engine took to build (pipelines and weights), for "Measure this device".
+    static SETUP_MS: RefCell<HashMap<String, f64>> = RefCell::new(HashMap::new());
 }
 
 /// Output tokens the probe times on each engine, after one untimed run (the GPU's first run
@@ -126,7 +128,9 @@ pub fn disable(reason: &str) {
 /// failure is kept to name in the backend label.
 pub async fn prepare(name: &str, model: &Model, weights: &[u8]) {
     let Ok(gpu) = device().await else { return };
+    let t0 = browser::now_ms();
     let built = CheckedWeights::parse(weights).and_then(|checked| GpuEngine::new(&gpu, &model.config, &checked));
+    SETUP_MS.with(|m| m.borrow_mut().insert(name.to_string(), browser::now_ms() - t0));
     match built {
         // `auto` measures, the first time an adapter and model shape are met, which engine is faster.
         Ok(mut engine) if preference() == "auto" => {
@@ -160,6 +164,11 @@ pub async fn prepare(name: &str, model: &Model, weights: &[u8]) {
             PREPARE_ERRORS.with(|p| p.borrow_mut().insert(name.to_string(), why));
         }
     }
+}
+
+/// The ms the model's GPU engine took to build (its pipelines' compilation and the weights' upload).
+pub fn setup_ms(name: &str) -> Option<f64> {
+    SETUP_MS.with(|m| m.borrow().get(name).copied())
 }
 
 /// The model's GPU engine, if it has one.

@@ -9,6 +9,7 @@ use wgslate_model::sentences::split_sentences;
 use crate::engine_client::JobError;
 use crate::file_translate::FileTranslate;
 use crate::language_picker::LanguagePicker;
+use crate::measure_panel::MeasureDevice;
 use crate::offline_models::OfflineModels;
 use crate::settings::Settings;
 use crate::translate_evaluation::TranslateEvaluation;
@@ -153,6 +154,7 @@ pub fn TranslatePage() -> impl IntoView {
             // Below the boxes, so that on a phone the translation shows above the fold.
             <p class="hint" data-testid="tr-domain">"Every model here learnt from Multi30k's 29 000 image captions (“Two dogs run through the snow.”): descriptions of a picture translate well; greetings, numbers and other kinds of text often do not."</p>
             <SettingsPanel settings />
+            <MeasureDevice test_set />
             <FileTranslate />
             <OfflineModels entries=model_entries model_status list=kept_offline />
             <TranslateExamples test_set />

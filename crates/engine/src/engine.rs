@@ -168,6 +168,17 @@ impl GpuEngine {
         (self.pool.created, self.step_sites.objects_created)
     }
 
+    /// The device the engine runs on (its counts: [`Gpu::cost`]).
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// Bytes of the scratch buffers the engine holds (its pool and the readback buffer), besides
+    /// the weights: what could grow from one translation to the next.
+    pub fn scratch_bytes(&self) -> u64 {
+        self.pool.bytes() + self.staging.as_ref().map_or(0, wgpu::Buffer::size)
+    }
+
     fn row_io(&mut self, cap: usize) -> RowIo {
         let (g, p) = (&self.gpu, &mut self.pool);
         let (c, v) = (cap as u64, self.vocab_size as u64);

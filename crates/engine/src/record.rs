@@ -52,6 +52,11 @@ impl Pool {
         b
     }
 
+    /// Bytes of the buffers the pool holds.
+    pub fn bytes(&self) -> u64 {
+        self.buffers.values().map(wgpu::Buffer::size).sum()
+    }
+
     /// A buffer under `name` holding `words` (written through the queue, no new buffer if one fits).
     pub fn u32s(&mut self, gpu: &Gpu, name: &str, words: &[u32]) -> wgpu::Buffer {
         let b = self.get(gpu, name, (words.len() * 4) as u64);

@@ -123,6 +123,32 @@ fn the_per_op_step_gives_the_reference_tokens() {
     }
 }
 
+/// Translations of varied length with beams from 1 to 16 (the device's beam search, and the host's
+/// where the beam is wider than it takes) hold no more GPU memory or objects after the first round.
+#[test]
+fn memory_stays_flat_over_varied_translations() {
+    let (model, weights, gpu) = load();
+    let mut engine = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
+    let sentences = test_sentences(6);
+    let long = vec![sentences.join(" ")];
+    let round = |engine: &mut Blocking<GpuEngine>| {
+        for (i, beam) in [1usize, 2, 4, 8, 16, 17].into_iter().enumerate() {
+            let search = match beam {
+                1 => Search::default(),
+                b => Search::Beam(BeamConfig { beam: b, ..Default::default() }),
+            };
+            let texts = if i % 2 == 0 { &sentences[..3] } else { &long[..] };
+            translate_with(engine, &model, texts, &search, 2, false).unwrap();
+        }
+        (engine.0.scratch_bytes(), engine.0.objects_created())
+    };
+    let first = round(&mut engine);
+    let second = round(&mut engine);
+    let third = round(&mut engine);
+    println!("scratch bytes and (buffers, uniforms + bind groups) after each round: {first:?} {second:?} {third:?}");
+    assert_eq!(second, third, "GPU memory or objects grew after the first rounds");
+}
+
 #[test]
 fn decoding_again_creates_no_gpu_objects() {
     let (model, weights, gpu) = load();

@@ -1,0 +1,44 @@
+// Benchmark, not a test: the page's "Measure this device" in headless Chromium on WebGPU
+// (SwiftShader here; a real GPU where the browser has one), printed as JSON: ms per token at batch 1
+// (greedy, beam 4) on the GPU and CPU engines, the first token's latency, sentences per second
+// batched, the GPU engine's set-up, dispatches / submissions / readbacks per token, the tokens'
+// agreement with the CPU engine; then the memory benchmark (N translations of varied length and
+// beam 1–16: the engine worker's wasm memory and GPU scratch memory as it goes).
+//   cd tests && node bench/gpu_speed.mjs [model] [memory translations, 0 for none]   (needs ./scripts/serve's build)
+//   WGSLATE_BROWSER=/path/to/chrome with flags for a hardware adapter: see docs/benchmarks.md.
+import { chromium } from 'playwright-core';
+import { startServer, launch, untilTranslated } from '../browser/harness.mjs';
+
+const model = process.argv[2] ?? 'en-de/transformer';
+const translations = Number(process.argv[3] ?? 1000);
+
+const server = await startServer(8194);
+const browser = process.env.WGSLATE_BROWSER
+  ? await chromium.launch({ executablePath: process.env.WGSLATE_BROWSER, headless: true, args: ['--enable-unsafe-webgpu'] })
+  : await launch();
+try {
+  const page = await browser.newPage({ serviceWorkers: 'block' });
+  page.on('console', (m) => { if (m.type() === 'error') console.error(`page: ${m.text()}`); });
+  await page.goto(`${server.url}#translate?backend=gpu&model=${encodeURIComponent(model)}&text=${encodeURIComponent('A dog.')}`);
+  await untilTranslated(page, 600000);
+  await page.click('[data-testid=measure] > summary');
+  await page.click('[data-testid=measure-run]');
+  const json = page.locator('[data-testid=measure-json]');
+  await json.waitFor({ state: 'attached', timeout: 3600000 });
+  const speed = JSON.parse(await json.textContent());
+  console.log(JSON.stringify({ measured: new Date().toISOString(), speed }, null, 2));
+  if (translations > 0) {
+    await page.fill('[data-testid=measure-count]', String(translations));
+    const t0 = Date.now();
+    await page.click('[data-testid=measure-memory]');
+    const mem = page.locator('[data-testid=measure-memory-json]');
+    await mem.waitFor({ state: 'attached', timeout: 3600000 });
+    const points = JSON.parse(await mem.textContent());
+    console.log(JSON.stringify({ memory_seconds: (Date.now() - t0) / 1000, points }, null, 2));
+  }
+  const error = page.locator('[data-testid=measure-error]');
+  if (await error.count()) console.error(`measure: ${await error.textContent()}`);
+} finally {
+  await browser.close();
+  server.stop();
+}
