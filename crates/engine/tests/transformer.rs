@@ -130,7 +130,7 @@ fn memory_stays_flat_over_varied_translations() {
     let (model, weights, gpu) = load();
     let mut engine = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let sentences = test_sentences(6);
-    let long = vec![sentences.join(" ")];
+    let long = [sentences.join(" ")];
     let round = |engine: &mut Blocking<GpuEngine>| {
         for (i, beam) in [1usize, 2, 4, 8, 16, 17].into_iter().enumerate() {
             let search = match beam {
