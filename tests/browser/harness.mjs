@@ -15,7 +15,9 @@ const WEBGPU_FLAGS = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--u
 
 export async function startServer(port) {
   const bin = join(root, 'target', 'release', 'wgslate');
-  const server = spawn(bin, ['serve', join(root, 'dist'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // WGSLATE_DIST serves another build (a benchmark's before and after).
+  const dist = process.env.WGSLATE_DIST ?? join(root, 'dist');
+  const server = spawn(bin, ['serve', dist, '--port', String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Listening once it says "serving …": a first line "wrote N compressed copies" comes before it binds.
   await new Promise((resolve, reject) => {
     let said = '';
