@@ -91,8 +91,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>) {
             live++;
         }
     }
-    // Fewer than `beam` finite candidates that are not EOS: the rows left continue the first row
-    // with EOS at −∞ (the host, which keeps fewer, stops trusting the chain).
+    // Fewer than `beam` finite candidates that are not EOS (non-finite log-probabilities): the rows
+    // left continue the first row, and the host, which keeps fewer hypotheses, ends the search with
+    // an error (the page then runs it on the CPU engine).
     for (; live < beam; live++) {
         let next = row_entry(dims.step + 1u, first + live);
         log[next] = first;

@@ -9,8 +9,8 @@
 //   x += Down(ReLU(Up(LN3(x))))
 //   the last layer writes LNf(x) instead of x (the decoder's final norm).
 //
-// Limits (kernels.rs's `DecoderLayerShape::fits` checks them): d ≤ 256, 3d ≤ 1024, d_ff ≤ 1024,
-// at most MAX_KEYS keys.
+// Limits: d ≤ 256, 3d ≤ 1024, d_ff ≤ 1024 (layer.rs's `LayerShape::fits`), at most MAX_KEYS keys
+// (kernels.rs's `sequence_length_ok`, for every attention kernel).
 
 override WG: u32 = 256u;
 override EPS: f32 = 1e-5;

@@ -73,13 +73,15 @@ fn backend_label(backend: &Backend) -> String {
     }
 }
 
-async fn one_model(id: u64, settings: &[(String, String)]) -> Result<(String, Arc<Model>), String> {
+/// The settings' model, the name its GPU engine is kept under, and the model.
+async fn one_model(id: u64, settings: &[(String, String)]) -> Result<(String, String, Arc<Model>), String> {
     let s = settings_of(settings);
     let models = load(id, &s).await?;
-    if models.len() > 1 {
-        return Err("measure one model at a time: choose a single model (not an ensemble) in Settings".into());
+    let names = crate::models::model_names(&s.model).await?;
+    match (models.len(), names.first()) {
+        (1, Some(member)) => Ok((s.model.clone(), member.clone(), models[0].clone())),
+        _ => Err("measure one model at a time: choose a single model (not an ensemble) in Settings".into()),
     }
-    Ok((s.model.clone(), models[0].clone()))
 }
 
 fn checked_texts(texts: &[String]) -> Result<&[String], String> {
@@ -94,13 +96,13 @@ fn checked_texts(texts: &[String]) -> Result<&[String], String> {
 #[allow(clippy::await_holding_refcell_ref)]
 pub async fn speed(id: u64, settings: &[(String, String)], texts: &[String]) -> Result<Event, String> {
     let texts = checked_texts(texts)?;
-    let (name, model) = one_model(id, settings).await?;
-    let backend = gpu_engine::backend(&name).await;
+    let (name, engine_name, model) = one_model(id, settings).await?;
+    let backend = gpu_engine::backend(&engine_name).await;
     let mut cpu = CpuStepper::new(&model.net, &model.config);
     let mut cpu_engine = Checked::new(id, &mut cpu);
     let (cpu_greedy, cpu_greedy_ms) = timed(&mut cpu_engine, &model, texts, &Search::default()).await?;
     let (cpu_beam, cpu_beam_ms) = timed(&mut cpu_engine, &model, texts, &beam4()).await?;
-    let gpu = match gpu_engine::engine(&name) {
+    let gpu = match gpu_engine::engine(&engine_name) {
         None => None,
         Some(engine) => {
             let mut guard = lock(&engine).await;
@@ -126,7 +128,7 @@ pub async fn speed(id: u64, settings: &[(String, String)], texts: &[String]) -> 
                 best_tokens(a).iter().zip(best_tokens(b)).filter(|(x, y)| **x == *y).count()
             };
             Some(GpuSpeed {
-                setup_ms: gpu_engine::setup_ms(&name).unwrap_or(f64::NAN),
+                setup_ms: gpu_engine::setup_ms(&engine_name),
                 first_token_ms,
                 greedy_ms_per_token: greedy_ms,
                 beam4_ms_per_token: beam_ms,
@@ -157,11 +159,11 @@ pub async fn memory(id: u64, settings: &[(String, String)], texts: &[String], n:
         return Err(format!("the memory benchmark runs 1 to {MAX_MEMORY_TRANSLATIONS} translations, not {n}"));
     }
     let texts = checked_texts(texts)?;
-    let (name, model) = one_model(id, settings).await?;
-    let backend = backend_label(&gpu_engine::backend(&name).await);
+    let (_, engine_name, model) = one_model(id, settings).await?;
+    let backend = backend_label(&gpu_engine::backend(&engine_name).await);
     let long = texts.join(" ");
     let mut cpu = CpuStepper::new(&model.net, &model.config);
-    let engine = gpu_engine::engine(&name);
+    let engine = gpu_engine::engine(&engine_name);
     let mut points = Vec::new();
     for i in 0..n {
         let text = if i % 3 == 2 { long.clone() } else { texts[i % texts.len()].clone() };
@@ -174,11 +176,11 @@ pub async fn memory(id: u64, settings: &[(String, String)], texts: &[String], n:
             Some(engine) => {
                 let mut guard = lock(engine).await;
                 translate_with_async(&mut Checked::new(id, &mut *guard), &model, one, &search, 1, false).await?;
-                (guard.scratch_bytes() as f64, guard.objects_created())
+                (Some(guard.scratch_bytes() as f64), Some(guard.objects_created()))
             }
             None => {
                 translate_with_async(&mut Checked::new(id, &mut cpu), &model, one, &search, 1, false).await?;
-                (0.0, (0, 0))
+                (None, None)
             }
         };
         if (i + 1) % MEMORY_SAMPLE_EVERY == 0 || i + 1 == n || i == 0 {

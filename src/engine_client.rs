@@ -350,6 +350,8 @@ async fn spawn(slot: usize) -> Result<Rc<EngineWorker>, String> {
                         Event::Finished { .. }
                             | Event::Attention { .. }
                             | Event::Lab(_)
+                            | Event::Measured(_)
+                            | Event::Memory { .. }
                             | Event::Failed(_)
                             | Event::Cancelled
                     );

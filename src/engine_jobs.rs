@@ -54,8 +54,9 @@ pub struct TokenCost {
 /// The GPU engine's side of a measurement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GpuSpeed {
-    /// Building the engine: its pipelines (shader compilation) and the weights' upload.
-    pub setup_ms: f64,
+    /// Building the engine as the model loaded: its pipelines created and the weights queued (a
+    /// browser may compile a pipeline at its first use, which the first token then includes).
+    pub setup_ms: Option<f64>,
     /// One sentence's first output token: the encoder and one decoder step, with its readback.
     pub first_token_ms: f64,
     pub greedy_ms_per_token: f64,
@@ -88,10 +89,11 @@ pub struct MemoryPoint {
     pub translations: usize,
     /// The engine worker's wasm memory.
     pub wasm_bytes: f64,
-    /// The GPU engine's scratch buffers (its pool and readback buffer; the weights are apart).
-    pub gpu_scratch_bytes: f64,
+    /// The GPU engine's scratch buffers (its pool and readback buffer; the weights are apart);
+    /// None on the CPU engine.
+    pub gpu_scratch_bytes: Option<f64>,
     /// GPU buffers, and uniforms plus bind groups, the engine created so far.
-    pub gpu_objects: (usize, usize),
+    pub gpu_objects: Option<(usize, usize)>,
 }
 
 /// A translation scored by the model under teacher forcing (the Search view's "Score a translation").

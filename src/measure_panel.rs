@@ -35,8 +35,9 @@ fn speed_rows(s: &Speed) -> Vec<(String, String)> {
             rows.push(("GPU".into(), "no GPU engine for this model here (the backend says why)".into()));
         }
         Some(g) => {
-            let times =
-                |gpu: f64, cpu: f64| format!("GPU {} a token, CPU {} ({:.2}× the CPU)", ms(gpu), ms(cpu), cpu / gpu);
+            let times = |gpu: f64, cpu: f64| {
+                format!("GPU {} a token, CPU {} (the GPU at {:.2}× the CPU's speed)", ms(gpu), ms(cpu), cpu / gpu)
+            };
             rows.push(("Greedy, batch 1".into(), times(g.greedy_ms_per_token, s.cpu_greedy_ms_per_token)));
             rows.push(("Beam 4, batch 1".into(), times(g.beam4_ms_per_token, s.cpu_beam4_ms_per_token)));
             rows.push(("First token (GPU)".into(), ms(g.first_token_ms)));
@@ -44,7 +45,10 @@ fn speed_rows(s: &Speed) -> Vec<(String, String)> {
                 "Greedy, 8 sentences at a time (GPU)".into(),
                 format!("{:.1} sentences a second", g.sentences_per_second_batched),
             ));
-            rows.push(("GPU engine set-up (shader compilation, weights)".into(), ms(g.setup_ms)));
+            rows.push((
+                "GPU engine set-up (pipelines created, weights queued, as the model loaded)".into(),
+                g.setup_ms.map_or("—".into(), ms),
+            ));
             let cost = |c: &crate::engine_jobs::TokenCost| {
                 format!(
                     "{:.1} dispatches, {:.2} submissions, {:.2} readbacks",
@@ -82,8 +86,8 @@ fn MemoryTable(points: Vec<MemoryPoint>, backend: String) -> impl IntoView {
             <thead><tr><th scope="col">"Translations"</th><th scope="col">"Wasm memory"</th><th scope="col">"GPU scratch buffers"</th><th scope="col">"GPU objects created"</th></tr></thead>
             <tbody>
                 {points.into_iter().map(|p| view! {
-                    <tr><td>{p.translations}</td><td>{mb(p.wasm_bytes)}</td><td>{mb(p.gpu_scratch_bytes)}</td>
-                    <td>{format!("{} buffers, {} bind groups and uniforms", p.gpu_objects.0, p.gpu_objects.1)}</td></tr>
+                    <tr><td>{p.translations}</td><td>{mb(p.wasm_bytes)}</td><td>{p.gpu_scratch_bytes.map_or("—".into(), mb)}</td>
+                    <td>{p.gpu_objects.map_or("—".into(), |(b, g)| format!("{b} buffers, {g} bind groups and uniforms"))}</td></tr>
                 }).collect_view()}
             </tbody>
         </table>

@@ -162,10 +162,11 @@ impl GpuEngine {
         })
     }
 
-    /// Scratch buffers, and uniforms plus bind groups of decoder steps, created so far (tests
-    /// check they stop growing).
+    /// Scratch buffers, and uniforms plus bind groups of every recorded sequence (encoder, steps,
+    /// reorders, device beam steps), created so far (tests check they stop growing).
     pub fn objects_created(&self) -> (usize, usize) {
-        (self.pool.created, self.step_sites.objects_created)
+        let sites = [&self.step_sites, &self.encoder_sites, &self.select_sites, &self.beam_sites];
+        (self.pool.created, sites.iter().map(|s| s.objects_created).sum())
     }
 
     /// The device the engine runs on (its counts: [`Gpu::cost`]).
