@@ -159,7 +159,7 @@ pub fn MeasureDevice(test_set: TestSet) -> impl IntoView {
     view! {
         <details class="settings measure" data-testid="measure">
             <summary>"Measure this device"</summary>
-            <p class="hint">{format!("Times the model chosen in Settings here, on this device's GPU engine (when it has one) and on the CPU engine, over the first {MEASURED_SENTENCES} test sentences of the direction: milliseconds per token one sentence at a time (greedy and beam 4), the first token's latency, sentences a second in batches, the GPU engine's set-up, what it asks of the GPU per token, and whether its tokens equal the CPU engine's. Nothing leaves the page; copy the JSON to share a result. A software adapter (SwiftShader) takes minutes.")}</p>
+            <p class="hint">{format!("Times the model chosen in Settings here, on this device's GPU engine (when it has one) and on the CPU engine, over the first {MEASURED_SENTENCES} test sentences of the direction: milliseconds per token one sentence at a time (greedy and beam 4), the first token's latency, sentences a second in batches, the GPU engine's set-up, what it asks of the GPU per token, and whether its tokens equal the CPU engine's. Nothing leaves the page; copy the JSON to share a result. Translations wait while it runs; Stop ends it without a result. A software adapter (SwiftShader) takes minutes.")}</p>
             <div class="row">
                 <button data-testid="measure-run" on:click=measure aria-disabled=move || busy.get().to_string()>"Measure"</button>
                 <label>"Memory: "

@@ -4,13 +4,17 @@
 // batched, the GPU engine's set-up, dispatches / submissions / readbacks per token, the tokens'
 // agreement with the CPU engine; then the memory benchmark (N translations of varied length and
 // beam 1–16: the engine worker's wasm memory and GPU scratch memory as it goes).
-//   cd tests && node bench/gpu_speed.mjs [model] [memory translations, 0 for none]   (needs ./scripts/serve's build)
+//   cd tests && node bench/gpu_speed.mjs [model] [memory translations, 0 for none] [gpu|cpu]   (needs ./scripts/serve's build)
+//   The memory run defaults to 1000 translations: seconds on a hardware GPU, hours on SwiftShader
+//   (several seconds a translation at beam 16): give a smaller count there.
 //   WGSLATE_BROWSER=/path/to/chrome with flags for a hardware adapter: see docs/benchmarks.md.
 import { chromium } from 'playwright-core';
 import { startServer, launch, untilTranslated } from '../browser/harness.mjs';
 
 const model = process.argv[2] ?? 'en-de/transformer';
 const translations = Number(process.argv[3] ?? 1000);
+// gpu, or cpu for the CPU engine's figures alone (the memory run then samples wasm memory only).
+const backend = process.argv[4] ?? 'gpu';
 
 const server = await startServer(8194);
 const browser = process.env.WGSLATE_BROWSER
@@ -19,7 +23,7 @@ const browser = process.env.WGSLATE_BROWSER
 try {
   const page = await browser.newPage({ serviceWorkers: 'block' });
   page.on('console', (m) => { if (m.type() === 'error') console.error(`page: ${m.text()}`); });
-  await page.goto(`${server.url}#translate?backend=gpu&model=${encodeURIComponent(model)}&text=${encodeURIComponent('A dog.')}`);
+  await page.goto(`${server.url}#translate?backend=${backend}&model=${encodeURIComponent(model)}&text=${encodeURIComponent('A dog.')}`);
   await untilTranslated(page, 600000);
   await page.click('[data-testid=measure] > summary');
   await page.click('[data-testid=measure-run]');
