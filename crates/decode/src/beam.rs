@@ -208,6 +208,54 @@ fn advance(
     (next_rows, parents)
 }
 
+/// Steps whose beam the model chooses itself ([`BeamChain`]), from the rows `rows` that the model
+/// is to keep as `parents`: the host replays each step's ranked candidates with [`advance`]. Returns
+/// the next rows, the parents for them and the steps run; None where the model cannot, or the rows
+/// are not `beam` per sentence.
+async fn chained_steps<M: AsyncStepModel + ?Sized>(
+    model: &mut M,
+    sents: &mut [Sentence],
+    rows: &[(usize, usize)],
+    parents: &[usize],
+    (step, k, bos): (usize, usize, u32),
+    cfg: &BeamConfig,
+) -> Result<Option<(Vec<(usize, usize)>, Vec<usize>, usize)>, String> {
+    let groups = rows.chunks(cfg.beam);
+    if !groups.clone().all(|g| g.len() == cfg.beam && g.iter().all(|r| r.0 == g[0].0)) {
+        return Ok(None);
+    }
+    // The device's rows stay sentence after sentence, `beam` each, for the whole chain.
+    let slot_sentence: Vec<usize> = groups.map(|g| g[0].0).collect();
+    let tokens: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();
+    let log_probs: Vec<f32> = rows.iter().map(|&(s, h)| sents[s].live[h].log_prob).collect();
+    let max_steps = rows.iter().map(|&(s, _)| sents[s].max_len.saturating_sub(step)).max().unwrap_or(1);
+    let request = BeamChain { parents, tokens: &tokens, log_probs: &log_probs, beam: cfg.beam, k, max_steps };
+    let Some(ranked_steps) = model.beam_steps(&request).await? else { return Ok(None) };
+    if ranked_steps.is_empty() {
+        return Err("the device ran no beam step".into());
+    }
+    let eos = model.eos();
+    let (mut next, mut ran) = ((vec![], vec![]), 0);
+    for ranked in ranked_steps {
+        let mut cands: Vec<Option<Vec<Candidate>>> = vec![None; sents.len()];
+        for (slot, list) in ranked.into_iter().enumerate().take(slot_sentence.len()) {
+            let first = slot * cfg.beam;
+            cands[slot_sentence[slot]] =
+                Some(list.into_iter().map(|(cum, i, tok, lp)| (cum, first + i, tok, lp)).collect());
+        }
+        next = advance(sents, cands, rows, None, cfg, step + ran, eos, &mut None, &mut []);
+        ran += 1;
+        if let Some(s) = sents.iter().position(|t| !t.done && t.live.len() != cfg.beam) {
+            let kept = sents[s].live.len();
+            return Err(format!("the device's beam search kept {kept} hypotheses for sentence {s}, not {}", cfg.beam));
+        }
+        if next.0.is_empty() {
+            break;
+        }
+    }
+    Ok(Some((next.0, next.1, ran)))
+}
+
 /// The search; with `trace` (one source only) it also records how it decided.
 pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
     model: &mut M,
@@ -246,54 +294,16 @@ pub(crate) async fn beam_inner<M: AsyncStepModel + ?Sized>(
     let mut pending: Option<Vec<usize>> = None;
     let mut step = 0usize;
     while !rows.is_empty() {
-        if let Some(parents) = pending.take_if(|_| chain && step >= ban_until) {
-            let tokens: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();
-            let log_probs: Vec<f32> = rows.iter().map(|&(s, h)| sents[s].live[h].log_prob).collect();
-            let max_steps = rows.iter().map(|&(s, _)| sents[s].max_len.saturating_sub(step)).max().unwrap_or(1);
-            let request =
-                BeamChain { parents: &parents, tokens: &tokens, log_probs: &log_probs, beam: cfg.beam, k, max_steps };
-            let full = rows.chunks(cfg.beam).all(|g| g.len() == cfg.beam && g.iter().all(|r| r.0 == g[0].0));
-            match full.then_some(()).map(|_| model.beam_steps(&request)) {
-                Some(f) => match f.await? {
-                    Some(ranked_steps) if ranked_steps.is_empty() => return Err("the device ran no beam step".into()),
-                    Some(ranked_steps) => {
-                        // The device's rows stay sentence after sentence, `beam` each, for the whole chain.
-                        let device_rows = rows.clone();
-                        for ranked in ranked_steps {
-                            let mut ranked = ranked.into_iter();
-                            let cands: Vec<Option<Vec<_>>> = sents
-                                .iter()
-                                .enumerate()
-                                .map(|(s, _)| {
-                                    let first = device_rows.iter().position(|r| r.0 == s)?;
-                                    let slot = ranked.next()?;
-                                    Some(slot.into_iter().map(|(cum, i, tok, lp)| (cum, first + i, tok, lp)).collect())
-                                })
-                                .collect();
-                            let (next_rows, parents) =
-                                advance(&mut sents, cands, &device_rows, None, cfg, step, eos, &mut trace, &mut []);
-                            step += 1;
-                            if let Some(s) = sents.iter().position(|t| !t.done && t.live.len() != cfg.beam) {
-                                return Err(format!(
-                                    "the device's beam search kept {} hypotheses for sentence {s}, not {}",
-                                    sents[s].live.len(),
-                                    cfg.beam
-                                ));
-                            }
-                            rows = next_rows;
-                            pending = Some(parents);
-                            if rows.is_empty() {
-                                break;
-                            }
-                        }
-                        continue;
-                    }
-                    None => chain = false,
-                },
+        if let Some(parents) = pending.as_deref().filter(|_| chain && step >= ban_until) {
+            match chained_steps(model, &mut sents, &rows, parents, (step, k, bos), cfg).await? {
+                Some((next_rows, next_parents, ran)) => {
+                    (rows, pending, step) = (next_rows, Some(next_parents), step + ran);
+                    continue;
+                }
                 None => chain = false,
             }
-            model.select_rows(&parents).await?;
-        } else if let Some(parents) = pending.take() {
+        }
+        if let Some(parents) = pending.take() {
             model.select_rows(&parents).await?;
         }
         let inputs: Vec<u32> = rows.iter().map(|&(s, h)| *sents[s].live[h].tokens.last().unwrap_or(&bos)).collect();

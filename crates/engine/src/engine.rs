@@ -61,7 +61,8 @@ pub trait Architecture {
     fn attention_maps(&self) -> (Vec<&wgpu::Buffer>, usize);
 }
 
-/// The engine's own per-row buffers.
+/// The engine's own per-row buffers (handles: a clone is the same buffers).
+#[derive(Clone)]
 struct RowIo {
     cap: usize,
     tokens: wgpu::Buffer,
@@ -72,22 +73,6 @@ struct RowIo {
     index: wgpu::Buffer,
     identity: wgpu::Buffer,
     row_source: wgpu::Buffer,
-}
-
-impl RowIo {
-    /// The same buffers (handles), for recording while the batch is borrowed.
-    fn clone_handles(&self) -> RowIo {
-        RowIo {
-            cap: self.cap,
-            tokens: self.tokens.clone(),
-            raw: self.raw.clone(),
-            log_probs: self.log_probs.clone(),
-            cands: self.cands.clone(),
-            index: self.index.clone(),
-            identity: self.identity.clone(),
-            row_source: self.row_source.clone(),
-        }
-    }
 }
 
 struct Batch {
@@ -197,6 +182,31 @@ impl GpuEngine {
         }
     }
 
+    /// The host's side of keeping rows `rows` (a row may repeat: beam expansion): the per-row
+    /// buffers grown where needed, the rows written to `io.index` for the reorder to gather by, and
+    /// each row's source. The caller records the reorder.
+    fn keep_rows(&mut self, rows: &[usize]) -> Result<(), String> {
+        let cap = {
+            let b = self.batch.as_ref().ok_or("rows kept before start")?;
+            if let Some(&bad) = rows.iter().find(|&&r| r >= b.rows) {
+                return Err(format!("row {bad} does not exist ({} rows)", b.rows));
+            }
+            b.io.cap
+        };
+        if rows.len() > cap {
+            // Beam expansion: the per-row buffers grow (in the pool) to the larger number of rows.
+            let io = self.row_io(rows.len());
+            self.batch.as_mut().unwrap().io = io;
+        }
+        let b = self.batch.as_mut().unwrap();
+        let idx: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
+        self.gpu.write(&b.io.index, &idx);
+        b.row_source = rows.iter().map(|&r| b.row_source[r]).collect();
+        b.rows = rows.len();
+        self.gpu.write(&b.io.row_source, &b.row_source);
+        Ok(())
+    }
+
     /// Runs `steps` decoder steps in one submission, feeding `tokens` first and then each row's
     /// best candidate of the step before; with k > 0 each step's top-k go to `io.cands`
     /// (step s, row r, rank j at pair (s·rows + r)·k + j).
@@ -229,21 +239,9 @@ impl GpuEngine {
                 }
             };
             let features = self.arch.record_step(&mut rec, &io, input, b.position + s, capture);
-            let width = self.arch.output_width() as u32;
-            let kern = &self.k;
-            kern.matmul(
-                &mut rec,
-                features,
-                self.arch.output_weight(),
-                &self.zero_vocab,
-                &b.io.raw,
-                rows,
-                v,
-                width,
-                Act::None,
-            );
-            kern.softmax(&mut rec, &b.io.raw, &b.io.log_probs, rows, v, true);
+            record_log_probs(&self.k, &*self.arch, &self.zero_vocab, &mut rec, features, &b.io, rows, v);
             if k > 0 {
+                let kern = &self.k;
                 kern.top_k(&mut rec, &b.io.log_probs, &b.io.cands, rows, v, k as u32, s as u32 * rows * k as u32);
             }
         }
@@ -299,48 +297,31 @@ impl GpuEngine {
         if !fits {
             return Ok(None);
         }
-        let (cap, position) = {
-            let b = self.batch.as_ref().ok_or("beam steps before start")?;
-            if let Some(&bad) = c.parents.iter().find(|&&r| r >= b.rows) {
-                return Err(format!("row {bad} does not exist ({} rows)", b.rows));
-            }
-            (b.io.cap, b.position)
-        };
+        let position = self.batch.as_ref().ok_or("beam steps before start")?.position;
         let room = self.max_len.saturating_sub(position);
         if room == 0 {
             return Err(format!("output longer than the model's max_len {}", self.max_len));
         }
         let steps = c.max_steps.min(BEAM_STEPS_PER_SUBMIT).min(room).max(1);
-        if rows > cap {
-            let io = self.row_io(rows);
-            self.batch.as_mut().unwrap().io = io;
-        }
+        // Rows stay with their sentence through the chain: the map to sources changes only here.
+        self.keep_rows(c.parents)?;
         let (slots, k, v) = (rows / c.beam, c.k, self.vocab_size as u32);
         let rows_at = steps * slots * 2 * c.beam * 4;
         let (g, p) = (&self.gpu, &mut self.pool);
         let log = p.get(g, "beam log", ((rows_at + (steps + 1) * rows * 4) * 4) as u64);
         let cands = p.get(g, "beam candidates", (steps * rows * k * 8) as u64);
-        let b = self.batch.as_mut().unwrap();
         let first: Vec<u32> = c.tokens.iter().zip(c.log_probs).flat_map(|(&t, &l)| [0, t, 0, l.to_bits()]).collect();
         g.write_at(&log, rows_at as u64, &first);
-        let idx: Vec<u32> = c.parents.iter().map(|&r| r as u32).collect();
-        g.write(&b.io.index, &idx);
-        // Rows stay with their sentence through the chain: the map to sources changes only here.
-        b.row_source = c.parents.iter().map(|&r| b.row_source[r]).collect();
-        b.rows = rows;
-        g.write(&b.io.row_source, &b.row_source);
-        let (io_bufs, lens, s_max) = (b.io.clone_handles(), b.lens.clone(), b.s_max);
+        let b = self.batch.as_ref().unwrap();
+        let (io_bufs, lens, s_max) = (b.io.clone(), b.lens.clone(), b.s_max);
         let step_io = StepIo { rows, s_max, identity: &io_bufs.identity, row_source: &io_bufs.row_source, lens: &lens };
         let mut rec = Recorder::new(&self.gpu, &mut self.beam_sites);
         for s in 0..steps {
             self.arch.reorder(&mut self.pool, &mut rec, &io_bufs.index, rows, position + s);
             let input = TokenSource { buffer: &log, stride: 4, offset: (rows_at + s * rows * 4 + 1) as u32 };
             let features = self.arch.record_step(&mut rec, &step_io, input, position + s, false);
-            let width = self.arch.output_width() as u32;
-            let out = self.arch.output_weight();
             let (r, kk) = (rows as u32, k as u32);
-            self.k.matmul(&mut rec, features, out, &self.zero_vocab, &io_bufs.raw, r, v, width, Act::None);
-            self.k.softmax(&mut rec, &io_bufs.raw, &io_bufs.log_probs, r, v, true);
+            record_log_probs(&self.k, &*self.arch, &self.zero_vocab, &mut rec, features, &io_bufs, r, v);
             self.k.top_k(&mut rec, &io_bufs.log_probs, &cands, r, v, kk, s as u32 * r * kk);
             let dims = [r, c.beam as u32, kk, EOS_ID, s as u32, slots as u32, s as u32 * r * kk, rows_at as u32];
             self.k.beam_select(&mut rec, &cands, &log, &io_bufs.index, dims);
@@ -360,6 +341,23 @@ impl GpuEngine {
         };
         Ok(Some((0..steps).map(|s| (0..slots).map(|slot| entries(s, slot)).collect()).collect()))
     }
+}
+
+/// The tied output projection of a step's features and its log-softmax, into `io.log_probs`.
+#[allow(clippy::too_many_arguments)]
+fn record_log_probs(
+    kernels: &Kernels,
+    arch: &dyn Architecture,
+    zero_bias: &wgpu::Buffer,
+    rec: &mut Recorder,
+    features: &wgpu::Buffer,
+    io: &RowIo,
+    rows: u32,
+    vocab: u32,
+) {
+    let width = arch.output_width() as u32;
+    kernels.matmul(rec, features, arch.output_weight(), zero_bias, &io.raw, rows, vocab, width, Act::None);
+    kernels.softmax(rec, &io.raw, &io.log_probs, rows, vocab, true);
 }
 
 impl AsyncStepModel for GpuEngine {
@@ -452,27 +450,11 @@ impl AsyncStepModel for GpuEngine {
     }
 
     async fn select_rows(&mut self, rows: &[usize]) -> Result<(), String> {
-        let (cap, position) = {
-            let b = self.batch.as_ref().ok_or("select_rows before start")?;
-            if let Some(&bad) = rows.iter().find(|&&r| r >= b.rows) {
-                return Err(format!("row {bad} does not exist ({} rows)", b.rows));
-            }
-            (b.io.cap, b.position)
-        };
-        if rows.len() > cap {
-            // Beam expansion: the per-row buffers grow (in the pool) to the larger number of rows.
-            let io = self.row_io(rows.len());
-            self.batch.as_mut().unwrap().io = io;
-        }
-        let b = self.batch.as_mut().unwrap();
-        let idx: Vec<u32> = rows.iter().map(|&r| r as u32).collect();
-        self.gpu.write(&b.io.index, &idx);
+        self.keep_rows(rows)?;
+        let b = self.batch.as_ref().unwrap();
         let mut rec = Recorder::new(&self.gpu, &mut self.select_sites);
-        self.arch.reorder(&mut self.pool, &mut rec, &b.io.index, rows.len(), position);
+        self.arch.reorder(&mut self.pool, &mut rec, &b.io.index, rows.len(), b.position);
         rec.submit();
-        b.row_source = rows.iter().map(|&r| b.row_source[r]).collect();
-        b.rows = rows.len();
-        self.gpu.write(&b.io.row_source, &b.row_source);
         Ok(())
     }
 }

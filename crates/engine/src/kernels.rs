@@ -142,12 +142,27 @@ impl<'a> From<&'a wgpu::Buffer> for Matrix<'a> {
     }
 }
 
+/// The element type of dense weights: f16 where they stay f16 on the device, else f32.
+fn dense_weight_type(params: &KernelParams) -> &'static str {
+    if params.f16_weights {
+        "enable f16;\nalias W = f16;\n"
+    } else {
+        "alias W = f32;\n"
+    }
+}
+
+/// int8 weights, four values per u32 (`pack_int8`), value j in bits 8j..8j+8: one of them, and a
+/// word's four, as f32.
+const INT8_UNPACK: &str = "fn int8_at(word: u32, j: u32) -> f32 { return f32(bitcast<i32>(word << (24u - 8u * j)) >> 24u); }
+fn int8x4(word: u32) -> vec4<f32> { return vec4<f32>(int8_at(word, 0u), int8_at(word, 1u), int8_at(word, 2u), int8_at(word, 3u)); }
+";
+
 /// The declarations of the weights (binding 1, and with int8 the scales at binding 4) and of the
 /// launch parameters (the binding after the last buffer) that matmul.wgsl and matvec.wgsl
 /// (`weights4`) and embed.wgsl (`table_value`) read through.
 fn weight_prelude(params: &KernelParams, embed: bool) -> String {
     let Some(block) = params.int8_block else {
-        let ty = if params.f16_weights { "enable f16;\nalias W = f16;\n" } else { "alias W = f32;\n" };
+        let ty = dense_weight_type(params);
         let access = if embed {
             "@group(0) @binding(1) var<storage, read> table: array<W>;
 fn table_value(token: u32, i: u32) -> f32 { return f32(table[token * dims.d + i]); }"
@@ -166,9 +181,7 @@ fn table_value(token: u32, i: u32) -> f32 {
     } else {
         "@group(0) @binding(1) var<storage, read> w: array<u32>;
 fn weights4(row: u32, kv: u32, k4: u32) -> vec4<f32> {
-    let p = w[row * k4 + kv];
-    let q = vec4<f32>(int8_at(p, 0u), int8_at(p, 1u), int8_at(p, 2u), int8_at(p, 3u));
-    return q * scale_at(row, k4 * 4u, kv * 4u);
+    return int8x4(w[row * k4 + kv]) * scale_at(row, k4 * 4u, kv * 4u);
 }"
     };
     // The scale of value i of a row of k values.
@@ -177,11 +190,10 @@ fn weights4(row: u32, kv: u32, k4: u32) -> vec4<f32> {
         b => format!("scales[row * (k / {b}u) + i / {b}u]"),
     };
     format!(
-        "// int8 weights: four values per u32, value j in bits 8j..8j+8, times their row's (or block's) scale.
+        "// int8 weights times their row's (or block's) scale.
 @group(0) @binding(4) var<storage, read> scales: array<f32>;
 @group(0) @binding(5) var<uniform> dims: Dims;
-fn int8_at(word: u32, j: u32) -> f32 {{ return f32(bitcast<i32>(word << (24u - 8u * j)) >> 24u); }}
-fn scale_at(row: u32, k: u32, i: u32) -> f32 {{ return {scale}; }}
+{INT8_UNPACK}fn scale_at(row: u32, k: u32, i: u32) -> f32 {{ return {scale}; }}
 {access}
 "
     )
@@ -192,7 +204,7 @@ fn scale_at(row: u32, k: u32, i: u32) -> f32 {{ return {scale}; }}
 /// which start at `prm[s]`.
 fn layer_weight_prelude(params: &KernelParams) -> String {
     let Some(block) = params.int8_block else {
-        let ty = if params.f16_weights { "enable f16;\nalias W = f16;\n" } else { "alias W = f32;\n" };
+        let ty = dense_weight_type(params);
         return format!(
             "{ty}@group(0) @binding(1) var<storage, read> w: array<vec4<W>>;
 fn wrow(base: u32, s: u32, row: u32, kv: u32, k4: u32) -> vec4<f32> {{ return vec4<f32>(w[base + row * k4 + kv]); }}
@@ -205,10 +217,8 @@ fn wrow(base: u32, s: u32, row: u32, kv: u32, k4: u32) -> vec4<f32> {{ return ve
     };
     format!(
         "@group(0) @binding(1) var<storage, read> w: array<u32>;
-fn int8_at(word: u32, j: u32) -> f32 {{ return f32(bitcast<i32>(word << (24u - 8u * j)) >> 24u); }}
-fn wrow(base: u32, s: u32, row: u32, kv: u32, k4: u32) -> vec4<f32> {{
-    let p = w[base + row * k4 + kv];
-    return vec4<f32>(int8_at(p, 0u), int8_at(p, 1u), int8_at(p, 2u), int8_at(p, 3u)) * prm[s + {scale}];
+{INT8_UNPACK}fn wrow(base: u32, s: u32, row: u32, kv: u32, k4: u32) -> vec4<f32> {{
+    return int8x4(w[base + row * k4 + kv]) * prm[s + {scale}];
 }}
 "
     )
@@ -693,7 +703,7 @@ impl Kernels {
     ) {
         assert!(
             dims[1] as usize <= MAX_DEVICE_BEAM && dims[2] as usize <= MAX_TOP_K,
-            "beam_select takes beam ≤ 16, k ≤ 32"
+            "beam_select takes beam ≤ {MAX_DEVICE_BEAM}, k ≤ {MAX_TOP_K}"
         );
         rec.dispatch(&self.beam_select, &[cands, log, index], &dims, [dims[5], 1]);
     }

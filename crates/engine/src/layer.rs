@@ -77,9 +77,14 @@ impl DecoderLayer {
         if !shape.fits() {
             return Err(format!("a decoder layer of {shape:?} does not fit one dispatch"));
         }
-        let norms_wanted = if t.norms.len() == 4 { 4 } else { 3 };
-        if t.matrices.len() != 6 || t.biases.len() != 6 || t.norms.len() != norms_wanted {
-            return Err("a decoder layer has 6 matrices, 6 biases and 3 or 4 norms".into());
+        // The last layer also holds the decoder's final norm.
+        let last = match t.norms.len() {
+            3 => false,
+            4 => true,
+            _ => return Err("a decoder layer has 3 norms, the last 4".into()),
+        };
+        if t.matrices.len() != 6 || t.biases.len() != 6 {
+            return Err("a decoder layer has 6 matrices and 6 biases".into());
         }
         let mut prm: Vec<f32> = Vec::new();
         let mut push = |v: &[f32]| {
@@ -128,22 +133,16 @@ impl DecoderLayer {
             None if params.f16_weights => gpu.storage_f16("decoder layer weights", &dense),
             None => gpu.storage("decoder layer weights", &dense),
         };
-        Ok(Self {
-            shape,
-            weights,
-            prm: gpu.storage("decoder layer parameters", &prm),
-            offsets,
-            last: norms_wanted == 4,
-            weight_bytes,
-        })
+        Ok(Self { shape, weights, prm: gpu.storage("decoder layer parameters", &prm), offsets, last, weight_bytes })
     }
 
     /// The kernel's launch parameters (`Layer` in decoder_layer.wgsl).
-    pub(crate) fn launch(&self, s: LayerStep) -> Vec<u32> {
+    pub(crate) fn launch(&self, s: LayerStep) -> [u32; 36] {
         let LayerShape { d, d_ff, heads } = self.shape;
         let dk = d / heads;
         let scale = 1.0 / (dk as f32).sqrt();
-        let mut words = vec![
+        let mut words = [0u32; 36];
+        let header = [
             s.rows,
             d as u32,
             d_ff as u32,
@@ -157,7 +156,8 @@ impl DecoderLayer {
             scale.to_bits(),
             0,
         ];
-        words.extend_from_slice(&self.offsets);
+        words[..12].copy_from_slice(&header);
+        words[12..].copy_from_slice(&self.offsets);
         words
     }
 }

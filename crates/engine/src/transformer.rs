@@ -12,6 +12,7 @@ use crate::engine::{Architecture, Sources, StepIo, F};
 use crate::kernels::{Act, AttentionLayout, CacheAppend, Kernels, Matrix, TokenSource};
 use crate::layer::{DecoderLayer, LayerShape, LayerStep, LayerTensors, MatrixData, MATRICES};
 use crate::record::{Pool, Recorder};
+use crate::weights::stacked;
 use crate::Gpu;
 
 /// The per-row decoder buffers of the current batch (handles into the pool).
@@ -85,7 +86,8 @@ impl Transformer {
             true => (0..cfg.decoder_layers)
                 .map(|i| {
                     let last = i + 1 == cfg.decoder_layers;
-                    DecoderLayer::upload(gpu, &k.params, shape, &layer_tensors(weights, i, last)?)
+                    let tensors = layer_tensors(weights, i, last, k.params.int8_block.is_some())?;
+                    DecoderLayer::upload(gpu, &k.params, shape, &tensors)
                 })
                 .collect::<Result<Vec<_>, String>>()?,
             false => Vec::new(),
@@ -427,34 +429,26 @@ impl Architecture for Transformer {
     }
 }
 
-/// Decoder layer `i`'s tensors as [`DecoderLayer::upload`] takes them: int8 matrices where the file
-/// holds them so (self-attention's Q and K|V stacked into Q|K|V), the last layer with the final norm.
-fn layer_tensors(weights: &CheckedWeights, i: usize, last: bool) -> Result<LayerTensors, String> {
+/// Decoder layer `i`'s tensors as [`DecoderLayer::upload`] takes them (int8 matrices where the
+/// file holds them so and the kernels run int8; self-attention's Q and K|V stacked into Q|K|V),
+/// the last layer with the final norm.
+fn layer_tensors(weights: &CheckedWeights, i: usize, last: bool, int8: bool) -> Result<LayerTensors, String> {
     let p = format!("decoder.{i}");
-    let tensor = |name: &str| -> Result<Vec<f32>, String> {
-        weights.tensor(name).map(|(_, v)| v.to_vec()).ok_or_else(|| format!("model.safetensors has no tensor {name}"))
-    };
-    let parts = |m: &str| -> Vec<String> {
+    let parts = |m: &str, part: &str| -> Vec<String> {
         match m {
-            "self_attn.qkv" => vec![format!("{p}.self_attn.q"), format!("{p}.self_attn.kv")],
-            _ => vec![format!("{p}.{m}")],
+            "self_attn.qkv" => vec![format!("{p}.self_attn.q.{part}"), format!("{p}.self_attn.kv.{part}")],
+            _ => vec![format!("{p}.{m}.{part}")],
         }
+    };
+    let dense = |names: &[String]| match stacked(weights, names, false)? {
+        (MatrixData::Dense(v), _) => Ok(v),
+        _ => Err(format!("{} is not stored as floats", names[0])),
     };
     let mut matrices = Vec::new();
     let mut biases = Vec::new();
     for m in MATRICES {
-        let names = parts(m);
-        let quantized: Option<Vec<_>> = names.iter().map(|n| weights.quantized(&format!("{n}.weight"))).collect();
-        matrices.push(match quantized {
-            Some(q) => MatrixData::Int8 {
-                values: q.iter().flat_map(|q| q.values.iter().copied()).collect(),
-                scales: q.iter().flat_map(|q| q.scales.iter().map(|s| s.to_f32())).collect(),
-            },
-            None => MatrixData::Dense(
-                names.iter().map(|n| tensor(&format!("{n}.weight"))).collect::<Result<Vec<_>, _>>()?.concat(),
-            ),
-        });
-        biases.push(names.iter().map(|n| tensor(&format!("{n}.bias"))).collect::<Result<Vec<_>, _>>()?.concat());
+        matrices.push(stacked(weights, &parts(m, "weight"), int8)?.0);
+        biases.push(dense(&parts(m, "bias"))?);
     }
     let mut norm_names: Vec<String> = (1..=3).map(|j| format!("{p}.norm{j}")).collect();
     if last {
@@ -462,7 +456,7 @@ fn layer_tensors(weights: &CheckedWeights, i: usize, last: bool) -> Result<Layer
     }
     let norms = norm_names
         .iter()
-        .map(|n| Ok((tensor(&format!("{n}.weight"))?, tensor(&format!("{n}.bias"))?)))
+        .map(|n| Ok((dense(&[format!("{n}.weight")])?, dense(&[format!("{n}.bias")])?)))
         .collect::<Result<Vec<_>, String>>()?;
     Ok(LayerTensors { matrices, biases, norms })
 }

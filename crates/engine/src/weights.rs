@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use wgslate_model::quant::SCALE_SUFFIX;
 use wgslate_model::weights::CheckedWeights;
 
+use crate::layer::MatrixData;
 use crate::{Gpu, KernelParams};
 
 /// int8 values packed four to a u32 (little-endian, as the int8 kernels unpack them).
@@ -19,9 +20,28 @@ pub fn pack_int8(values: &[i8]) -> Vec<u32> {
         .collect()
 }
 
-/// Buffers for one tensor or for several stacked along their first dimension (fused products
-/// such as Q|K|V), under `name`: int8 matrices as packed values plus f32 scales under
-/// `name.scale` when the kernels run int8; other matrices (weights of matmul.wgsl, embedding
+/// One tensor or several stacked along their first dimension (fused products such as Q|K|V), as
+/// the kernels take it: int8 values with f32 scales where the file holds them so and `int8` (the
+/// kernels run int8), else f32 values; and whether it is a matrix.
+pub(crate) fn stacked(weights: &CheckedWeights, parts: &[String], int8: bool) -> Result<(MatrixData, bool), String> {
+    let quantized: Option<Vec<_>> = parts.iter().map(|n| weights.quantized(n)).collect();
+    if let (true, Some(q)) = (int8, quantized) {
+        let values = q.iter().flat_map(|q| q.values.iter().copied()).collect();
+        let scales = q.iter().flat_map(|q| q.scales.iter().map(|s| s.to_f32())).collect();
+        return Ok((MatrixData::Int8 { values, scales }, true));
+    }
+    let mut data = Vec::new();
+    let mut matrix = false;
+    for n in parts {
+        let (shape, part) = weights.tensor(n).ok_or_else(|| format!("model.safetensors has no tensor {n}"))?;
+        matrix = shape.len() == 2;
+        data.extend_from_slice(part);
+    }
+    Ok((MatrixData::Dense(data), matrix))
+}
+
+/// Buffers for [`stacked`] tensors under `name`: int8 matrices as packed values plus f32 scales
+/// under `name.scale` when the kernels run int8; other matrices (weights of matmul.wgsl, embedding
 /// tables) as f16 when `f16_weights`; everything else (biases, norms, attention vectors) as f32.
 pub(crate) fn upload_stacked(
     gpu: &Gpu,
@@ -30,25 +50,14 @@ pub(crate) fn upload_stacked(
     parts: &[String],
     params: &KernelParams,
 ) -> Result<Vec<(String, wgpu::Buffer)>, String> {
-    let missing = |n: &String| format!("model.safetensors has no tensor {n}");
-    let quantized: Option<Vec<_>> = parts.iter().map(|n| weights.quantized(n)).collect();
-    if let (Some(_), Some(q)) = (params.int8_block, quantized) {
-        let values: Vec<i8> = q.iter().flat_map(|q| q.values.iter().copied()).collect();
-        let scales: Vec<f32> = q.iter().flat_map(|q| q.scales.iter().map(|s| s.to_f32())).collect();
-        return Ok(vec![
+    Ok(match stacked(weights, parts, params.int8_block.is_some())? {
+        (MatrixData::Int8 { values, scales }, _) => vec![
             (name.to_string(), gpu.storage_u32(name, &pack_int8(&values))),
             (format!("{name}{SCALE_SUFFIX}"), gpu.storage(name, &scales)),
-        ]);
-    }
-    let mut data = Vec::new();
-    let mut matrix = false;
-    for n in parts {
-        let (shape, part) = weights.tensor(n).ok_or_else(|| missing(n))?;
-        matrix = shape.len() == 2;
-        data.extend_from_slice(part);
-    }
-    let buffer = if params.f16_weights && matrix { gpu.storage_f16(name, &data) } else { gpu.storage(name, &data) };
-    Ok(vec![(name.to_string(), buffer)])
+        ],
+        (MatrixData::Dense(data), true) if params.f16_weights => vec![(name.to_string(), gpu.storage_f16(name, &data))],
+        (MatrixData::Dense(data), _) => vec![(name.to_string(), gpu.storage(name, &data))],
+    })
 }
 
 /// Uploads the named tensors (see [`upload_stacked`]).
