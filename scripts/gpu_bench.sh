@@ -30,9 +30,11 @@ for m in transformer transformer-d224-distilled gru; do
     echo "== bench $m (WGSL engine on the GPU, candle on the CPU; the gpu backend line names the adapter)"
     timeout 300 "$W" bench --model $M/$m --sentences 50 --dump /tmp/ids-$m.json
 done
-for th in $(nproc) 2; do
+echo "== bench transformer with fused layers (one workgroup a row: what a CPU adapter runs)"
+timeout 300 "$W" bench --model $M/transformer --sentences 50 --batched 256 --layers fused
+for th in $(nproc) 4 2 1; do
     echo "== bench transformer, RAYON_NUM_THREADS=$th"
-    RAYON_NUM_THREADS=$th timeout 300 "$W" bench --model $M/transformer --sentences 50
+    RAYON_NUM_THREADS=$th timeout 300 "$W" bench --model $M/transformer --sentences 50 --batched 256
 done
 echo "== PyTorch eager peer (batch-1 greedy over the same 50 sentences, tokens checked)"
 for m in transformer transformer-d224-distilled transformer; do

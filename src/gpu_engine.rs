@@ -105,7 +105,13 @@ pub async fn device() -> Result<Gpu, String> {
             ),
             Ok(adapter) => {
                 ADAPTER_NAME.with(|n| *n.borrow_mut() = adapter.name);
-                Gpu::new().await.map_err(|e| format!("WebGPU unavailable: {e}"))
+                // WebGPU reports no device type; a software adapter gets the kernels chosen for one.
+                Gpu::new().await.map_err(|e| format!("WebGPU unavailable: {e}")).map(|mut gpu| {
+                    if adapter.fallback {
+                        gpu.report.device_type = wgslate_engine::wgpu::DeviceType::Cpu;
+                    }
+                    gpu
+                })
             }
         },
     };

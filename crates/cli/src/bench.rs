@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use wgslate_decode::{trace_search, BeamConfig, Blocking, Search, StepModel};
-use wgslate_engine::{Gpu, GpuEngine};
+use wgslate_engine::{Gpu, GpuEngine, KernelParams};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate_with};
 use wgslate_model::weights::CheckedWeights;
@@ -12,14 +12,17 @@ use wgslate_model::Model;
 
 use crate::pyfmt::{self, Json};
 
-pub const USAGE: &str = "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE]
+pub const USAGE: &str =
+    "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE] [--layers fused|per-op]
   times the WGSL engine (on the GPU) and the candle CPU reference on the same lines; prints JSON
   --src FILE      the lines (default www/data/test_2016_flickr.en: run from the repository root, or give --src)
   --sentences N   the first N lines translated one at a time, greedy and beam 4 (default 50)
   --batched N     the first N lines translated greedy in batches of 64 (default every line of --src)
-  --dump FILE     writes the first N lines' source ids and the CPU's greedy output ids (scripts/torch_peer.py)";
+  --dump FILE     writes the first N lines' source ids and the CPU's greedy output ids (scripts/torch_peer.py)
+  --layers L      a Transformer's decoder layers on the GPU: fused (one kernel a layer) or per-op (default:
+                  fused on a CPU adapter, per-op on a hardware GPU)";
 
-const FLAGS: [&str; 5] = ["--model", "--src", "--sentences", "--batched", "--dump"];
+const FLAGS: [&str; 6] = ["--model", "--src", "--sentences", "--batched", "--dump", "--layers"];
 
 struct Workload<'a> {
     model: &'a Model,
@@ -66,7 +69,13 @@ fn time_engine<M: StepModel + ?Sized>(
 }
 
 /// Times the WGSL engine on `gpu`, whose setup began at `t0`.
-fn time_gpu(gpu: &Gpu, t0: Instant, dir: &str, w: &Workload) -> Result<(f64, Vec<(String, Json)>), String> {
+fn time_gpu(
+    gpu: &Gpu,
+    t0: Instant,
+    dir: &str,
+    w: &Workload,
+    fused_layers: Option<bool>,
+) -> Result<(f64, Vec<(String, Json)>), String> {
     let weights =
         CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
     let device_weights = match weights.format() {
@@ -74,8 +83,12 @@ fn time_gpu(gpu: &Gpu, t0: Instant, dir: &str, w: &Workload) -> Result<(f64, Vec
         _ if gpu.has_f16() => "f16",
         _ => "f32",
     };
-    let name = format!("gpu ({}, {}, {device_weights} weights on the device)", gpu.report.name, gpu.report.backend);
-    let mut e = Blocking(GpuEngine::new(gpu, &w.model.config, &weights)?);
+    let mut params = KernelParams::for_gpu(gpu);
+    params.fused_layers = fused_layers.unwrap_or(params.fused_layers);
+    let layers = if params.fused_layers { "fused layers" } else { "per-op layers" };
+    let name =
+        format!("gpu ({}, {}, {device_weights} weights on the device, {layers})", gpu.report.name, gpu.report.backend);
+    let mut e = Blocking(GpuEngine::with_params(gpu, &w.model.config, &weights, params)?);
     let (greedy_s, mut fields) = time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())?;
     let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
     for (label, search) in [("greedy", Search::default()), ("beam4", beam)] {
@@ -141,6 +154,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let dir = get("--model").ok_or(USAGE)?;
     let src = get("--src").unwrap_or_else(|| "www/data/test_2016_flickr.en".into());
     let (n, batched) = (number("--sentences", 50)?, number("--batched", usize::MAX)?);
+    let fused_layers = match get("--layers").as_deref() {
+        None => None,
+        Some("fused") => Some(true),
+        Some("per-op") => Some(false),
+        Some(other) => return Err(format!("--layers is fused or per-op, not '{other}'\n{USAGE}")),
+    };
     if n == 0 || batched == 0 {
         return Err(format!("--sentences and --batched must be at least 1\n{USAGE}"));
     }
@@ -163,7 +182,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // is the command's.
     let t0 = Instant::now();
     let gpu = match Gpu::new_blocking() {
-        Ok(gpu) => Ok(time_gpu(&gpu, t0, &dir, &w)?),
+        Ok(gpu) => Ok(time_gpu(&gpu, t0, &dir, &w, fused_layers)?),
         Err(no_adapter) => Err(no_adapter),
     };
     let t0 = Instant::now();

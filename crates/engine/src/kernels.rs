@@ -48,7 +48,9 @@ pub struct KernelParams {
     /// Workgroup size of the row kernels (softmax, layernorm, topk); a power of two ≤ 256.
     pub row_workgroup: u32,
     /// A Transformer decoder layer runs as one kernel (decoder_layer.wgsl) where the model's shape
-    /// fits it; off, a step runs the per-op kernels (tests compare the two).
+    /// fits it; off, a step runs the per-op kernels (tests compare the two). The layer kernel gives
+    /// a row one workgroup: on a CPU adapter that costs nothing, but at batch 1 a hardware GPU then
+    /// runs the layer on one of its cores (docs/engine.md, "The floor").
     pub fused_layers: bool,
     /// LayerNorm epsilon; the same value as the candle reference (wgslate_model::ops::LAYER_NORM_EPS).
     pub layer_norm_eps: f32,
@@ -80,11 +82,13 @@ impl Default for KernelParams {
 impl KernelParams {
     /// The defaults, with f16 weights when the device has shader-f16. On a CPU adapter (lavapipe,
     /// SwiftShader) every product runs matvec.wgsl: there the tiled kernel's workgroup-memory
-    /// staging is slower at every size measured (`kernel_bench`, lavapipe: 40×256·8000, 900 ms vs 415 ms).
+    /// staging is slower at every size measured (`kernel_bench`, lavapipe: 40×256·8000, 900 ms vs 415 ms);
+    /// and only there decoder layers run fused, which a hardware GPU ran slower than its CPU at
+    /// batch 1 (docs/benchmarks.md, "On a real GPU").
     pub fn for_gpu(gpu: &Gpu) -> Self {
-        let matvec_max_rows =
-            if gpu.report.device_type == wgpu::DeviceType::Cpu { u32::MAX } else { Self::default().matvec_max_rows };
-        Self { f16_weights: gpu.has_f16(), matvec_max_rows, ..Self::default() }
+        let cpu_adapter = gpu.report.device_type == wgpu::DeviceType::Cpu;
+        let matvec_max_rows = if cpu_adapter { u32::MAX } else { Self::default().matvec_max_rows };
+        Self { f16_weights: gpu.has_f16(), matvec_max_rows, fused_layers: cpu_adapter, ..Self::default() }
     }
 }
 
