@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use wgslate_decode::{greedy_async, AsyncStepModel, LengthLimits};
+use wgslate_engine::layer_probe::{self, PROBE_SENTENCE, PROBE_TOKENS};
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::weights::CheckedWeights;
@@ -32,19 +33,26 @@ thread_local! {
     static PROBES: RefCell<HashMap<String, (f64, f64)>> = RefCell::new(HashMap::new());
     /// Per model whose GPU engine a probe chose: what the label says of it.
     static NOTES: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
-    /// Per model, the ms its GPU engine took to build (pipelines and weights), for "Measure this device".
+    /// Per model, the ms its GPU engine took to build (pipelines and weights, and on a hardware
+    /// adapter choosing its decoder step), for "Measure this device".
     static SETUP_MS: RefCell<HashMap<String, f64>> = RefCell::new(HashMap::new());
+    /// Per model whose decoder step (fused or per-op) a probe chose: what the label says of it.
+    static STEP_NOTES: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
 }
 
-/// Output tokens the probe times on each engine, after one untimed run (the GPU's first run
-/// creates its pipelines).
-const PROBE_TOKENS: usize = 8;
-const PROBE_SENTENCE: &str = "A man in a blue shirt is walking a dog in the park.";
-
-/// A test's stand-in for a slow engine: the worker's global `wgslateProbeStub`, "gpu-slow" or
-/// "cpu-slow", adds 10 s to that engine's measured probe (no waiting) (and lets `auto` probe a software adapter).
+/// A test's stand-in for a slow engine: the worker's global `wgslateProbeStub`, words among "gpu-slow",
+/// "cpu-slow", "fused-slow" and "per-op-slow", adds 10 s to that engine's (or decoder step's) measured
+/// probe (no waiting), and lets `auto` probe a software adapter (and choose its step as on a hardware one).
 fn probe_stub() -> Option<String> {
     js_sys::Reflect::get(&js_sys::global(), &"wgslateProbeStub".into()).ok()?.as_string()
+}
+
+/// What the stub adds to the probe of `side`, in ms.
+fn stub_ms(side: &str) -> f64 {
+    match probe_stub() {
+        Some(stub) if stub.split_whitespace().any(|w| w == side) => 10_000.0,
+        _ => 0.0,
+    }
 }
 
 /// Times greedy decoding of `PROBE_TOKENS` tokens of one sentence on `engine`, in ms.
@@ -64,11 +72,9 @@ async fn probe(engine: &mut GpuEngine, model: &Model, adapter: &str) -> Result<(
     if let Some(known) = PROBES.with(|p| p.borrow().get(&key).copied()) {
         return Ok(known);
     }
-    let stub = probe_stub();
-    let slow = |side: &str| if stub.as_deref() == Some(side) { 10_000.0 } else { 0.0 };
-    let gpu = time_probe(engine, model).await? + slow("gpu-slow");
+    let gpu = time_probe(engine, model).await? + stub_ms("gpu-slow");
     let mut cpu_engine = CpuStepper::new(&model.net, &model.config);
-    let cpu = time_probe(&mut cpu_engine, model).await? + slow("cpu-slow");
+    let cpu = time_probe(&mut cpu_engine, model).await? + stub_ms("cpu-slow");
     PROBES.with(|p| p.borrow_mut().insert(key, (gpu, cpu)));
     Ok((gpu, cpu))
 }
@@ -135,7 +141,10 @@ pub fn disable(reason: &str) {
 pub async fn prepare(name: &str, model: &Model, weights: &[u8]) {
     let Ok(gpu) = device().await else { return };
     let t0 = browser::now_ms();
-    let built = CheckedWeights::parse(weights).and_then(|checked| GpuEngine::new(&gpu, &model.config, &checked));
+    let built = match CheckedWeights::parse(weights) {
+        Ok(checked) => build(name, &gpu, model, &checked).await,
+        Err(e) => Err(e),
+    };
     SETUP_MS.with(|m| m.borrow_mut().insert(name.to_string(), browser::now_ms() - t0));
     match built {
         // `auto` measures, the first time an adapter and model shape are met, which engine is faster.
@@ -172,6 +181,29 @@ pub async fn prepare(name: &str, model: &Model, weights: &[u8]) {
     }
 }
 
+/// The model's engine. On a hardware adapter it is built with fused and with per-op decoder steps and
+/// the one that decoded the probe faster here is kept (`layer_probe`: a fused step gives a row one
+/// workgroup, which a big GPU runs on one of its cores); on a software adapter the fused step is.
+async fn build(name: &str, gpu: &Gpu, model: &Model, weights: &CheckedWeights) -> Result<GpuEngine, String> {
+    let stubbed = ["fused-slow", "per-op-slow"].iter().any(|side| stub_ms(side) > 0.0);
+    if gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu && !stubbed {
+        return GpuEngine::new(gpu, &model.config, weights);
+    }
+    let source = model.vocab.encode(PROBE_SENTENCE)?;
+    let timed =
+        layer_probe::time_step_paths(gpu, &model.config, weights, &source, PROBE_TOKENS, &browser::now_ms).await?;
+    let Some([mut fused, mut per_op]) = timed else { return GpuEngine::new(gpu, &model.config, weights) };
+    fused.ms += stub_ms("fused-slow");
+    per_op.ms += stub_ms("per-op-slow");
+    let (f, p) = (fused.ms.max(1e-3), per_op.ms.max(1e-3));
+    let note = match f <= p {
+        true => format!("fused steps: per-op took {:.1}× as long", p / f),
+        false => format!("per-op steps: fused took {:.1}× as long", f / p),
+    };
+    STEP_NOTES.with(|n| n.borrow_mut().insert(name.to_string(), note));
+    Ok(layer_probe::faster([fused, per_op]).engine)
+}
+
 /// The ms the model's GPU engine took to build (its pipelines' compilation and the weights' upload).
 pub fn setup_ms(name: &str) -> Option<f64> {
     SETUP_MS.with(|m| m.borrow().get(name).copied())
@@ -193,7 +225,9 @@ pub async fn backend(name: &str) -> Backend {
                 false => g.report.name.clone(),
                 true => ADAPTER_NAME.with(|n| n.borrow().clone()),
             };
-            Backend::Gpu { adapter, note: NOTES.with(|n| n.borrow().get(name).cloned()).unwrap_or_default() }
+            let notes =
+                [NOTES.with(|n| n.borrow().get(name).cloned()), STEP_NOTES.with(|n| n.borrow().get(name).cloned())];
+            Backend::Gpu { adapter, note: notes.into_iter().flatten().collect::<Vec<_>>().join("; ") }
         }
     }
 }

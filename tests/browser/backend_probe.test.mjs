@@ -1,7 +1,9 @@
 // `auto` chooses the backend by a probe: the first time an adapter and model shape are met, the engine
 // worker times a few greedy steps on the GPU engine and the CPU engine and keeps the faster, and the
 // backend label says why. A stub (the worker's `wgslateProbeStub`, injected into www/worker.js) makes
-// one engine slow each way; SwiftShader stands in for a hardware adapter while it is set.
+// one engine slow each way; SwiftShader stands in for a hardware adapter while it is set. On a hardware
+// adapter the worker also builds a Transformer's GPU engine with fused and with per-op decoder steps and
+// keeps the one that decoded the probe faster; the stub's "fused-slow" / "per-op-slow" slow one of them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, wgslate, root, untilTranslated } from './harness.mjs';
@@ -10,7 +12,7 @@ import { join } from 'node:path';
 const rig = useBrowser(8175);
 const TEXT = 'A dog runs in the snow.';
 
-async function withStub(stub) {
+async function withStub(stub, model = 'gru') {
   const errors = [];
   const page = await openPage(rig.browser, 'about:blank', errors);
   await page.route('**/worker.js', async (route) => {
@@ -18,12 +20,13 @@ async function withStub(stub) {
     const body = `self.wgslateProbeStub = ${JSON.stringify(stub)};\n` + (await response.text());
     await route.fulfill({ response, body });
   });
-  await page.goto(rig.url + `#translate?model=en-de%2Fgru&text=${encodeURIComponent(TEXT)}`);
+  await page.goto(rig.url + `#translate?model=en-de%2F${model}&text=${encodeURIComponent(TEXT)}`);
   await untilTranslated(page, 300000);
   return { page, errors };
 }
 
-const cli = () => wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', 'gru'), '--backend', 'cpu'], TEXT).trim();
+const cli = (model = 'gru') =>
+  wgslate(['translate', '--model', join(root, 'www', 'models', 'en-de', model), '--backend', 'cpu'], TEXT).trim();
 
 test('auto takes the GPU when the probe finds the CPU slower, and says by how much', async () => {
   const { page, errors } = await withStub('cpu-slow');
@@ -40,3 +43,15 @@ test('auto keeps the CPU when the probe finds the GPU slower, and says so', asyn
   assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), cli());
   assert.deepEqual(errors, []);
 });
+
+for (const [slow, kept] of [['fused', 'per-op'], ['per-op', 'fused']]) {
+  test(`the Transformer's GPU engine keeps ${kept} decoder steps when the probe finds ${slow} ones slower`, async () => {
+    const { page, errors } = await withStub(`cpu-slow ${slow}-slow`, 'transformer');
+    const label = () => document.querySelector('[data-testid=tr-backend]')?.textContent ?? '';
+    await page.waitForFunction(() => / steps: /.test(document.querySelector('[data-testid=tr-backend]')?.textContent ?? ''), null, { timeout: 180000 });
+    const text = await page.evaluate(label);
+    assert.match(text, new RegExp(`^GPU \\(WebGPU: .+; \\d+\\.\\d× the CPU here; ${kept} steps: ${slow} took \\d+\\.\\d× as long\\)`), text);
+    assert.equal((await page.locator('[data-testid=tr-output]').innerText()).trim(), cli('transformer'));
+    assert.deepEqual(errors, []);
+  });
+}

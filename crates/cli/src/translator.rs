@@ -3,6 +3,7 @@
 //! as it is done; and, with `--rerank`, the reverse model's engine.
 
 use wgslate_decode::{block_on, forced_scores, Blocking, Ensemble, ForcedScore, Search, StepModel};
+use wgslate_engine::layer_probe::{faster, time_step_paths, PROBE_SENTENCE, PROBE_TOKENS};
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
@@ -130,10 +131,28 @@ fn engines<'a>(
             )
         });
     }
+    let hardware = gpu.report.device_type != wgslate_engine::wgpu::DeviceType::Cpu;
     let mut members: Vec<Box<dyn StepModel>> = Vec::new();
     for (dir, model) in dirs.iter().zip(models) {
         let bytes = std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| format!("{dir}: {e}"))?;
-        members.push(Box::new(Blocking(GpuEngine::new(&gpu, &model.config, &CheckedWeights::parse(&bytes)?)?)));
+        let weights = CheckedWeights::parse(&bytes)?;
+        let engine = match hardware {
+            true => probed_engine(&gpu, model, &weights)?,
+            false => GpuEngine::new(&gpu, &model.config, &weights)?,
+        };
+        members.push(Box::new(Blocking(engine)));
     }
     Ok((members, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
+}
+
+/// On a hardware adapter, the model's engine with the decoder step (fused or per-op) that decoded the
+/// probe faster there (`wgslate_engine::layer_probe`).
+fn probed_engine(gpu: &Gpu, model: &Model, weights: &CheckedWeights) -> Result<GpuEngine, String> {
+    let source = model.vocab.encode(PROBE_SENTENCE)?;
+    let t0 = std::time::Instant::now();
+    let now = || t0.elapsed().as_secs_f64() * 1e3;
+    match block_on(time_step_paths(gpu, &model.config, weights, &source, PROBE_TOKENS, &now))? {
+        Some(paths) => Ok(faster(paths).engine),
+        None => GpuEngine::new(gpu, &model.config, weights),
+    }
 }

@@ -240,6 +240,60 @@ pub fn decoder_layer(
     (x, cache, probs)
 }
 
+/// A GRU step's weights as the twin multiplies them (what the kernel widens); `w_q` and `v` only
+/// for additive scores.
+pub struct GruStepWeights<'a> {
+    pub w_ih: &'a [f32],
+    pub w_hh: &'a [f32],
+    pub w_out: &'a [f32],
+    pub w_q: Option<&'a [f32]>,
+    pub b_ih: &'a [f32],
+    pub b_hh: &'a [f32],
+    pub b_out: &'a [f32],
+    pub v: &'a [f32],
+}
+
+/// One GRU decoder step as gru_step.wgsl computes it and the per-op kernels do in turn (these twins
+/// composed): row r attends over source map[r] (s_max positions a source, lengths[map[r]] of them)
+/// and returns o (rows × emb), h' (rows × hidden) and the attention weights (rows × s_max).
+#[allow(clippy::too_many_arguments)]
+pub fn gru_step(
+    emb: &[f32],
+    h: &[f32],
+    keys: &[f32],
+    memory: &[f32],
+    map: &[u32],
+    lengths: &[u32],
+    w: &GruStepWeights,
+    shape: crate::gru_step::GruStepShape,
+    s_max: usize,
+) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    use crate::Act;
+    let crate::gru_step::GruStepShape { emb: e, mem, hidden: hd, key_dim: kd, .. } = shape;
+    let rows = h.len() / hd;
+    let (mut o, mut h_new, mut probs) = (Vec::new(), Vec::new(), vec![0.0; rows * s_max]);
+    for r in 0..rows {
+        let (m, h_r, emb_r) = (map[r] as usize, &h[r * hd..][..hd], &emb[r * e..][..e]);
+        let n = (lengths[m] as usize).min(s_max);
+        let q = match w.w_q {
+            Some(w_q) => matmul(h_r, w_q, &vec![0.0; kd], 1, kd, hd, Act::None),
+            None => h_r.to_vec(),
+        };
+        let v = w.w_q.map(|_| w.v);
+        let (keys_m, memory_m) = (&keys[m * s_max * kd..][..n * kd], &memory[m * s_max * mem..][..n * mem]);
+        let (p, ctx) = gru_attention(&q, keys_m, v, memory_m, kd, mem, n);
+        probs[r * s_max..][..n].copy_from_slice(&p[..n]);
+        let input = [emb_r, &ctx].concat();
+        let xp = matmul(&input, w.w_ih, w.b_ih, 1, 3 * hd, e + mem, Act::None);
+        let hp = matmul(h_r, w.w_hh, w.b_hh, 1, 3 * hd, hd, Act::None);
+        let h_r_new = gru_cell(&xp, &hp, h_r, hd, &[false]);
+        let features = [&h_r_new[..], &ctx, emb_r].concat();
+        o.extend(matmul(&features, w.w_out, w.b_out, 1, e, hd + mem + e, Act::Tanh));
+        h_new.extend(h_r_new);
+    }
+    (o, h_new, probs)
+}
+
 /// beam_select.wgsl's step, written as a sort: `log` and `index` after the step `dims` describes
 /// (rows, beam, k, eos, step, slots, cand_off, rows_at; see the shader for the layout).
 pub fn beam_select(cands: &[(u32, f32)], log: &[u32], index: &[u32], dims: [u32; 8]) -> (Vec<u32>, Vec<u32>) {

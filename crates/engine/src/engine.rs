@@ -59,6 +59,10 @@ pub trait Architecture {
     fn reorder(&mut self, pool: &mut Pool, rec: &mut Recorder, index: &wgpu::Buffer, rows: usize, position: usize);
     /// The captured cross-attention weights: per layer a buffer of rows × heads × s_max, and heads.
     fn attention_maps(&self) -> (Vec<&wgpu::Buffer>, usize);
+    /// Whether a decoder step runs fused kernels (one workgroup a row) rather than the per-op ones.
+    fn fused(&self) -> bool {
+        false
+    }
 }
 
 /// The engine's own per-row buffers (handles: a clone is the same buffers).
@@ -152,6 +156,12 @@ impl GpuEngine {
     pub fn objects_created(&self) -> (usize, usize) {
         let sites = [&self.step_sites, &self.encoder_sites, &self.select_sites, &self.beam_sites];
         (self.pool.created, sites.iter().map(|s| s.objects_created).sum())
+    }
+
+    /// Whether its decoder steps run fused kernels, one workgroup a row ([`KernelParams::fused_layers`]
+    /// where the model's shape fits them).
+    pub fn fused(&self) -> bool {
+        self.arch.fused()
     }
 
     /// The device the engine runs on (its counts: [`Gpu::cost`]).

@@ -111,6 +111,8 @@ pub struct Kernels {
     masked_mean: wgpu::ComputePipeline,
     copy_cols: wgpu::ComputePipeline,
     decoder_layer: wgpu::ComputePipeline,
+    /// None where the device binds fewer storage buffers a stage than gru_step.wgsl's 9.
+    gru_step: Option<wgpu::ComputePipeline>,
     beam_select: wgpu::ComputePipeline,
 }
 
@@ -391,8 +393,18 @@ impl Kernels {
                 "main",
                 &[("WG", 256.0), ("EPS", params.layer_norm_eps as f64)],
             ),
+            gru_step: (gpu.device.limits().max_storage_buffers_per_shader_stage >= 9).then(|| {
+                let source = [&layer_weight_prelude(&params), reduce, scores, shader!("gru_step")].concat();
+                pipeline(gpu, "gru step", &source, "main", &[("WG", 256.0)])
+            }),
             beam_select: pipeline(gpu, "beam select", shader!("beam_select"), "main", &[]),
         })
+    }
+
+    /// Whether a GRU decoder step can run as one dispatch here (gru_step.wgsl binds 9 storage
+    /// buffers, one more than WebGPU's default limit).
+    pub fn has_gru_step(&self) -> bool {
+        self.gru_step.is_some()
     }
 
     /// Bytes per element of a weight matrix or embedding table on the device.
@@ -693,6 +705,29 @@ impl Kernels {
         rec.weights_read(layer.weight_bytes);
         let buffers = [x, &layer.weights, &layer.prm, cache, cross, map, lengths, probs];
         rec.dispatch(&self.decoder_layer, &buffers, &layer.launch(step), [step.rows, 1]);
+    }
+
+    /// A GRU decoder step before the output projection (gru_step.wgsl), one workgroup per row: `x`
+    /// (rows × emb) holds the embeddings and gets the features, `hidden` (rows × hidden) the state,
+    /// both in place; keys and memory are the encoder's (s_max positions per source row).
+    #[allow(clippy::too_many_arguments)]
+    pub fn gru_step(
+        &self,
+        rec: &mut Recorder,
+        step: &crate::gru_step::GruStep,
+        x: &wgpu::Buffer,
+        hidden: &wgpu::Buffer,
+        keys: &wgpu::Buffer,
+        memory: &wgpu::Buffer,
+        map: &wgpu::Buffer,
+        lengths: &wgpu::Buffer,
+        probs: &wgpu::Buffer,
+        (rows, s_max, capture): (u32, u32, bool),
+    ) {
+        let pipeline = self.gru_step.as_ref().expect("the engine asks for the GRU step only where it has one");
+        rec.weights_read(step.weight_bytes);
+        let buffers = [x, &step.weights, &step.prm, hidden, keys, memory, map, lengths, probs];
+        rec.dispatch(pipeline, &buffers, &step.launch(rows, s_max, capture), [rows, 1]);
     }
 
     /// One beam-search step chosen on the device (beam_select.wgsl), one workgroup per sentence:

@@ -86,54 +86,27 @@ impl DecoderLayer {
         if t.matrices.len() != 6 || t.biases.len() != 6 {
             return Err("a decoder layer has 6 matrices and 6 biases".into());
         }
-        let mut prm: Vec<f32> = Vec::new();
-        let mut push = |v: &[f32]| {
-            let at = prm.len() as u32;
-            prm.extend_from_slice(v);
-            at
-        };
+        let mut pack = Packer::new(params);
         let mut offsets = [0u32; 24];
         let shapes = shape.matrix_shapes();
         for (i, (b, &(n, _))) in t.biases.iter().zip(&shapes).enumerate() {
             if b.len() != n {
                 return Err(format!("{}'s bias has {} values, not {n}", MATRICES[i], b.len()));
             }
-            offsets[6 + i] = push(b);
+            offsets[6 + i] = pack.bias(b);
         }
         for (i, (g, b)) in t.norms.iter().enumerate() {
             if g.len() != shape.d || b.len() != shape.d {
                 return Err(format!("norm {} of a decoder layer is not {} wide", i + 1, shape.d));
             }
-            offsets[12 + i] = push(g);
-            push(b);
+            offsets[12 + i] = pack.vector(g);
+            pack.vector(b);
         }
-        let mut dense: Vec<f32> = Vec::new();
-        let mut int8: Vec<i8> = Vec::new();
-        let mut weight_bytes = 0u64;
         for (i, (m, &(n, k))) in t.matrices.iter().zip(&shapes).enumerate() {
-            // Each matrix starts at a vec4 number: n·k is a multiple of 4 (k is, for the kernels).
-            match (m, params.int8_block) {
-                (MatrixData::Int8 { values, scales }, Some(_)) if values.len() == n * k => {
-                    offsets[i] = (int8.len() / 4) as u32;
-                    int8.extend_from_slice(values);
-                    offsets[16 + i] = push(scales);
-                    weight_bytes += (n * k + 4 * scales.len()) as u64;
-                }
-                (MatrixData::Dense(values), None) if values.len() == n * k => {
-                    offsets[i] = (dense.len() / 4) as u32;
-                    dense.extend_from_slice(values);
-                    weight_bytes += (n * k) as u64 * if params.f16_weights { 2 } else { 4 };
-                }
-                _ => return Err(format!("{} is not a {n}×{k} matrix of the kernels' format", MATRICES[i])),
-            }
-            weight_bytes += 4 * n as u64;
+            (offsets[i], offsets[16 + i]) = pack.matrix(MATRICES[i], m, n, k)?;
         }
-        let weights = match params.int8_block {
-            Some(_) => gpu.storage_u32("decoder layer weights", &crate::pack_int8(&int8)),
-            None if params.f16_weights => gpu.storage_f16("decoder layer weights", &dense),
-            None => gpu.storage("decoder layer weights", &dense),
-        };
-        Ok(Self { shape, weights, prm: gpu.storage("decoder layer parameters", &prm), offsets, last, weight_bytes })
+        let (weights, prm, weight_bytes) = pack.finish(gpu, "decoder layer");
+        Ok(Self { shape, weights, prm, offsets, last, weight_bytes })
     }
 
     /// The kernel's launch parameters (`Layer` in decoder_layer.wgsl).
@@ -159,5 +132,66 @@ impl DecoderLayer {
         words[..12].copy_from_slice(&header);
         words[12..].copy_from_slice(&self.offsets);
         words
+    }
+}
+
+/// Matrices and vectors packed into the two buffers a one-workgroup-a-row kernel binds: the weights
+/// (offsets in vec4 numbers; int8 values four to a u32, f16 or f32 otherwise) and `prm` (f32 biases,
+/// norms and int8 scales; offsets in floats).
+pub(crate) struct Packer<'a> {
+    params: &'a KernelParams,
+    dense: Vec<f32>,
+    int8: Vec<i8>,
+    prm: Vec<f32>,
+    weight_bytes: u64,
+}
+
+impl<'a> Packer<'a> {
+    pub fn new(params: &'a KernelParams) -> Self {
+        Self { params, dense: Vec::new(), int8: Vec::new(), prm: Vec::new(), weight_bytes: 0 }
+    }
+
+    /// A vector in `prm`: its offset.
+    pub fn vector(&mut self, v: &[f32]) -> u32 {
+        let at = self.prm.len() as u32;
+        self.prm.extend_from_slice(v);
+        at
+    }
+
+    /// A bias, counted among the weight bytes a step reads.
+    pub fn bias(&mut self, v: &[f32]) -> u32 {
+        self.weight_bytes += 4 * v.len() as u64;
+        self.vector(v)
+    }
+
+    /// An n×k matrix in the kernels' format: its offset in the weights and its scales' in `prm`
+    /// (0 for dense weights).
+    pub fn matrix(&mut self, name: &str, m: &MatrixData, n: usize, k: usize) -> Result<(u32, u32), String> {
+        // Each matrix starts at a vec4 number: n·k is a multiple of 4 (k is, for the kernels).
+        match (m, self.params.int8_block) {
+            (MatrixData::Int8 { values, scales }, Some(_)) if values.len() == n * k => {
+                let at = (self.int8.len() / 4) as u32;
+                self.int8.extend_from_slice(values);
+                self.weight_bytes += (n * k + 4 * scales.len()) as u64;
+                Ok((at, self.vector(scales)))
+            }
+            (MatrixData::Dense(values), None) if values.len() == n * k => {
+                let at = (self.dense.len() / 4) as u32;
+                self.dense.extend_from_slice(values);
+                self.weight_bytes += (n * k) as u64 * if self.params.f16_weights { 2 } else { 4 };
+                Ok((at, 0))
+            }
+            _ => Err(format!("{name} is not a {n}×{k} matrix of the kernels' format")),
+        }
+    }
+
+    /// The weights, `prm`, and the bytes of weights and biases a step reads.
+    pub fn finish(self, gpu: &Gpu, label: &str) -> (wgpu::Buffer, wgpu::Buffer, u64) {
+        let weights = match self.params.int8_block {
+            Some(_) => gpu.storage_u32(&format!("{label} weights"), &crate::pack_int8(&self.int8)),
+            None if self.params.f16_weights => gpu.storage_f16(&format!("{label} weights"), &self.dense),
+            None => gpu.storage(&format!("{label} weights"), &self.dense),
+        };
+        (weights, gpu.storage(&format!("{label} parameters"), &self.prm), self.weight_bytes)
     }
 }

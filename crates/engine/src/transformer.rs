@@ -423,6 +423,10 @@ impl Architecture for Transformer {
         }
     }
 
+    fn fused(&self) -> bool {
+        !self.layers.is_empty()
+    }
+
     fn attention_maps(&self) -> (Vec<&wgpu::Buffer>, usize) {
         let b = self.batch.as_ref().expect("the engine encodes before it reads attention");
         (b.buf.probs.iter().collect(), self.cfg.n_heads)

@@ -245,6 +245,98 @@ fn decoder_layer_matches_cpu() {
     }
 }
 
+/// A whole GRU decoder step (gru_step.wgsl) against the per-op twins composed: additive and dot
+/// scores, f32, f16 and int8 weights (per row and per block), rows sharing a source, one with a
+/// single position, and the shipped model's widths.
+#[test]
+fn gru_step_matches_cpu() {
+    use wgslate_engine::gru_step::{GruStep, GruStepShape, GruStepTensors};
+    use wgslate_engine::layer::MatrixData;
+    use wgslate_model::quant;
+    let gpu = common::gpu();
+    let cases = [
+        // (emb, mem, hidden, key_dim, additive, rows, int8 block; f16 where Some(usize::MAX))
+        (16usize, 24usize, 20usize, 12usize, true, 3usize, None),
+        (16, 24, 20, 12, true, 3, Some(usize::MAX)),
+        (16, 24, 20, 12, true, 3, Some(0usize)),
+        (16, 20, 20, 20, false, 3, Some(4)),
+        (256, 512, 512, 256, true, 2, Some(0)),
+    ];
+    let s_max = 5usize;
+    for (case, &(e, mem, hidden, kd, additive, rows, block)) in cases.iter().enumerate() {
+        let f16 = block == Some(usize::MAX);
+        if f16 && !gpu.has_f16() {
+            println!("no shader-f16 here: the f16 case is skipped");
+            continue;
+        }
+        let block = block.filter(|_| !f16);
+        let params = KernelParams { int8_block: block.map(|b| b as u32), f16_weights: f16, ..Default::default() };
+        let k = Kernels::new(&gpu, params).unwrap();
+        assert!(k.has_gru_step(), "{} binds 9 storage buffers a stage", gpu.report.name);
+        let shape = GruStepShape { emb: e, mem, hidden, key_dim: kd, additive };
+        assert!(shape.fits());
+        let seed = 700 + 50 * case as u64;
+        let (matrices, twin): (Vec<MatrixData>, Vec<Vec<f32>>) = shape
+            .matrix_shapes()
+            .iter()
+            .enumerate()
+            .map(|(i, &(n, kk))| {
+                let w: Vec<f32> = random(n * kk, seed + i as u64).iter().map(|v| v / (kk as f32).sqrt()).collect();
+                match block {
+                    None if f16 => {
+                        let widened = w.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect();
+                        (MatrixData::Dense(w), widened)
+                    }
+                    None => (MatrixData::Dense(w.clone()), w),
+                    Some(b) => {
+                        let b = if b == 0 { quant::PER_ROW } else { b };
+                        let (q, scales) = quant::quantize(&w, kk, b);
+                        let deq = quant::dequantize(&q, &scales, quant::block_for(kk, b));
+                        (MatrixData::Int8 { values: q, scales: scales.iter().map(|s| s.to_f32()).collect() }, deq)
+                    }
+                }
+            })
+            .unzip();
+        let tensors = GruStepTensors {
+            matrices,
+            b_ih: random(3 * hidden, seed + 10),
+            b_hh: random(3 * hidden, seed + 11),
+            b_out: random(e, seed + 12),
+            v: if additive { random(kd, seed + 13) } else { Vec::new() },
+        };
+        let step = GruStep::upload(&gpu, &k.params, shape, &tensors).unwrap();
+        let emb = random(rows * e, seed + 20);
+        let h = random(rows * hidden, seed + 21);
+        let keys = random(3 * s_max * kd, seed + 22);
+        let memory = random(3 * s_max * mem, seed + 23);
+        let (map, lengths) = (vec![2u32, 2, 0][..rows].to_vec(), vec![5u32, 1, 3]);
+        let [bx, bh, bkeys, bmem] = [&emb, &h, &keys, &memory].map(|v| gpu.storage("t", v));
+        let bp = gpu.storage("probs", &vec![0f32; rows * s_max]);
+        let (bmap, blen) = (gpu.storage_u32("map", &map), gpu.storage_u32("lengths", &lengths));
+        let launch = (rows as u32, s_max as u32, true);
+        run(&gpu, |rec| k.gru_step(rec, &step, &bx, &bh, &bkeys, &bmem, &bmap, &blen, &bp, launch));
+        let weights = cpu::GruStepWeights {
+            w_ih: &twin[0],
+            w_hh: &twin[1],
+            w_out: &twin[2],
+            w_q: additive.then(|| twin[3].as_slice()),
+            b_ih: &tensors.b_ih,
+            b_hh: &tensors.b_hh,
+            b_out: &tensors.b_out,
+            v: &tensors.v,
+        };
+        let (want_o, want_h, want_probs) =
+            cpu::gru_step(&emb, &h, &keys, &memory, &map, &lengths, &weights, shape, s_max);
+        let errs = [
+            rel_error(&read(&gpu, &bx), &want_o),
+            rel_error(&read(&gpu, &bh), &want_h),
+            rel_error(&read(&gpu, &bp), &want_probs),
+        ];
+        println!("GRU step {shape:?}, {rows} rows, int8 {block:?}, f16 {f16}: rel errors {errs:?} (o, h, probs)");
+        assert!(errs.iter().all(|&e| e <= 1e-4), "GRU step case {case}: {errs:?}");
+    }
+}
+
 /// One beam step chosen on the device (beam_select.wgsl) against its CPU twin, a sort: ties in the
 /// cumulative log-prob across rows and within a row, EOS among the best, non-finite candidates
 /// (too few to fill a beam), and a later step of a chain.
@@ -662,13 +754,14 @@ fn copy_cols_matches_cpu() {
 /// include; a new shader without a test fails this.
 #[test]
 fn every_shader_has_a_kernel_test() {
-    const TESTED: [(&str, &str); 16] = [
+    const TESTED: [(&str, &str); 17] = [
         ("attention.wgsl", "attention_matches_cpu"),
         ("copy_cols.wgsl", "copy_cols_matches_cpu"),
         ("embed.wgsl", "embed_reads_token_ids_with_a_stride"),
         ("gather_rows.wgsl", "gather_rows_matches_cpu"),
         ("gru_attention.wgsl", "gru_attention_matches_cpu"),
         ("gru_cell.wgsl", "gru_cell_matches_cpu_with_padding"),
+        ("gru_step.wgsl", "gru_step_matches_cpu"),
         ("beam_select.wgsl", "beam_select_matches_cpu"),
         ("decoder_layer.wgsl", "decoder_layer_matches_cpu"),
         ("kv_cache.wgsl", "kv_append_matches_cpu"),
