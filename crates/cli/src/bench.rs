@@ -85,7 +85,7 @@ fn time_gpu(
     };
     let mut params = KernelParams::for_gpu(gpu);
     params.fused_layers = fused_layers.unwrap_or(params.fused_layers);
-    let layers = if params.fused_layers { "fused layers" } else { "per-op layers" };
+    let layers = if params.fused_layers { "fused steps" } else { "per-op steps" };
     let name =
         format!("gpu ({}, {}, {device_weights} weights on the device, {layers})", gpu.report.name, gpu.report.backend);
     let mut e = Blocking(GpuEngine::with_params(gpu, &w.model.config, &weights, params)?);

@@ -1,5 +1,6 @@
 //! The GRU encoder-decoder with attention on the GPU: bidirectional encoder run once per batch
-//! (one cell dispatch per position and direction, padding masked), then one decoder step per token.
+//! (one cell dispatch per position and direction, padding masked), then one decoder step per token:
+//! one dispatch (gru_step.wgsl) where the kernels fuse it, else the per-op kernels.
 //! The step loop and the rows' bookkeeping are the [`GpuEngine`](crate::GpuEngine)'s.
 
 use std::collections::HashMap;
@@ -9,14 +10,17 @@ use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{AttentionScore, GruConfig};
 
 use crate::engine::{Architecture, Sources, StepIo, F};
+use crate::gru_step::{GruStep, GruStepShape, GruStepTensors, MATRICES};
 use crate::kernels::{Act, Kernels, Matrix, TokenSource};
+use crate::layer::MatrixData;
 use crate::record::{Pool, Recorder};
 use crate::Gpu;
 
 /// Per-row decoder buffers of the current batch (handles into the pool).
 struct Rows {
     cap: usize,
-    /// The decoder state: a step reads one of the pair and writes the other (see [`Gru::hidden`]).
+    /// The decoder state: a per-op step reads one of the pair and writes the other, a fused step
+    /// updates one in place (see [`Gru::hidden`]).
     hidden: [wgpu::Buffer; 2],
     emb: wgpu::Buffer,
     q: wgpu::Buffer,
@@ -46,7 +50,48 @@ pub struct Gru {
     zeros: wgpu::Buffer,
     dummy: wgpu::Buffer,
     dummy_rw: wgpu::Buffer,
+    /// The one-dispatch decoder step, where it runs.
+    step: Option<GruStep>,
     batch: Option<Batch>,
+}
+
+/// The one-dispatch step's shape for a model.
+pub fn step_shape(cfg: &GruConfig) -> GruStepShape {
+    GruStepShape {
+        emb: cfg.emb_dim,
+        mem: 2 * cfg.encoder_hidden,
+        hidden: cfg.decoder_hidden,
+        key_dim: key_dim(cfg),
+        additive: cfg.score == AttentionScore::Additive,
+    }
+}
+
+fn key_dim(cfg: &GruConfig) -> usize {
+    match cfg.score {
+        AttentionScore::Additive => cfg.attention_dim,
+        AttentionScore::Dot => 2 * cfg.encoder_hidden,
+        AttentionScore::General => cfg.decoder_hidden,
+    }
+}
+
+/// The step's matrices and vectors as the model file holds them (int8 where the kernels run int8).
+fn step_tensors(weights: &CheckedWeights, shape: GruStepShape, int8: bool) -> Result<GruStepTensors, String> {
+    let dense = |name: &str| match crate::weights::stacked(weights, &[name.to_string()], false)? {
+        (MatrixData::Dense(v), _) => Ok(v),
+        _ => Err(format!("{name} is not stored as floats")),
+    };
+    let count = if shape.additive { 4 } else { 3 };
+    let matrices = MATRICES[..count]
+        .iter()
+        .map(|m| crate::weights::stacked(weights, &[m.to_string()], int8).map(|(data, _)| data))
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(GruStepTensors {
+        matrices,
+        b_ih: dense("decoder.b_ih")?,
+        b_hh: dense("decoder.b_hh")?,
+        b_out: dense("output.bias")?,
+        v: if shape.additive { dense("attention.v")? } else { Vec::new() },
+    })
 }
 
 impl Gru {
@@ -57,27 +102,35 @@ impl Gru {
             ("encoder_hidden", cfg.encoder_hidden),
             ("decoder_hidden", cfg.decoder_hidden),
         ])?;
-        let mut names: Vec<String> = vec![
-            "embed.weight".into(),
-            "init.weight".into(),
-            "init.bias".into(),
-            "output.weight".into(),
-            "output.bias".into(),
-        ];
-        for p in ["encoder.forward", "encoder.backward", "decoder"] {
+        let shape = step_shape(cfg);
+        let fused = k.params.fused_layers && k.has_gru_step() && shape.fits();
+        let mut names: Vec<String> = vec!["embed.weight".into(), "init.weight".into(), "init.bias".into()];
+        for p in ["encoder.forward", "encoder.backward"] {
             for n in ["w_ih", "w_hh", "b_ih", "b_hh"] {
                 names.push(format!("{p}.{n}"));
             }
         }
         match cfg.score {
-            AttentionScore::Additive => names.extend(
-                ["attention.query.weight", "attention.key.weight", "attention.key.bias", "attention.v"]
-                    .map(String::from),
-            ),
+            AttentionScore::Additive => names.extend(["attention.key.weight", "attention.key.bias"].map(String::from)),
             AttentionScore::General => names.push("attention.key.weight".into()),
             AttentionScore::Dot => {}
         }
+        // What only a per-op decoder step reads.
+        if !fused {
+            names.extend(["output.weight", "output.bias"].map(String::from));
+            names.extend(["w_ih", "w_hh", "b_ih", "b_hh"].map(|n| format!("decoder.{n}")));
+            if cfg.score == AttentionScore::Additive {
+                names.extend(["attention.query.weight", "attention.v"].map(String::from));
+            }
+        }
         let w = crate::weights::upload(gpu, weights, &names, &k.params)?;
+        let step = match fused {
+            true => {
+                let tensors = step_tensors(weights, shape, k.params.int8_block.is_some())?;
+                Some(GruStep::upload(gpu, &k.params, shape, &tensors)?)
+            }
+            false => None,
+        };
         let widest = cfg.emb_dim.max(cfg.attention_dim).max(cfg.decoder_hidden);
         Ok(Self {
             gpu: gpu.clone(),
@@ -87,6 +140,7 @@ impl Gru {
             dummy_rw: gpu.output("dummy rw", 16),
             cfg: cfg.clone(),
             w,
+            step,
             batch: None,
         })
     }
@@ -101,11 +155,7 @@ impl Gru {
     }
 
     fn key_dim(&self) -> usize {
-        match self.cfg.score {
-            AttentionScore::Additive => self.cfg.attention_dim,
-            AttentionScore::Dot => 2 * self.cfg.encoder_hidden,
-            AttentionScore::General => self.cfg.decoder_hidden,
-        }
+        key_dim(&self.cfg)
     }
 
     fn rows(&self, pool: &mut Pool, cap: usize, s_max: usize) -> Rows {
@@ -130,9 +180,13 @@ impl Gru {
         }
     }
 
-    /// Which of the hidden pair a step at `position` reads (it writes the other).
-    fn hidden(b: &Batch, position: usize) -> usize {
-        (position + b.flips) % 2
+    /// Which of the hidden pair holds the state a step at `position` reads: a per-op step writes the
+    /// other, a fused one the same; a reorder gathers into the other.
+    fn hidden(&self, b: &Batch, position: usize) -> usize {
+        match self.step {
+            Some(_) => b.flips % 2,
+            None => (position + b.flips) % 2,
+        }
     }
 }
 
@@ -157,9 +211,14 @@ impl Architecture for Gru {
         let (e, he, hd, r) = (c.emb_dim as u32, c.encoder_hidden as u32, c.decoder_hidden as u32, io.rows as u32);
         let k = &self.k;
         let x = &b.buf;
-        let set = Self::hidden(b, position);
+        let set = self.hidden(b, position);
         let (h_in, h_out) = (&x.hidden[set], &x.hidden[1 - set]);
         k.embed(rec, tokens, self.mat("embed.weight"), &self.zeros, &x.emb, r, e, 0, 0, 1.0);
+        if let Some(step) = &self.step {
+            let launch = (r, b.s_max as u32, capture);
+            k.gru_step(rec, step, &x.emb, h_in, &b.keys, &b.memory, io.row_source, io.lens, &x.probs, launch);
+            return &x.emb;
+        }
         let (q, mode, v) = match c.score {
             AttentionScore::Additive => {
                 k.matmul(
@@ -300,7 +359,7 @@ impl Architecture for Gru {
     fn reorder(&mut self, pool: &mut Pool, rec: &mut Recorder, index: &wgpu::Buffer, rows: usize, position: usize) {
         let hd = self.cfg.decoder_hidden as u32;
         let b = self.batch.as_ref().expect("the engine encodes before it reorders");
-        let set = Self::hidden(b, position);
+        let set = self.hidden(b, position);
         // The state to gather from, kept before a beam expansion grows the per-row buffers.
         let current = b.buf.hidden[set].clone();
         let grown = (rows > b.buf.cap).then(|| self.rows(pool, rows, b.s_max));
@@ -310,6 +369,10 @@ impl Architecture for Gru {
         }
         self.k.gather_rows(rec, &current, index, &b.buf.hidden[1 - set], rows as u32, hd, hd);
         b.flips += 1;
+    }
+
+    fn fused(&self) -> bool {
+        self.step.is_some()
     }
 
     fn attention_maps(&self) -> (Vec<&wgpu::Buffer>, usize) {

@@ -20,8 +20,10 @@ impl GruStepShape {
     /// gru_step.wgsl keeps [emb; context] (≤ 768), h and h' (≤ 512 each) and the additive query
     /// (≤ 256) in workgroup memory; dot and general scores read keys as wide as h.
     pub fn fits(&self) -> bool {
-        let widths = [self.emb, self.mem, self.hidden, self.key_dim];
-        widths.iter().all(|w| w % 4 == 0 && *w > 0)
+        // The products' inner widths are read as vec4.
+        let inner = [self.emb, self.mem, self.hidden];
+        inner.iter().all(|w| w % 4 == 0 && *w > 0)
+            && self.key_dim > 0
             && self.emb <= 256
             && self.mem <= 512
             && self.hidden <= 512

@@ -47,8 +47,9 @@ pub struct KernelParams {
     pub matvec_cols: u32,
     /// Workgroup size of the row kernels (softmax, layernorm, topk); a power of two ≤ 256.
     pub row_workgroup: u32,
-    /// A Transformer decoder layer runs as one kernel (decoder_layer.wgsl) where the model's shape
-    /// fits it; off, a step runs the per-op kernels (tests compare the two). The layer kernel gives
+    /// A Transformer decoder layer runs as one kernel (decoder_layer.wgsl), and a GRU decoder step
+    /// (gru_step.wgsl), where the model's shape fits it; off, a step runs the per-op kernels (tests
+    /// compare the two). The layer kernel gives
     /// a row one workgroup: on a CPU adapter that costs nothing, but at batch 1 a hardware GPU then
     /// runs the layer on one of its cores (docs/engine.md, "The floor").
     pub fused_layers: bool,
@@ -293,6 +294,11 @@ pub fn vector_width_ok(widths: &[(&str, usize)]) -> Result<(), String> {
     }
 }
 
+/// Whether the device binds gru_step.wgsl's 9 storage buffers in a stage (WebGPU's default is 8).
+pub fn binds_gru_step(gpu: &Gpu) -> bool {
+    gpu.device.limits().max_storage_buffers_per_shader_stage >= 9
+}
+
 fn pipeline(gpu: &Gpu, name: &str, source: &str, entry: &str, constants: &[(&str, f64)]) -> wgpu::ComputePipeline {
     let module = gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(name),
@@ -393,7 +399,7 @@ impl Kernels {
                 "main",
                 &[("WG", 256.0), ("EPS", params.layer_norm_eps as f64)],
             ),
-            gru_step: (gpu.device.limits().max_storage_buffers_per_shader_stage >= 9).then(|| {
+            gru_step: binds_gru_step(gpu).then(|| {
                 let source = [&layer_weight_prelude(&params), reduce, scores, shader!("gru_step")].concat();
                 pipeline(gpu, "gru step", &source, "main", &[("WG", 256.0)])
             }),

@@ -1,5 +1,5 @@
-//! Fused or per-op decoder steps, measured rather than guessed. A fused layer gives each row one
-//! workgroup: on a CPU adapter that is the faster path, but at batch 1 a hardware GPU then runs a
+//! Fused or per-op decoder steps, measured rather than guessed. A fused step (a Transformer's layers,
+//! a GRU's whole step) gives each row one workgroup: on a CPU adapter that is the faster path, but at batch 1 a hardware GPU then runs a
 //! layer on one of its multiprocessors (an H100 took 0.82 ms a token fused, docs/benchmarks.md). So on a
 //! hardware adapter the engine is built both ways, each times the same greedy decode, and the caller
 //! keeps the faster.
@@ -11,11 +11,11 @@ use wgslate_model::weights::CheckedWeights;
 use crate::layer::LayerShape;
 use crate::{Gpu, GpuEngine, KernelParams};
 
-/// Whether the model's decoder step has a fused path to choose.
-pub fn has_fused_path(config: &ModelConfig) -> bool {
+/// Whether the model's decoder step has a fused path to choose on this device.
+pub fn has_fused_path(gpu: &Gpu, config: &ModelConfig) -> bool {
     match config {
         ModelConfig::Transformer(c) => LayerShape { d: c.d_model, d_ff: c.d_ff, heads: c.n_heads }.fits(),
-        ModelConfig::Gru(_) => false,
+        ModelConfig::Gru(c) => crate::kernels::binds_gru_step(gpu) && crate::gru::step_shape(c).fits(),
     }
 }
 
@@ -41,7 +41,7 @@ pub async fn time_step_paths(
     tokens: usize,
     now: &dyn Fn() -> f64,
 ) -> Result<Option<[Timed; 2]>, String> {
-    if !has_fused_path(config) {
+    if !has_fused_path(gpu, config) {
         return Ok(None);
     }
     let limits = LengthLimits { a: 0.0, b: tokens, min_len: tokens };

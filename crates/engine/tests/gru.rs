@@ -5,7 +5,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use wgslate_decode::{BeamConfig, Blocking, Search};
-use wgslate_engine::GpuEngine;
+use wgslate_engine::kernels::binds_gru_step;
+use wgslate_engine::{GpuEngine, KernelParams};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate, translate_with};
 use wgslate_model::weights::{self, CheckedWeights};
@@ -29,9 +30,21 @@ fn shipped_gru_matches_the_reference() {
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
     let mut g = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
     let mut c = CpuStepper::new(&model.net, &model.config);
+    assert!(g.0.fused() == binds_gru_step(&gpu), "a CPU adapter runs the one-dispatch step where it binds it");
     let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
     println!("GRU: largest per-step log-prob difference {worst:e}");
     assert!(worst < 1e-3);
+    // The per-op kernels too (a hardware GPU may choose them).
+    let params = KernelParams { fused_layers: false, ..KernelParams::for_gpu(&gpu) };
+    let mut per_op = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, params).unwrap());
+    let worst = lockstep(&mut per_op, &mut c, &sources, 5, 1, &expansion(sources.len()));
+    assert!(!per_op.0.fused() && worst < 1e-3, "per-op: {worst}");
+    let twenty = test_sentences(20);
+    let (cpu, out) = (
+        translate(&model, &twenty, &Search::default(), 16, false).unwrap(),
+        translate_with(&mut per_op, &model, &twenty, &Search::default(), 16, false).unwrap(),
+    );
+    assert!(cpu.iter().zip(&out).all(|(a, b)| a.outputs[0].1.tokens == b.outputs[0].1.tokens));
 
     let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     let sentences = test_sentences(n);
@@ -90,11 +103,16 @@ fn dot_and_general_scores_match_the_reference() {
         let checked = Arc::new(CheckedWeights::parse(&weights::to_f16_safetensors(&tensors).unwrap()).unwrap());
         let net = Net::new(&config, weights::var_builder(&checked)).unwrap();
         let mut c = CpuStepper::new(&net, &config);
-        let mut g = Blocking(GpuEngine::new(&gpu, &config, &checked).unwrap());
-        let sources = vec![vec![5u32, 9, 13, 2], vec![7, 2], vec![11, 12, 13, 14, 15, 2]];
-        let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
-        println!("{score:?}: largest per-step log-prob difference {worst:e}");
-        assert!(worst < 1e-3, "{score:?}: {worst}");
+        // The one-dispatch step (gru_step.wgsl) and the per-op kernels.
+        for fused_layers in [true, false] {
+            let params = KernelParams { fused_layers, ..KernelParams::for_gpu(&gpu) };
+            let mut g = Blocking(GpuEngine::with_params(&gpu, &config, &checked, params).unwrap());
+            assert_eq!(g.0.fused(), fused_layers && binds_gru_step(&gpu));
+            let sources = vec![vec![5u32, 9, 13, 2], vec![7, 2], vec![11, 12, 13, 14, 15, 2]];
+            let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
+            println!("{score:?}, fused {fused_layers}: largest per-step log-prob difference {worst:e}");
+            assert!(worst < 1e-3, "{score:?}, fused {fused_layers}: {worst}");
+        }
     }
 }
 
