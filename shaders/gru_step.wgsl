@@ -10,8 +10,11 @@
 //   o = tanh(Wo·[h'; context; emb] + bo)
 // x holds the row's embedding and gets o; hidden holds h and gets h' (both in place).
 //
-// Limits: emb ≤ 256, memory width ≤ 512, hidden ≤ 512, key width ≤ 256 (additive) or the hidden
-// width (gru_step.rs's `GruStepShape::fits`), at most MAX_KEYS positions.
+// Each product gives an output LANES threads, whose reads of its row are adjacent (with a thread an
+// output, neighbouring threads would read rows far apart, which a GPU serves a cache line each;
+// a CPU adapter, which pays for the extra barriers instead, runs the per-op kernels). Limits: emb ≤ 256, memory width ≤ 512, hidden ≤ 512, key
+// width ≤ 256 (additive) or the hidden width (gru_step.rs's `GruStepShape::fits`), at most
+// MAX_KEYS positions.
 
 override WG: u32 = 256u;
 
@@ -36,66 +39,97 @@ struct Step {
 @group(0) @binding(8) var<storage, read_write> probs: array<f32>;
 @group(0) @binding(9) var<uniform> S: Step;
 
-// [emb; context], h, h' and the additive query.
+// Threads sharing one output's dot product (a power of two dividing WG): adjacent threads read
+// adjacent vec4s of a row.
+const LANES: u32 = 8u;
+
+// [emb; context] and h.
 var<workgroup> inp: array<f32, 768>;
 var<workgroup> hs: array<f32, 512>;
-var<workgroup> hn: array<f32, 512>;
-var<workgroup> q: array<f32, 256>;
+// From HR: the r and z gates' sums (W_ih and W_hh rows together), W_ih·[emb; ctx] and W_hh·h of
+// the n gate, each `hd` long; h' then overwrites the r sums. The additive query, used before the
+// gates, lives at the start.
+var<workgroup> g: array<f32, 2048>;
+const HR: u32 = 0u;
+const HZ: u32 = 512u;
+const XN: u32 = 1024u;
+const HN: u32 = 1536u;
+
+// The row this workgroup computes.
+var<private> row_r: u32;
 
 fn sigmoid(v: f32) -> f32 {
     return 1.0 / (1.0 + exp(-v));
 }
 
-fn hs4(i: u32) -> vec4<f32> {
-    return vec4<f32>(hs[i], hs[i + 1u], hs[i + 2u], hs[i + 3u]);
-}
-
-fn hn4(i: u32) -> vec4<f32> {
-    return vec4<f32>(hn[i], hn[i + 1u], hn[i + 2u], hn[i + 3u]);
-}
-
-fn inp4(i: u32) -> vec4<f32> {
-    return vec4<f32>(inp[i], inp[i + 1u], inp[i + 2u], inp[i + 3u]);
-}
-
-// Row `row` of the matrix at w (scales from s) times h.
-fn dot_h(w: u32, s: u32, row: u32) -> f32 {
-    let k4 = S.hd / 4u;
-    var acc = 0.0;
-    for (var kv = 0u; kv < k4; kv++) {
-        acc += dot(hs4(4u * kv), wrow(w, s, row, kv, k4));
+// vec4 number i/4 of a product's input: h (0), [emb; context] (1) or [h'; context; emb] (2).
+fn input4(src: u32, i: u32) -> vec4<f32> {
+    if (src == 0u) {
+        return vec4<f32>(hs[i], hs[i + 1u], hs[i + 2u], hs[i + 3u]);
     }
-    return acc;
-}
-
-// Row `row` of W_ih times [emb; context].
-fn dot_inp(row: u32) -> f32 {
-    let k4 = (S.e + S.mem) / 4u;
-    var acc = 0.0;
-    for (var kv = 0u; kv < k4; kv++) {
-        acc += dot(inp4(4u * kv), wrow(S.w_ih, S.s_ih, row, kv, k4));
-    }
-    return acc;
-}
-
-// Row `row` of Wo times [h'; context; emb].
-fn dot_features(row: u32) -> f32 {
-    let h4 = S.hd / 4u;
-    let c4 = S.mem / 4u;
-    let k4 = h4 + c4 + S.e / 4u;
-    var acc = 0.0;
-    for (var kv = 0u; kv < k4; kv++) {
-        var f: vec4<f32>;
-        if (kv < h4) {
-            f = hn4(4u * kv);
-        } else if (kv < h4 + c4) {
-            f = inp4(S.e + 4u * (kv - h4));
-        } else {
-            f = inp4(4u * (kv - h4 - c4));
+    var j = i;
+    if (src == 2u) {
+        if (i < S.hd) {
+            return vec4<f32>(g[HR + i], g[HR + i + 1u], g[HR + i + 2u], g[HR + i + 3u]);
         }
-        acc += dot(f, wrow(S.w_out, S.s_out, row, kv, k4));
+        // context, then emb, in inp's order [emb; context].
+        j = select(i - S.hd - S.mem, S.e + i - S.hd, i < S.hd + S.mem);
     }
-    return acc;
+    return vec4<f32>(inp[j], inp[j + 1u], inp[j + 2u], inp[j + 3u]);
+}
+
+// Where output `out` of a product goes: the query (0), W_ih's gates (1), W_hh's gates (2), the
+// step's features (3: through tanh into x).
+fn store(kind: u32, out: u32, v: f32) {
+    let hd = S.hd;
+    if (kind == 0u) {
+        g[out] = v;
+    } else if (kind == 1u) {
+        let b = v + prm[S.b_ih + out];
+        if (out < hd) {
+            g[HR + out] = b;
+        } else if (out < 2u * hd) {
+            g[HZ + out - hd] = b;
+        } else {
+            g[XN + out - 2u * hd] = b;
+        }
+    } else if (kind == 2u) {
+        let b = v + prm[S.b_hh + out];
+        if (out < hd) {
+            g[HR + out] += b;
+        } else if (out < 2u * hd) {
+            g[HZ + out - hd] += b;
+        } else {
+            g[HN + out - 2u * hd] = b;
+        }
+    } else {
+        x[row_r * S.e + out] = tanh(v + prm[S.b_out + out]);
+    }
+}
+
+// Rows [0, n) of the matrix at w (scales from s; 4·k4 columns) times input `src`, LANES threads a
+// row, each result to `store(kind, …)`. Called by the whole workgroup.
+fn product(w: u32, s: u32, n: u32, k4: u32, src: u32, kind: u32, lid: u32) {
+    let lane = lid % LANES;
+    for (var base = 0u; base < n; base += WG / LANES) {
+        let row = base + lid / LANES;
+        var v = 0.0;
+        if (row < n) {
+            for (var kv = lane; kv < k4; kv += LANES) {
+                v += dot(input4(src, 4u * kv), wrow(w, s, row, kv, k4));
+            }
+        }
+        red[lid] = v;
+        workgroupBarrier();
+        if (lane == 0u && row < n) {
+            var sum = 0.0;
+            for (var l = 0u; l < LANES; l++) {
+                sum += red[lid + l];
+            }
+            store(kind, row, sum);
+        }
+        workgroupBarrier();
+    }
 }
 
 @compute @workgroup_size(WG)
@@ -104,6 +138,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     if (r >= S.rows) {
         return;
     }
+    row_r = r;
     let e = S.e;
     let mem = S.mem;
     let hd = S.hd;
@@ -118,18 +153,15 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
     }
     workgroupBarrier();
     if (S.mode == 0u) {
-        for (var a = lid; a < kd; a += WG) {
-            q[a] = dot_h(S.w_q, S.s_q, a);
-        }
+        product(S.w_q, S.s_q, kd, hd / 4u, 0u, 0u, lid);
     }
-    workgroupBarrier();
     var local_max = -3.4e38;
     for (var j = lid; j < n; j += WG) {
         let kb = (m * S.s_max + j) * kd;
         var sc = 0.0;
         for (var a = 0u; a < kd; a++) {
             if (S.mode == 0u) {
-                sc += prm[S.v + a] * tanh(keys[kb + a] + q[a]);
+                sc += prm[S.v + a] * tanh(keys[kb + a] + g[a]);
             } else {
                 sc += keys[kb + a] * hs[a];
             }
@@ -152,22 +184,16 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: v
         inp[e + i] = acc;
     }
     workgroupBarrier();
+    product(S.w_ih, S.s_ih, 3u * hd, (e + mem) / 4u, 1u, 1u, lid);
+    product(S.w_hh, S.s_hh, 3u * hd, hd / 4u, 0u, 2u, lid);
     for (var u = lid; u < hd; u += WG) {
-        let xr = dot_inp(u) + prm[S.b_ih + u];
-        let xz = dot_inp(hd + u) + prm[S.b_ih + hd + u];
-        let xn = dot_inp(2u * hd + u) + prm[S.b_ih + 2u * hd + u];
-        let hr = dot_h(S.w_hh, S.s_hh, u) + prm[S.b_hh + u];
-        let hz = dot_h(S.w_hh, S.s_hh, hd + u) + prm[S.b_hh + hd + u];
-        let hh = dot_h(S.w_hh, S.s_hh, 2u * hd + u) + prm[S.b_hh + 2u * hd + u];
-        let rg = sigmoid(xr + hr);
-        let z = sigmoid(xz + hz);
-        let nn = tanh(xn + rg * hh);
+        let rg = sigmoid(g[HR + u]);
+        let z = sigmoid(g[HZ + u]);
+        let nn = tanh(g[XN + u] + rg * g[HN + u]);
         let v = nn + z * (hs[u] - nn);
-        hn[u] = v;
+        g[HR + u] = v;
         hidden[r * hd + u] = v;
     }
     workgroupBarrier();
-    for (var c = lid; c < e; c += WG) {
-        x[r * e + c] = tanh(dot_features(c) + prm[S.b_out + c]);
-    }
+    product(S.w_out, S.s_out, e, (hd + mem + e) / 4u, 2u, 3u, lid);
 }

@@ -19,8 +19,8 @@ pub const USAGE: &str =
   --sentences N   the first N lines translated one at a time, greedy and beam 4 (default 50)
   --batched N     the first N lines translated greedy in batches of 64 (default every line of --src)
   --dump FILE     writes the first N lines' source ids and the CPU's greedy output ids (scripts/torch_peer.py)
-  --layers L      a Transformer's decoder layers on the GPU: fused (one kernel a layer) or per-op (default:
-                  fused on a CPU adapter, per-op on a hardware GPU)";
+  --layers L      decoder steps on the GPU: fused (a Transformer's layer, a GRU's step, one kernel) or
+                  per-op (default: a Transformer's fused on a CPU adapter, otherwise per-op)";
 
 const FLAGS: [&str; 6] = ["--model", "--src", "--sentences", "--batched", "--dump", "--layers"];
 
@@ -74,7 +74,7 @@ fn time_gpu(
     t0: Instant,
     dir: &str,
     w: &Workload,
-    fused_layers: Option<bool>,
+    fused_steps: Option<bool>,
 ) -> Result<(f64, Vec<(String, Json)>), String> {
     let weights =
         CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
@@ -83,12 +83,15 @@ fn time_gpu(
         _ if gpu.has_f16() => "f16",
         _ => "f32",
     };
-    let mut params = KernelParams::for_gpu(gpu);
-    params.fused_layers = fused_layers.unwrap_or(params.fused_layers);
-    let layers = if params.fused_layers { "fused steps" } else { "per-op steps" };
+    let params = match fused_steps {
+        Some(fused) => KernelParams::for_gpu(gpu).with_fused_steps(fused),
+        None => KernelParams::for_gpu(gpu),
+    };
+    let engine = GpuEngine::with_params(gpu, &w.model.config, &weights, params)?;
+    let steps = if engine.fused() { "fused steps" } else { "per-op steps" };
     let name =
-        format!("gpu ({}, {}, {device_weights} weights on the device, {layers})", gpu.report.name, gpu.report.backend);
-    let mut e = Blocking(GpuEngine::with_params(gpu, &w.model.config, &weights, params)?);
+        format!("gpu ({}, {}, {device_weights} weights on the device, {steps})", gpu.report.name, gpu.report.backend);
+    let mut e = Blocking(engine);
     let (greedy_s, mut fields) = time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())?;
     let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
     for (label, search) in [("greedy", Search::default()), ("beam4", beam)] {
@@ -154,7 +157,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let dir = get("--model").ok_or(USAGE)?;
     let src = get("--src").unwrap_or_else(|| "www/data/test_2016_flickr.en".into());
     let (n, batched) = (number("--sentences", 50)?, number("--batched", usize::MAX)?);
-    let fused_layers = match get("--layers").as_deref() {
+    let fused_steps = match get("--layers").as_deref() {
         None => None,
         Some("fused") => Some(true),
         Some("per-op") => Some(false),
@@ -182,7 +185,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // is the command's.
     let t0 = Instant::now();
     let gpu = match Gpu::new_blocking() {
-        Ok(gpu) => Ok(time_gpu(&gpu, t0, &dir, &w, fused_layers)?),
+        Ok(gpu) => Ok(time_gpu(&gpu, t0, &dir, &w, fused_steps)?),
         Err(no_adapter) => Err(no_adapter),
     };
     let t0 = Instant::now();

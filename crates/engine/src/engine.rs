@@ -159,7 +159,7 @@ impl GpuEngine {
     }
 
     /// Whether its decoder steps run fused kernels, one workgroup a row ([`KernelParams::fused_layers`]
-    /// where the model's shape fits them).
+    /// and `fused_gru_step`, where the model's shape fits them).
     pub fn fused(&self) -> bool {
         self.arch.fused()
     }

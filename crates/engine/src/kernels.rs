@@ -47,12 +47,14 @@ pub struct KernelParams {
     pub matvec_cols: u32,
     /// Workgroup size of the row kernels (softmax, layernorm, topk); a power of two ≤ 256.
     pub row_workgroup: u32,
-    /// A Transformer decoder layer runs as one kernel (decoder_layer.wgsl), and a GRU decoder step
-    /// (gru_step.wgsl), where the model's shape fits it; off, a step runs the per-op kernels (tests
-    /// compare the two). The layer kernel gives
+    /// A Transformer decoder layer runs as one kernel (decoder_layer.wgsl) where the model's shape
+    /// fits it; off, a step runs the per-op kernels (tests compare the two). The layer kernel gives
     /// a row one workgroup: on a CPU adapter that costs nothing, but at batch 1 a hardware GPU then
     /// runs the layer on one of its cores (docs/engine.md, "The floor").
     pub fused_layers: bool,
+    /// A GRU decoder step runs as one kernel (gru_step.wgsl) where the model's shape fits it and the
+    /// device binds its buffers; off, the per-op kernels.
+    pub fused_gru_step: bool,
     /// LayerNorm epsilon; the same value as the candle reference (wgslate_model::ops::LAYER_NORM_EPS).
     pub layer_norm_eps: f32,
     /// Weight matrices and embedding tables stay f16 on the device (needs the shader-f16 feature);
@@ -73,6 +75,7 @@ impl Default for KernelParams {
             matvec_cols: 32,
             row_workgroup: 64,
             fused_layers: true,
+            fused_gru_step: true,
             layer_norm_eps: 1e-5,
             f16_weights: false,
             int8_block: None,
@@ -84,12 +87,25 @@ impl KernelParams {
     /// The defaults, with f16 weights when the device has shader-f16. On a CPU adapter (lavapipe,
     /// SwiftShader) every product runs matvec.wgsl: there the tiled kernel's workgroup-memory
     /// staging is slower at every size measured (`kernel_bench`, lavapipe: 40×256·8000, 900 ms vs 415 ms);
-    /// and only there decoder layers run fused, which a hardware GPU ran slower than its CPU at
-    /// batch 1 (docs/benchmarks.md, "On a real GPU").
+    /// and only there a Transformer's decoder layers run fused, which a hardware GPU ran slower
+    /// than its CPU at batch 1 (docs/benchmarks.md, "On a real GPU"). A GRU's fused step is slower
+    /// than its per-op kernels on lavapipe (docs/engine.md) and not measured on a hardware GPU, so
+    /// it is off; on a hardware adapter the page and the CLI time both paths (`layer_probe`).
     pub fn for_gpu(gpu: &Gpu) -> Self {
         let cpu_adapter = gpu.report.device_type == wgpu::DeviceType::Cpu;
         let matvec_max_rows = if cpu_adapter { u32::MAX } else { Self::default().matvec_max_rows };
-        Self { f16_weights: gpu.has_f16(), matvec_max_rows, fused_layers: cpu_adapter, ..Self::default() }
+        Self {
+            f16_weights: gpu.has_f16(),
+            matvec_max_rows,
+            fused_layers: cpu_adapter,
+            fused_gru_step: false,
+            ..Self::default()
+        }
+    }
+
+    /// With every architecture's decoder step fused (one workgroup a row) or per-op.
+    pub fn with_fused_steps(self, fused: bool) -> Self {
+        Self { fused_layers: fused, fused_gru_step: fused, ..self }
     }
 }
 

@@ -47,8 +47,8 @@ pub async fn time_step_paths(
     let limits = LengthLimits { a: 0.0, b: tokens, min_len: tokens };
     let sources = [source.to_vec()];
     let mut timed = Vec::with_capacity(2);
-    for fused_layers in [true, false] {
-        let params = KernelParams { fused_layers, ..KernelParams::for_gpu(gpu) };
+    for fused in [true, false] {
+        let params = KernelParams::for_gpu(gpu).with_fused_steps(fused);
         let mut engine = GpuEngine::with_params(gpu, config, weights, params)?;
         greedy_async(&mut engine, &sources, limits, false).await?;
         let t0 = now();

@@ -28,14 +28,16 @@ fn shipped_gru_matches_the_reference() {
     let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
     let gpu = common::gpu();
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(3)).unwrap().into_iter().map(|s| s.0).collect();
-    let mut g = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
+    // The one-dispatch step where the device binds it (its default is per-op; a probe may choose it).
+    let fused = KernelParams::for_gpu(&gpu).with_fused_steps(true);
+    let mut g = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, fused).unwrap());
     let mut c = CpuStepper::new(&model.net, &model.config);
-    assert!(g.0.fused() == binds_gru_step(&gpu), "a CPU adapter runs the one-dispatch step where it binds it");
+    assert_eq!(g.0.fused(), binds_gru_step(&gpu));
     let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
     println!("GRU: largest per-step log-prob difference {worst:e}");
     assert!(worst < 1e-3);
-    // The per-op kernels too (a hardware GPU may choose them).
-    let params = KernelParams { fused_layers: false, ..KernelParams::for_gpu(&gpu) };
+    // The per-op kernels too.
+    let params = KernelParams::for_gpu(&gpu).with_fused_steps(false);
     let mut per_op = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, params).unwrap());
     let worst = lockstep(&mut per_op, &mut c, &sources, 5, 1, &expansion(sources.len()));
     assert!(!per_op.0.fused() && worst < 1e-3, "per-op: {worst}");
@@ -49,7 +51,7 @@ fn shipped_gru_matches_the_reference() {
     let n: usize = std::env::var("WGSLATE_PARITY_SENTENCES").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
     let sentences = test_sentences(n);
     let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
-    let mut g = Blocking(GpuEngine::new(&gpu, &model.config, &weights).unwrap());
+    let mut g = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, fused).unwrap());
     let out = translate_with(&mut g, &model, &sentences, &Search::default(), 16, false).unwrap();
     let same = cpu.iter().zip(&out).filter(|(a, b)| a.outputs[0].1.tokens == b.outputs[0].1.tokens).count();
     println!("GRU greedy: {same}/{n} sentences token-for-token equal on {}", gpu.report.name);
@@ -104,14 +106,14 @@ fn dot_and_general_scores_match_the_reference() {
         let net = Net::new(&config, weights::var_builder(&checked)).unwrap();
         let mut c = CpuStepper::new(&net, &config);
         // The one-dispatch step (gru_step.wgsl) and the per-op kernels.
-        for fused_layers in [true, false] {
-            let params = KernelParams { fused_layers, ..KernelParams::for_gpu(&gpu) };
+        for fused in [true, false] {
+            let params = KernelParams::for_gpu(&gpu).with_fused_steps(fused);
             let mut g = Blocking(GpuEngine::with_params(&gpu, &config, &checked, params).unwrap());
-            assert_eq!(g.0.fused(), fused_layers && binds_gru_step(&gpu));
+            assert_eq!(g.0.fused(), fused && binds_gru_step(&gpu));
             let sources = vec![vec![5u32, 9, 13, 2], vec![7, 2], vec![11, 12, 13, 14, 15, 2]];
             let worst = lockstep(&mut g, &mut c, &sources, 5, 1, &expansion(sources.len()));
-            println!("{score:?}, fused {fused_layers}: largest per-step log-prob difference {worst:e}");
-            assert!(worst < 1e-3, "{score:?}, fused {fused_layers}: {worst}");
+            println!("{score:?}, fused {fused}: largest per-step log-prob difference {worst:e}");
+            assert!(worst < 1e-3, "{score:?}, fused {fused}: {worst}");
         }
     }
 }
@@ -121,4 +123,31 @@ fn a_prefix_the_trace_and_forced_scores_equal_the_reference() {
     let model = Model::from_dir(Path::new(DIR)).unwrap();
     let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
     common::lab::lab_parity(&model, &weights, &common::gpu());
+}
+
+/// What a token costs with the one-dispatch step, counted as `wgslate bench` counts it (per output
+/// token with EOS, the encoder and readbacks included, one sentence at a time): at most 12
+/// dispatches a greedy token (docs/engine.md), and 15 for the per-op step and the projection's three.
+#[test]
+fn a_fused_gru_token_costs_at_most_12_dispatches() {
+    let model = Model::from_dir(Path::new(DIR)).unwrap();
+    let weights = CheckedWeights::parse(&std::fs::read(format!("{DIR}/model.safetensors")).unwrap()).unwrap();
+    let gpu = common::gpu();
+    if !binds_gru_step(&gpu) {
+        println!("{} binds fewer than 9 storage buffers a stage: no one-dispatch step", gpu.report.name);
+        return;
+    }
+    let sentences = test_sentences(10);
+    let per_token = |fused: bool| {
+        let params = KernelParams::for_gpu(&gpu).with_fused_steps(fused);
+        let mut engine = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, params).unwrap());
+        let before = gpu.cost();
+        let out = translate_with(&mut engine, &model, &sentences, &Search::default(), 1, false).unwrap();
+        let tokens: usize = out.iter().map(|t| t.outputs[0].1.tokens.len() + 1).sum();
+        (gpu.cost() - before).dispatches as f64 / tokens as f64
+    };
+    let (fused, per_op) = (per_token(true), per_token(false));
+    println!("GRU greedy dispatches a token: fused {fused:.2}, per-op {per_op:.2}");
+    assert!(fused <= 12.0, "fused: {fused} dispatches a greedy token");
+    assert!(per_op - fused >= 9.0, "the fused step saves the per-op step's 10 dispatches but one");
 }

@@ -107,7 +107,7 @@ fn f16_and_f32_weights_give_the_same_tokens() {
 #[test]
 fn the_per_op_step_gives_the_reference_tokens() {
     let (model, weights, gpu) = load();
-    let params = KernelParams { fused_layers: false, ..KernelParams::for_gpu(&gpu) };
+    let params = KernelParams::for_gpu(&gpu).with_fused_steps(false);
     let mut engine = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, params).unwrap());
     let sentences = test_sentences(12);
     let beam = Search::Beam(BeamConfig { beam: 4, nbest: 4, ..Default::default() });
