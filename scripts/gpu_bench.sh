@@ -30,8 +30,10 @@ for m in transformer transformer-d224-distilled gru; do
     echo "== bench $m (WGSL engine on the GPU, candle on the CPU; the gpu backend line names the adapter)"
     timeout 300 "$W" bench --model $M/$m --sentences 50 --dump /tmp/ids-$m.json
 done
-echo "== bench transformer with fused layers (one workgroup a row: what a CPU adapter runs)"
-timeout 300 "$W" bench --model $M/transformer --sentences 50 --batched 256 --layers fused
+for m in transformer gru; do
+    echo "== bench $m with fused steps (one workgroup a row; the lines above ran per-op)"
+    timeout 300 "$W" bench --model $M/$m --sentences 50 --batched 256 --layers fused
+done
 for th in $(nproc) 4 2 1; do
     echo "== bench transformer, RAYON_NUM_THREADS=$th"
     RAYON_NUM_THREADS=$th timeout 300 "$W" bench --model $M/transformer --sentences 50 --batched 256

@@ -1,8 +1,8 @@
 // A whole GRU decoder step (before the output projection) in one dispatch, one workgroup per row:
-// what the per-op kernels compute in ten (the attention query, the attention, five column copies,
-// the two GRU products with the cell, the output product), the row's vectors kept in workgroup
-// memory. kernels.rs prepends reduce.wgsl, scores.wgsl and the layer weight prelude (`wrow`: vec4
-// number kv of row `row` of the matrix at `base`, widened to f32).
+// what the per-op kernels compute in eleven (the attention query, the attention, five column
+// copies, the two GRU products, the cell, the output product; ten without the additive query), the
+// row's vectors kept in workgroup memory. kernels.rs prepends reduce.wgsl, scores.wgsl and the
+// layer weight prelude (`wrow`: vec4 number kv of row `row` of the matrix at `base`, as f32).
 //
 //   q = Wq·h (additive: e_j = v·tanh(keys_j + q)) or q = h (dot and general: e_j = keys_j·h)
 //   context = Σ_j softmax(e)_j · memory_j over the row's source (map[r], lengths[map[r]] positions)

@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use wgslate_decode::{greedy_async, AsyncStepModel, LengthLimits};
-use wgslate_engine::layer_probe::{self, PROBE_SENTENCE, PROBE_TOKENS};
+use wgslate_decode::AsyncStepModel;
+use wgslate_engine::layer_probe::{self, PROBE_SENTENCE};
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::weights::CheckedWeights;
@@ -55,14 +55,10 @@ fn stub_ms(side: &str) -> f64 {
     }
 }
 
-/// Times greedy decoding of `PROBE_TOKENS` tokens of one sentence on `engine`, in ms.
+/// Times greedy decoding of `PROBE_TOKENS` tokens of the probe sentence on `engine`, in ms.
 async fn time_probe<M: AsyncStepModel + ?Sized>(engine: &mut M, model: &Model) -> Result<f64, String> {
     let source = model.vocab.encode(PROBE_SENTENCE)?;
-    let limits = LengthLimits { a: 0.0, b: PROBE_TOKENS, min_len: PROBE_TOKENS };
-    greedy_async(engine, std::slice::from_ref(&source), limits, false).await?;
-    let t0 = browser::now_ms();
-    greedy_async(engine, std::slice::from_ref(&source), limits, false).await?;
-    Ok(browser::now_ms() - t0)
+    layer_probe::time_greedy(engine, &source, &browser::now_ms).await
 }
 
 /// `auto`'s choice for a model with a GPU engine: the probe's (GPU ms, CPU ms), measured once per
@@ -185,23 +181,19 @@ pub async fn prepare(name: &str, model: &Model, weights: &[u8]) {
 /// the one that decoded the probe faster here is kept (`layer_probe`: a fused step gives a row one
 /// workgroup, which a big GPU runs on one of its cores); on a software adapter the fused step is.
 async fn build(name: &str, gpu: &Gpu, model: &Model, weights: &CheckedWeights) -> Result<GpuEngine, String> {
+    STEP_NOTES.with(|n| n.borrow_mut().remove(name));
     let stubbed = ["fused-slow", "per-op-slow"].iter().any(|side| stub_ms(side) > 0.0);
     if gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu && !stubbed {
         return GpuEngine::new(gpu, &model.config, weights);
     }
     let source = model.vocab.encode(PROBE_SENTENCE)?;
-    let timed =
-        layer_probe::time_step_paths(gpu, &model.config, weights, &source, PROBE_TOKENS, &browser::now_ms).await?;
-    let Some([mut fused, mut per_op]) = timed else { return GpuEngine::new(gpu, &model.config, weights) };
-    fused.ms += stub_ms("fused-slow");
-    per_op.ms += stub_ms("per-op-slow");
-    let (f, p) = (fused.ms.max(1e-3), per_op.ms.max(1e-3));
-    let note = match f <= p {
-        true => format!("fused steps: per-op took {:.1}× as long", p / f),
-        false => format!("per-op steps: fused took {:.1}× as long", f / p),
-    };
-    STEP_NOTES.with(|n| n.borrow_mut().insert(name.to_string(), note));
-    Ok(layer_probe::faster([fused, per_op]).engine)
+    let slow = [stub_ms("fused-slow"), stub_ms("per-op-slow")];
+    let (engine, times) =
+        layer_probe::probed_engine(gpu, &model.config, weights, &source, &browser::now_ms, slow).await?;
+    if let Some(times) = times {
+        STEP_NOTES.with(|n| n.borrow_mut().insert(name.to_string(), times.note()));
+    }
+    Ok(engine)
 }
 
 /// The ms the model's GPU engine took to build (its pipelines' compilation and the weights' upload).

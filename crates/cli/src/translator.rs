@@ -3,7 +3,7 @@
 //! as it is done; and, with `--rerank`, the reverse model's engine.
 
 use wgslate_decode::{block_on, forced_scores, Blocking, Ensemble, ForcedScore, Search, StepModel};
-use wgslate_engine::layer_probe::{faster, time_step_paths, PROBE_SENTENCE, PROBE_TOKENS};
+use wgslate_engine::layer_probe::{self, PROBE_SENTENCE};
 use wgslate_engine::{Gpu, GpuEngine};
 use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
@@ -151,8 +151,5 @@ fn probed_engine(gpu: &Gpu, model: &Model, weights: &CheckedWeights) -> Result<G
     let source = model.vocab.encode(PROBE_SENTENCE)?;
     let t0 = std::time::Instant::now();
     let now = || t0.elapsed().as_secs_f64() * 1e3;
-    match block_on(time_step_paths(gpu, &model.config, weights, &source, PROBE_TOKENS, &now))? {
-        Some(paths) => Ok(faster(paths).engine),
-        None => GpuEngine::new(gpu, &model.config, weights),
-    }
+    block_on(layer_probe::probed_engine(gpu, &model.config, weights, &source, &now, [0.0; 2])).map(|(e, _)| e)
 }

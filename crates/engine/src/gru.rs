@@ -103,7 +103,7 @@ impl Gru {
             ("decoder_hidden", cfg.decoder_hidden),
         ])?;
         let shape = step_shape(cfg);
-        let fused = k.params.fused_gru_step && k.has_gru_step() && shape.fits();
+        let fused = k.has_gru_step() && shape.fits();
         let mut names: Vec<String> = vec!["embed.weight".into(), "init.weight".into(), "init.bias".into()];
         for p in ["encoder.forward", "encoder.backward"] {
             for n in ["w_ih", "w_hh", "b_ih", "b_hh"] {

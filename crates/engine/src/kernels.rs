@@ -53,7 +53,7 @@ pub struct KernelParams {
     /// runs the layer on one of its cores (docs/engine.md, "The floor").
     pub fused_layers: bool,
     /// A GRU decoder step runs as one kernel (gru_step.wgsl) where the model's shape fits it and the
-    /// device binds its buffers; off, the per-op kernels.
+    /// device binds its buffers; off (the default), the per-op kernels.
     pub fused_gru_step: bool,
     /// LayerNorm epsilon; the same value as the candle reference (wgslate_model::ops::LAYER_NORM_EPS).
     pub layer_norm_eps: f32,
@@ -75,7 +75,7 @@ impl Default for KernelParams {
             matvec_cols: 32,
             row_workgroup: 64,
             fused_layers: true,
-            fused_gru_step: true,
+            fused_gru_step: false,
             layer_norm_eps: 1e-5,
             f16_weights: false,
             int8_block: None,
@@ -127,8 +127,9 @@ pub struct Kernels {
     gru_attention: wgpu::ComputePipeline,
     masked_mean: wgpu::ComputePipeline,
     copy_cols: wgpu::ComputePipeline,
-    decoder_layer: wgpu::ComputePipeline,
-    /// None where the device binds fewer storage buffers a stage than gru_step.wgsl's 9.
+    /// Compiled only for the fused steps: with `fused_layers`, and with `fused_gru_step` where the
+    /// device binds gru_step.wgsl's 9 storage buffers.
+    decoder_layer: Option<wgpu::ComputePipeline>,
     gru_step: Option<wgpu::ComputePipeline>,
     beam_select: wgpu::ComputePipeline,
 }
@@ -408,14 +409,11 @@ impl Kernels {
             gru_attention: p("gru attention", &[reduce, scores, shader!("gru_attention")]),
             masked_mean: p("masked mean", &[shader!("masked_mean")]),
             copy_cols: p("copy columns", &[shader!("copy_cols")]),
-            decoder_layer: pipeline(
-                gpu,
-                "decoder layer",
-                &[&layer_weight_prelude(&params), reduce, scores, shader!("decoder_layer")].concat(),
-                "main",
-                &[("WG", 256.0), ("EPS", params.layer_norm_eps as f64)],
-            ),
-            gru_step: binds_gru_step(gpu).then(|| {
+            decoder_layer: params.fused_layers.then(|| {
+                let source = [&layer_weight_prelude(&params), reduce, scores, shader!("decoder_layer")].concat();
+                pipeline(gpu, "decoder layer", &source, "main", &[("WG", 256.0), ("EPS", params.layer_norm_eps as f64)])
+            }),
+            gru_step: (params.fused_gru_step && binds_gru_step(gpu)).then(|| {
                 let source = [&layer_weight_prelude(&params), reduce, scores, shader!("gru_step")].concat();
                 pipeline(gpu, "gru step", &source, "main", &[("WG", 256.0)])
             }),
@@ -423,8 +421,7 @@ impl Kernels {
         })
     }
 
-    /// Whether a GRU decoder step can run as one dispatch here (gru_step.wgsl binds 9 storage
-    /// buffers, one more than WebGPU's default limit).
+    /// Whether a GRU decoder step runs as one dispatch (asked for, and the device binds it).
     pub fn has_gru_step(&self) -> bool {
         self.gru_step.is_some()
     }
@@ -724,9 +721,10 @@ impl Kernels {
         probs: &wgpu::Buffer,
         step: crate::layer::LayerStep,
     ) {
+        let pipeline = self.decoder_layer.as_ref().expect("the engine asks for decoder layers only with fused_layers");
         rec.weights_read(layer.weight_bytes);
         let buffers = [x, &layer.weights, &layer.prm, cache, cross, map, lengths, probs];
-        rec.dispatch(&self.decoder_layer, &buffers, &layer.launch(step), [step.rows, 1]);
+        rec.dispatch(pipeline, &buffers, &layer.launch(step), [step.rows, 1]);
     }
 
     /// A GRU decoder step before the output projection (gru_step.wgsl), one workgroup per row: `x`

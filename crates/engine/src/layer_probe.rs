@@ -1,70 +1,88 @@
-//! Fused or per-op decoder steps, measured rather than guessed. A fused step (a Transformer's layers,
-//! a GRU's whole step) gives each row one workgroup: on a CPU adapter that is the faster path, but at batch 1 a hardware GPU then runs a
-//! layer on one of its multiprocessors (an H100 took 0.82 ms a token fused, docs/benchmarks.md). So on a
-//! hardware adapter the engine is built both ways, each times the same greedy decode, and the caller
-//! keeps the faster.
+//! Fused or per-op decoder steps, measured rather than guessed. A fused step (a Transformer's layer,
+//! a GRU's whole step) gives each row one workgroup: on a CPU adapter that is the faster path for the
+//! Transformer, but at batch 1 a hardware GPU then runs a layer on one of its multiprocessors (an
+//! H100 took 0.82 ms a token fused, docs/benchmarks.md). So on a hardware adapter the engine is built
+//! both ways, each times the same greedy decode, and the faster is kept.
 
-use wgslate_decode::{greedy_async, LengthLimits};
+use wgslate_decode::{greedy_async, AsyncStepModel, LengthLimits};
 use wgslate_model::config::ModelConfig;
 use wgslate_model::weights::CheckedWeights;
 
-use crate::layer::LayerShape;
 use crate::{Gpu, GpuEngine, KernelParams};
 
-/// Whether the model's decoder step has a fused path to choose on this device.
-pub fn has_fused_path(gpu: &Gpu, config: &ModelConfig) -> bool {
-    match config {
-        ModelConfig::Transformer(c) => LayerShape { d: c.d_model, d_ff: c.d_ff, heads: c.n_heads }.fits(),
-        ModelConfig::Gru(c) => crate::kernels::binds_gru_step(gpu) && crate::gru::step_shape(c).fits(),
-    }
-}
-
-/// The probes' sentence and the tokens they time (after one untimed run); the page's CPU-or-GPU
-/// probe times the same.
+/// The probes' sentence and the tokens they time; the page's CPU-or-GPU probe times the same.
 pub const PROBE_SENTENCE: &str = "A man in a blue shirt is walking a dog in the park.";
 pub const PROBE_TOKENS: usize = 8;
 
-/// An engine built one way, and the ms its probe took.
-pub struct Timed {
-    pub engine: GpuEngine,
-    pub ms: f64,
+/// The least of three timed greedy decodes of `PROBE_TOKENS` tokens of `source` on `engine`, in ms
+/// of the clock `now`, after one untimed run (which creates pipelines' buffers and bind groups).
+pub async fn time_greedy<M: AsyncStepModel + ?Sized>(
+    engine: &mut M,
+    source: &[u32],
+    now: &dyn Fn() -> f64,
+) -> Result<f64, String> {
+    let limits = LengthLimits { a: 0.0, b: PROBE_TOKENS, min_len: PROBE_TOKENS };
+    let sources = [source.to_vec()];
+    greedy_async(engine, &sources, limits, false).await?;
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let t0 = now();
+        greedy_async(engine, &sources, limits, false).await?;
+        best = best.min(now() - t0);
+    }
+    Ok(best)
 }
 
-/// Builds the engine with fused and then with per-op steps and times `tokens` greedy tokens of
-/// `source` on each, after one untimed run (which creates the pipelines' buffers and bind groups);
-/// `now` is a clock in ms. None when the model has no fused path ([`has_fused_path`]).
-pub async fn time_step_paths(
+/// The probe's result: the ms of the fused and of the per-op engine, each with what `slow` added.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepTimes {
+    pub fused_ms: f64,
+    pub per_op_ms: f64,
+}
+
+impl StepTimes {
+    /// What the backend label says of the choice.
+    pub fn note(&self) -> String {
+        let (f, p) = (self.fused_ms.max(1e-3), self.per_op_ms.max(1e-3));
+        match f <= p {
+            true => format!("fused steps: per-op took {:.1}× as long", p / f),
+            false => format!("per-op steps: fused took {:.1}× as long", f / p),
+        }
+    }
+}
+
+/// The model's engine with its decoder step fused for this architecture, or per-op.
+fn build(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights, fused: bool) -> Result<GpuEngine, String> {
+    let base = KernelParams::for_gpu(gpu);
+    let params = match config {
+        ModelConfig::Transformer(_) => KernelParams { fused_layers: fused, ..base },
+        ModelConfig::Gru(_) => KernelParams { fused_gru_step: fused, ..base },
+    };
+    GpuEngine::with_params(gpu, config, weights, params)
+}
+
+/// The engine whose decoder step (fused or per-op) decoded `source` faster here, and the times; the
+/// per-op engine and no times when the model has no fused step here (its shape, or the device's
+/// limits) or the fused engine fails. `slow` adds ms to the fused and the per-op side (a test's stub).
+pub async fn probed_engine(
     gpu: &Gpu,
     config: &ModelConfig,
     weights: &CheckedWeights,
     source: &[u32],
-    tokens: usize,
     now: &dyn Fn() -> f64,
-) -> Result<Option<[Timed; 2]>, String> {
-    if !has_fused_path(gpu, config) {
-        return Ok(None);
-    }
-    let limits = LengthLimits { a: 0.0, b: tokens, min_len: tokens };
-    let sources = [source.to_vec()];
-    let mut timed = Vec::with_capacity(2);
-    for fused in [true, false] {
-        let params = KernelParams::for_gpu(gpu).with_fused_steps(fused);
-        let mut engine = GpuEngine::with_params(gpu, config, weights, params)?;
-        greedy_async(&mut engine, &sources, limits, false).await?;
-        let t0 = now();
-        greedy_async(&mut engine, &sources, limits, false).await?;
-        timed.push(Timed { engine, ms: now() - t0 });
-    }
-    let per_op = timed.pop().expect("two engines");
-    let fused = timed.pop().expect("two engines");
-    Ok(Some([fused, per_op]))
-}
-
-/// The faster of the two (fused on a tie: fewer dispatches).
-pub fn faster([fused, per_op]: [Timed; 2]) -> Timed {
-    if fused.ms <= per_op.ms {
-        fused
-    } else {
-        per_op
-    }
+    slow: [f64; 2],
+) -> Result<(GpuEngine, Option<StepTimes>), String> {
+    let fused = match build(gpu, config, weights, true) {
+        Ok(mut engine) if engine.fused() => match time_greedy(&mut engine, source, now).await {
+            Ok(ms) => Some((engine, ms + slow[0])),
+            Err(_) => None,
+        },
+        _ => None,
+    };
+    let mut per_op = build(gpu, config, weights, false)?;
+    let Some((fused, fused_ms)) = fused else { return Ok((per_op, None)) };
+    let per_op_ms = time_greedy(&mut per_op, source, now).await? + slow[1];
+    let times = StepTimes { fused_ms, per_op_ms };
+    // A tie goes to the fused step: fewer dispatches.
+    Ok((if fused_ms <= per_op_ms { fused } else { per_op }, Some(times)))
 }

@@ -212,7 +212,7 @@ fn decoder_layer_matches_cpu() {
         let x: Vec<f32> = random(rows * d, seed + 40).iter().map(|v| 2.0 + 3.0 * v).collect();
         let cache = random(rows * max_len * 2 * d, seed + 41);
         let cross = random(3 * s_max * 2 * d, seed + 42);
-        let (map, lengths) = (vec![2u32, 2, 0][..rows].to_vec(), vec![5u32, 1, 3]);
+        let (map, lengths) = (vec![2u32, 1, 2][..rows].to_vec(), vec![5u32, 1, 3]);
         let probs0 = vec![0f32; rows * heads * s_max];
         let [bx, bc, bcross, bp] = [&x, &cache, &cross, &probs0].map(|v| gpu.storage("t", v));
         let (bmap, blen) = (gpu.storage_u32("map", &map), gpu.storage_u32("lengths", &lengths));
@@ -270,9 +270,17 @@ fn gru_step_matches_cpu() {
             continue;
         }
         let block = block.filter(|_| !f16);
-        let params = KernelParams { int8_block: block.map(|b| b as u32), f16_weights: f16, ..Default::default() };
+        let params = KernelParams {
+            int8_block: block.map(|b| b as u32),
+            f16_weights: f16,
+            fused_gru_step: true,
+            ..Default::default()
+        };
         let k = Kernels::new(&gpu, params).unwrap();
-        assert!(k.has_gru_step(), "{} binds 9 storage buffers a stage", gpu.report.name);
+        if !k.has_gru_step() {
+            println!("{} binds fewer than 9 storage buffers a stage: no one-dispatch GRU step", gpu.report.name);
+            return;
+        }
         let shape = GruStepShape { emb: e, mem, hidden, key_dim: kd, additive };
         assert!(shape.fits());
         let seed = 700 + 50 * case as u64;
@@ -309,7 +317,7 @@ fn gru_step_matches_cpu() {
         let h = random(rows * hidden, seed + 21);
         let keys = random(3 * s_max * kd, seed + 22);
         let memory = random(3 * s_max * mem, seed + 23);
-        let (map, lengths) = (vec![2u32, 2, 0][..rows].to_vec(), vec![5u32, 1, 3]);
+        let (map, lengths) = (vec![2u32, 1, 2][..rows].to_vec(), vec![5u32, 1, 3]);
         let [bx, bh, bkeys, bmem] = [&emb, &h, &keys, &memory].map(|v| gpu.storage("t", v));
         let bp = gpu.storage("probs", &vec![0f32; rows * s_max]);
         let (bmap, blen) = (gpu.storage_u32("map", &map), gpu.storage_u32("lengths", &lengths));

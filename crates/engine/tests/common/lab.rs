@@ -2,7 +2,7 @@
 //! give the same tokens and numbers on the GPU engine as on the candle reference.
 
 use wgslate_decode::{block_on, forced_scores, trace_search, BeamConfig, Blocking, Search, StepModel};
-use wgslate_engine::{Gpu, GpuEngine};
+use wgslate_engine::{Gpu, GpuEngine, KernelParams};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate_from_async, translate_with};
 use wgslate_model::weights::CheckedWeights;
@@ -14,11 +14,12 @@ fn searches() -> [Search; 2] {
     [Search::default(), Search::Beam(BeamConfig { beam: 4, nbest: 4, ..Default::default() })]
 }
 
-pub fn lab_parity(model: &Model, weights: &CheckedWeights, gpu: &Gpu) {
+/// On the engine with `params` (its decoder steps fused or per-op).
+pub fn lab_parity(model: &Model, weights: &CheckedWeights, gpu: &Gpu, params: KernelParams) {
     let sentences = test_sentences(8);
     let sources: Vec<Vec<u32>> = encode_sources(model, &sentences).unwrap().into_iter().map(|s| s.0).collect();
     let mut cpu = CpuStepper::new(&model.net, &model.config);
-    let mut on_gpu = Blocking(GpuEngine::new(gpu, &model.config, weights).unwrap());
+    let mut on_gpu = Blocking(GpuEngine::with_params(gpu, &model.config, weights, params).unwrap());
     let greedy = translate_with(&mut cpu, model, &sentences, &Search::default(), 8, false).unwrap();
     // A prefix that is not the greedy output's: its first two subwords, then the model's least likely
     // of its top 5 third subwords (the search must go on from somewhere it would not go).
