@@ -30,9 +30,12 @@ for m in transformer transformer-d224-distilled gru; do
     echo "== bench $m (WGSL engine on the GPU, candle on the CPU; the gpu backend line names the adapter)"
     timeout 300 "$W" bench --model $M/$m --sentences 50 --dump /tmp/ids-$m.json
 done
+# The runs above built each engine as translate does (the step its probe chose: step_probe_ms).
 for m in transformer gru; do
-    echo "== bench $m with fused steps (one workgroup a row; the lines above ran per-op)"
-    timeout 300 "$W" bench --model $M/$m --sentences 50 --batched 256 --layers fused
+    for l in fused per-op; do
+        echo "== bench $m with $l steps"
+        timeout 300 "$W" bench --model $M/$m --sentences 50 --batched 256 --layers $l
+    done
 done
 for th in $(nproc) 4 2 1; do
     echo "== bench transformer, RAYON_NUM_THREADS=$th"

@@ -3,7 +3,8 @@
 
 use std::time::Instant;
 
-use wgslate_decode::{trace_search, BeamConfig, Blocking, Search, StepModel};
+use wgslate_decode::{block_on, trace_search, BeamConfig, Blocking, Search, StepModel};
+use wgslate_engine::layer_probe::{probed_engine, PROBE_SENTENCE};
 use wgslate_engine::{Gpu, GpuEngine, KernelParams};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate_with};
@@ -20,7 +21,8 @@ pub const USAGE: &str =
   --batched N     the first N lines translated greedy in batches of 64 (default every line of --src)
   --dump FILE     writes the first N lines' source ids and the CPU's greedy output ids (scripts/torch_peer.py)
   --layers L      decoder steps on the GPU: fused (a Transformer's layer, a GRU's step, one kernel) or
-                  per-op (default: a Transformer's fused on a CPU adapter, otherwise per-op)";
+                  per-op (default: as translate chooses: on a hardware GPU the faster in a probe, whose
+                  times step_probe_ms gives; on a CPU adapter a Transformer's fused, a GRU's per-op)";
 
 const FLAGS: [&str; 6] = ["--model", "--src", "--sentences", "--batched", "--dump", "--layers"];
 
@@ -83,16 +85,29 @@ fn time_gpu(
         _ if gpu.has_f16() => "f16",
         _ => "f32",
     };
-    let params = match fused_steps {
-        Some(fused) => KernelParams::for_gpu(gpu).with_fused_steps(fused),
-        None => KernelParams::for_gpu(gpu),
+    let config = &w.model.config;
+    let hardware = gpu.report.device_type != wgslate_engine::wgpu::DeviceType::Cpu;
+    // As `translate` builds it: on a hardware GPU the decoder step its probe chose (set-up includes it).
+    let (engine, probe) = match fused_steps {
+        Some(fused) => {
+            (GpuEngine::with_params(gpu, config, &weights, KernelParams::for_gpu(gpu).with_fused_steps(fused))?, None)
+        }
+        None if hardware => {
+            let source = w.model.vocab.encode(PROBE_SENTENCE)?;
+            let now = || t0.elapsed().as_secs_f64() * 1e3;
+            block_on(probed_engine(gpu, config, &weights, &source, &now, [0.0; 2]))?
+        }
+        None => (GpuEngine::new(gpu, config, &weights)?, None),
     };
-    let engine = GpuEngine::with_params(gpu, &w.model.config, &weights, params)?;
     let steps = if engine.fused() { "fused steps" } else { "per-op steps" };
     let name =
         format!("gpu ({}, {}, {device_weights} weights on the device, {steps})", gpu.report.name, gpu.report.backend);
     let mut e = Blocking(engine);
     let (greedy_s, mut fields) = time_engine(&mut e, w, name, t0.elapsed().as_secs_f64())?;
+    if let Some(p) = probe {
+        let ms = vec![("fused".to_string(), round2(p.fused_ms)), ("per_op".into(), round2(p.per_op_ms))];
+        fields.push(("step_probe_ms".into(), Json::Obj(ms)));
+    }
     let beam = Search::Beam(BeamConfig { beam: 4, ..Default::default() });
     for (label, search) in [("greedy", Search::default()), ("beam4", beam)] {
         fields.push((format!("{label}_cost_per_token_batch1"), cost_per_token(gpu, &mut e, w, &search)?));
