@@ -4,8 +4,12 @@
 # target/release/wgslate) and, optionally, the engine's kernel-test binary (KERNEL_TESTS: the
 # `kernels-*` binary that `cargo test --release -p wgslate-engine --no-run` lists for tests/kernels.rs).
 # Prints everything; nothing is asserted here (speed is never a test), but the token counts and
-# differing lines it prints are the parity checks.
+# differing lines it prints are the parity checks. Arguments pick parts (default all, about 9 minutes
+# on an H100): kernels bench steps threads torch parity (torch reads the ids that bench writes, so
+# it needs bench in the same call).
 set -u
+PARTS=" ${*:-kernels bench steps threads torch parity} "
+part() { [[ "$PARTS" == *" $1 "* ]]; }
 W=${WGSLATE:-target/release/wgslate}
 M=www/models/en-de
 T=www/data/test_2016_flickr.en
@@ -22,29 +26,30 @@ python3 -c "import torch; print('torch', torch.__version__)"
 if "$W" bench --model $M/transformer --sentences 1 --batched 1 2>&1 | grep -q "no GPU adapter"; then
     echo "no GPU adapter for wgpu; set VK_LOADER_DEBUG=error to see why"; exit 1
 fi
-if [ -n "${KERNEL_TESTS:-}" ]; then
+if part kernels && [ -n "${KERNEL_TESTS:-}" ]; then
     echo "== kernel tests (each kernel against its CPU twin)"
     timeout 300 "$KERNEL_TESTS" --test-threads 1 2>&1 | tail -25
 fi
-for m in transformer transformer-d224-distilled gru; do
+part bench && for m in transformer transformer-d224-distilled gru; do
     echo "== bench $m (WGSL engine on the GPU, candle on the CPU; the gpu backend line names the adapter)"
     timeout 300 "$W" bench --model $M/$m --sentences 50 --dump /tmp/ids-$m.json
 done
-# The runs above built each engine as translate does (the step its probe chose: step_probe_ms).
-for m in transformer gru; do
+# The bench runs built each engine as translate does (the step its probe chose: step_probe_ms).
+part steps && for m in transformer gru; do
     for l in fused per-op; do
         echo "== bench $m with $l steps"
         timeout 300 "$W" bench --model $M/$m --sentences 50 --batched 256 --layers $l
     done
 done
-for th in $(nproc) 4 2 1; do
+part threads && for th in $(nproc) 4 2 1; do
     echo "== bench transformer, RAYON_NUM_THREADS=$th"
     RAYON_NUM_THREADS=$th timeout 300 "$W" bench --model $M/transformer --sentences 50 --batched 256
 done
-echo "== PyTorch eager peer (batch-1 greedy over the same 50 sentences, tokens checked)"
-for m in transformer transformer-d224-distilled transformer; do
+part torch && echo "== PyTorch eager peer (batch-1 greedy over the same 50 sentences, tokens checked)"
+part torch && for m in transformer transformer-d224-distilled transformer; do
     for d in cuda cpu; do timeout 300 python3 scripts/torch_peer.py --model $M/$m --ids /tmp/ids-$m.json --device $d; done
 done
+part parity || exit 0
 echo "== GPU = CPU tokens over test_2016_flickr (1 000 sentences): differing lines"
 parity() {
     src=$1; shift
