@@ -294,6 +294,37 @@ pub fn gru_step(
     (o, h_new, probs)
 }
 
+/// The GRU encoder's recurrence as gru_encoder.wgsl computes it and the per-op kernels do in turn
+/// (the product and cell twins composed): `xp` holds each position's input products of both
+/// directions (rows·s × 6H), and the result is the memory (rows·s × 2H, forward then backward),
+/// padding positions keeping the state.
+pub fn gru_encoder(
+    xp: &[f32],
+    lengths: &[u32],
+    w_hh: [&[f32]; 2],
+    b_hh: [&[f32]; 2],
+    hidden: usize,
+    s: usize,
+) -> Vec<f32> {
+    let rows = lengths.len();
+    let mut memory = vec![0.0; rows * s * 2 * hidden];
+    for dir in 0..2 {
+        let mut h = vec![0.0; rows * hidden];
+        for step in 0..s {
+            let t = if dir == 0 { step } else { s - 1 - step };
+            let hp = matmul(&h, w_hh[dir], b_hh[dir], rows, 3 * hidden, hidden, crate::Act::None);
+            let xp_t: Vec<f32> =
+                (0..rows).flat_map(|b| xp[((b * s + t) * 6 + 3 * dir) * hidden..][..3 * hidden].to_vec()).collect();
+            let keep: Vec<bool> = lengths.iter().map(|&len| t >= len as usize).collect();
+            h = gru_cell(&xp_t, &hp, &h, hidden, &keep);
+            for b in 0..rows {
+                memory[(b * s + t) * 2 * hidden + dir * hidden..][..hidden].copy_from_slice(&h[b * hidden..][..hidden]);
+            }
+        }
+    }
+    memory
+}
+
 /// beam_select.wgsl's step, written as a sort: `log` and `index` after the step `dims` describes
 /// (rows, beam, k, eos, step, slots, cand_off, rows_at; see the shader for the layout).
 pub fn beam_select(cands: &[(u32, f32)], log: &[u32], index: &[u32], dims: [u32; 8]) -> (Vec<u32>, Vec<u32>) {

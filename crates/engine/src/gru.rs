@@ -1,6 +1,7 @@
 //! The GRU encoder-decoder with attention on the GPU: bidirectional encoder run once per batch
-//! (one cell dispatch per position and direction, padding masked), then one decoder step per token:
-//! one dispatch (gru_step.wgsl) where the kernels fuse it, else the per-op kernels.
+//! (padding masked), then one decoder step per token. Fused, the encoder's recurrence is one dispatch
+//! (gru_encoder.wgsl) and a step one (gru_step.wgsl); per-op, the encoder runs a product and a cell
+//! dispatch per position and direction and a step ten or eleven kernels.
 //! The step loop and the rows' bookkeeping are the [`GpuEngine`](crate::GpuEngine)'s.
 
 use std::collections::HashMap;
@@ -10,7 +11,7 @@ use wgslate_model::weights::CheckedWeights;
 use wgslate_model::{AttentionScore, GruConfig};
 
 use crate::engine::{Architecture, Sources, StepIo, F};
-use crate::gru_step::{GruStep, GruStepShape, GruStepTensors, MATRICES};
+use crate::gru_step::{GruEncoder, GruStep, GruStepShape, GruStepTensors, MATRICES};
 use crate::kernels::{Act, Kernels, Matrix, TokenSource};
 use crate::layer::MatrixData;
 use crate::record::{Pool, Recorder};
@@ -52,6 +53,8 @@ pub struct Gru {
     dummy_rw: wgpu::Buffer,
     /// The one-dispatch decoder step, where it runs.
     step: Option<GruStep>,
+    /// The encoder's recurrence in one dispatch, where it runs (with the step).
+    encoder: Option<GruEncoder>,
     batch: Option<Batch>,
 }
 
@@ -74,12 +77,20 @@ fn key_dim(cfg: &GruConfig) -> usize {
     }
 }
 
-/// The step's matrices and vectors as the model file holds them (int8 where the kernels run int8).
-fn step_tensors(weights: &CheckedWeights, shape: GruStepShape, int8: bool) -> Result<GruStepTensors, String> {
-    let dense = |name: &str| match crate::weights::stacked(weights, &[name.to_string()], false)? {
+/// The encoder's two directions, as the model file names them.
+const DIRECTIONS: [&str; 2] = ["encoder.forward", "encoder.backward"];
+
+/// A vector as the model file holds it.
+fn dense(weights: &CheckedWeights, name: &str) -> Result<Vec<f32>, String> {
+    match crate::weights::stacked(weights, &[name.to_string()], false)? {
         (MatrixData::Dense(v), _) => Ok(v),
         _ => Err(format!("{name} is not stored as floats")),
-    };
+    }
+}
+
+/// The step's matrices and vectors as the model file holds them (int8 where the kernels run int8).
+fn step_tensors(weights: &CheckedWeights, shape: GruStepShape, int8: bool) -> Result<GruStepTensors, String> {
+    let dense = |name: &str| dense(weights, name);
     let count = if shape.additive { 4 } else { 3 };
     let matrices = MATRICES[..count]
         .iter()
@@ -104,10 +115,11 @@ impl Gru {
         ])?;
         let shape = step_shape(cfg);
         let fused = k.has_gru_step() && shape.fits();
+        let fused_encoder = k.has_gru_encoder() && GruEncoder::fits(cfg.encoder_hidden);
         let mut names: Vec<String> = vec!["embed.weight".into(), "init.weight".into(), "init.bias".into()];
-        for p in ["encoder.forward", "encoder.backward"] {
-            for n in ["w_ih", "w_hh", "b_ih", "b_hh"] {
-                names.push(format!("{p}.{n}"));
+        if !fused_encoder {
+            for p in DIRECTIONS {
+                names.extend(["w_ih", "w_hh", "b_ih", "b_hh"].map(|n| format!("{p}.{n}")));
             }
         }
         match cfg.score {
@@ -123,7 +135,25 @@ impl Gru {
                 names.extend(["attention.query.weight", "attention.v"].map(String::from));
             }
         }
-        let w = crate::weights::upload(gpu, weights, &names, &k.params)?;
+        let mut w = crate::weights::upload(gpu, weights, &names, &k.params)?;
+        let encoder = match fused_encoder {
+            true => {
+                // Both directions' input products as one product: [forward 3H | backward 3H] a position.
+                for part in ["w_ih", "b_ih"] {
+                    let parts = DIRECTIONS.map(|p| format!("{p}.{part}"));
+                    let name = format!("encoder.{part}");
+                    w.extend(crate::weights::upload_stacked(gpu, weights, &name, &parts, &k.params)?);
+                }
+                let int8 = k.params.int8_block.is_some();
+                let w_hh = DIRECTIONS
+                    .map(|p| crate::weights::stacked(weights, &[format!("{p}.w_hh")], int8).map(|(data, _)| data));
+                let [w_f, w_b] = w_hh;
+                let b_hh = DIRECTIONS.map(|p| dense(weights, &format!("{p}.b_hh")));
+                let [b_f, b_b] = b_hh;
+                Some(GruEncoder::upload(gpu, &k.params, cfg.encoder_hidden, [&w_f?, &w_b?], [&b_f?, &b_b?])?)
+            }
+            false => None,
+        };
         let step = match fused {
             true => {
                 let tensors = step_tensors(weights, shape, k.params.int8_block.is_some())?;
@@ -141,6 +171,7 @@ impl Gru {
             cfg: cfg.clone(),
             w,
             step,
+            encoder,
             batch: None,
         })
     }
@@ -285,7 +316,13 @@ impl Architecture for Gru {
         };
         let k = &self.k;
         k.embed(rec, TokenSource::ids(tokens), self.mat("embed.weight"), &self.zeros, &emb, n, e, 0, 0, 1.0);
-        for (dir, name) in ["encoder.forward", "encoder.backward"].iter().enumerate() {
+        if let Some(enc) = &self.encoder {
+            let xp = p.get(g, "encoder xp both", nf * 6 * he as u64 * F);
+            let (w_ih, b_ih) = (self.mat("encoder.w_ih"), self.wt("encoder.b_ih"));
+            k.matmul(rec, &emb, w_ih, b_ih, &xp, n, 6 * he, e, Act::None);
+            k.gru_encoder(rec, enc, &xp, lens_buf, &memory, (bsz as u32, s_max as u32));
+        }
+        for (dir, name) in DIRECTIONS.iter().enumerate().filter(|_| self.encoder.is_none()) {
             k.matmul(
                 rec,
                 &emb,

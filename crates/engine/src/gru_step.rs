@@ -109,3 +109,54 @@ impl GruStep {
         words
     }
 }
+
+/// The encoder's recurrence in one dispatch (gru_encoder.wgsl): both directions' W_hh and b_hh packed
+/// into the two buffers the kernel binds.
+pub struct GruEncoder {
+    pub hidden: usize,
+    pub(crate) weights: wgpu::Buffer,
+    pub(crate) prm: wgpu::Buffer,
+    /// Words 4..12 of the launch parameters (see `Encoder` in the shader).
+    offsets: [u32; 8],
+    pub(crate) weight_bytes: u64,
+}
+
+impl GruEncoder {
+    /// gru_encoder.wgsl keeps h and h' in workgroup memory.
+    pub fn fits(hidden: usize) -> bool {
+        hidden > 0 && hidden <= 512 && hidden.is_multiple_of(4)
+    }
+
+    /// `w_hh` and `b_hh` of the forward then the backward direction.
+    pub fn upload(
+        gpu: &Gpu,
+        params: &KernelParams,
+        hidden: usize,
+        w_hh: [&MatrixData; 2],
+        b_hh: [&[f32]; 2],
+    ) -> Result<Self, String> {
+        if !Self::fits(hidden) {
+            return Err(format!("a GRU encoder of hidden size {hidden} does not fit one dispatch"));
+        }
+        let mut pack = Packer::new(params);
+        // Words: w_f, w_b, s_f, s_b, b_f, b_b.
+        let mut offsets = [0u32; 8];
+        for (dir, (w, b)) in w_hh.iter().zip(b_hh).enumerate() {
+            if b.len() != 3 * hidden {
+                return Err(format!("an encoder b_hh has {} values, not {}", b.len(), 3 * hidden));
+            }
+            offsets[4 + dir] = pack.bias(b);
+            (offsets[dir], offsets[2 + dir]) = pack.matrix("encoder w_hh", w, 3 * hidden, hidden)?;
+        }
+        let (weights, prm, weight_bytes) = pack.finish(gpu, "GRU encoder");
+        Ok(Self { hidden, weights, prm, offsets, weight_bytes })
+    }
+
+    /// The kernel's launch parameters for `rows` sources of `s` positions.
+    pub(crate) fn launch(&self, rows: u32, s: u32) -> [u32; 12] {
+        let mut words = [0u32; 12];
+        words[..3].copy_from_slice(&[rows, self.hidden as u32, s]);
+        words[4..].copy_from_slice(&self.offsets);
+        words
+    }
+}

@@ -131,6 +131,8 @@ pub struct Kernels {
     /// device binds gru_step.wgsl's 9 storage buffers.
     decoder_layer: Option<wgpu::ComputePipeline>,
     gru_step: Option<wgpu::ComputePipeline>,
+    /// With `fused_gru_step`: the encoder's recurrence in one dispatch.
+    gru_encoder: Option<wgpu::ComputePipeline>,
     beam_select: wgpu::ComputePipeline,
 }
 
@@ -416,6 +418,10 @@ impl Kernels {
             gru_step: (params.fused_gru_step && binds_gru_step(gpu)).then(|| {
                 let source = [&layer_weight_prelude(&params), reduce, scores, shader!("gru_step")].concat();
                 pipeline(gpu, "gru step", &source, "main", &[("WG", 256.0)])
+            }),
+            gru_encoder: params.fused_gru_step.then(|| {
+                let source = [&layer_weight_prelude(&params), shader!("gru_encoder")].concat();
+                pipeline(gpu, "gru encoder", &source, "main", &[("WG", 256.0)])
             }),
             beam_select: pipeline(gpu, "beam select", shader!("beam_select"), "main", &[]),
         })
@@ -748,6 +754,28 @@ impl Kernels {
         rec.weights_read(step.weight_bytes);
         let buffers = [x, &step.weights, &step.prm, hidden, keys, memory, map, lengths, probs];
         rec.dispatch(pipeline, &buffers, &step.launch(rows, s_max, capture), [rows, 1]);
+    }
+
+    /// Whether the GRU encoder's recurrence runs as one dispatch.
+    pub fn has_gru_encoder(&self) -> bool {
+        self.gru_encoder.is_some()
+    }
+
+    /// The GRU encoder's recurrence (gru_encoder.wgsl), a workgroup per source row and direction: `xp`
+    /// (rows·s × 6H: both directions' input products), `lengths`, and `memory` (rows·s × 2H) written.
+    pub fn gru_encoder(
+        &self,
+        rec: &mut Recorder,
+        enc: &crate::gru_step::GruEncoder,
+        xp: &wgpu::Buffer,
+        lengths: &wgpu::Buffer,
+        memory: &wgpu::Buffer,
+        (rows, s): (u32, u32),
+    ) {
+        let pipeline = self.gru_encoder.as_ref().expect("the engine asks for the encoder only where it has one");
+        rec.weights_read(enc.weight_bytes);
+        let buffers = [xp, &enc.weights, &enc.prm, lengths, memory];
+        rec.dispatch(pipeline, &buffers, &enc.launch(rows, s), [rows, 2]);
     }
 
     /// One beam-search step chosen on the device (beam_select.wgsl), one workgroup per sentence:

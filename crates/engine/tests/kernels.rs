@@ -345,6 +345,67 @@ fn gru_step_matches_cpu() {
     }
 }
 
+/// The GRU encoder's recurrence in one dispatch (gru_encoder.wgsl) against the product and cell
+/// twins composed: both directions, padding (lengths 5, 1 and 3 of 5 positions), f32, f16 and int8
+/// weights, and the shipped model's width.
+#[test]
+fn gru_encoder_matches_cpu() {
+    use wgslate_engine::gru_step::GruEncoder;
+    use wgslate_engine::layer::MatrixData;
+    use wgslate_model::quant;
+    let gpu = common::gpu();
+    // (hidden, int8 block; f16 where Some(usize::MAX))
+    let cases = [(12usize, None), (12, Some(usize::MAX)), (12, Some(0usize)), (20, Some(4)), (256, Some(0))];
+    let (s, lengths) = (5usize, vec![5u32, 1, 3]);
+    for (case, &(hidden, block)) in cases.iter().enumerate() {
+        let f16 = block == Some(usize::MAX);
+        if f16 && !gpu.has_f16() {
+            continue;
+        }
+        let block = block.filter(|_| !f16);
+        let params = KernelParams {
+            int8_block: block.map(|b| b as u32),
+            f16_weights: f16,
+            fused_gru_step: true,
+            ..Default::default()
+        };
+        let k = Kernels::new(&gpu, params).unwrap();
+        let seed = 900 + 20 * case as u64;
+        let (matrices, twin): (Vec<MatrixData>, Vec<Vec<f32>>) = (0..2)
+            .map(|dir| {
+                let w: Vec<f32> =
+                    random(3 * hidden * hidden, seed + dir).iter().map(|v| v / (hidden as f32).sqrt()).collect();
+                match block {
+                    None if f16 => {
+                        let widened = w.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect();
+                        (MatrixData::Dense(w), widened)
+                    }
+                    None => (MatrixData::Dense(w.clone()), w),
+                    Some(b) => {
+                        let b = if b == 0 { quant::PER_ROW } else { b };
+                        let (q, scales) = quant::quantize(&w, hidden, b);
+                        let deq = quant::dequantize(&q, &scales, quant::block_for(hidden, b));
+                        (MatrixData::Int8 { values: q, scales: scales.iter().map(|s| s.to_f32()).collect() }, deq)
+                    }
+                }
+            })
+            .unzip();
+        let b_hh = [random(3 * hidden, seed + 5), random(3 * hidden, seed + 6)];
+        let enc =
+            GruEncoder::upload(&gpu, &k.params, hidden, [&matrices[0], &matrices[1]], [&b_hh[0], &b_hh[1]]).unwrap();
+        let rows = lengths.len();
+        let xp = random(rows * s * 6 * hidden, seed + 7);
+        let bxp = gpu.storage("xp", &xp);
+        let blen = gpu.storage_u32("lengths", &lengths);
+        let bmem = gpu.storage("memory", &vec![0f32; rows * s * 2 * hidden]);
+        run(&gpu, |rec| k.gru_encoder(rec, &enc, &bxp, &blen, &bmem, (rows as u32, s as u32)));
+        let want = cpu::gru_encoder(&xp, &lengths, [&twin[0], &twin[1]], [&b_hh[0], &b_hh[1]], hidden, s);
+        let err = rel_error(&read(&gpu, &bmem), &want);
+        println!("GRU encoder, hidden {hidden}, int8 {block:?}, f16 {f16}: rel error {err:e}");
+        assert!(err <= 1e-4, "GRU encoder case {case}: {err}");
+    }
+}
+
 /// One beam step chosen on the device (beam_select.wgsl) against its CPU twin, a sort: ties in the
 /// cumulative log-prob across rows and within a row, EOS among the best, non-finite candidates
 /// (too few to fill a beam), and a later step of a chain.
@@ -762,7 +823,7 @@ fn copy_cols_matches_cpu() {
 /// include; a new shader without a test fails this.
 #[test]
 fn every_shader_has_a_kernel_test() {
-    const TESTED: [(&str, &str); 17] = [
+    const TESTED: [(&str, &str); 18] = [
         ("attention.wgsl", "attention_matches_cpu"),
         ("copy_cols.wgsl", "copy_cols_matches_cpu"),
         ("embed.wgsl", "embed_reads_token_ids_with_a_stride"),
@@ -770,6 +831,7 @@ fn every_shader_has_a_kernel_test() {
         ("gru_attention.wgsl", "gru_attention_matches_cpu"),
         ("gru_cell.wgsl", "gru_cell_matches_cpu_with_padding"),
         ("gru_step.wgsl", "gru_step_matches_cpu"),
+        ("gru_encoder.wgsl", "gru_encoder_matches_cpu"),
         ("beam_select.wgsl", "beam_select_matches_cpu"),
         ("decoder_layer.wgsl", "decoder_layer_matches_cpu"),
         ("kv_cache.wgsl", "kv_append_matches_cpu"),
