@@ -53,7 +53,7 @@ pub struct Gru {
     dummy_rw: wgpu::Buffer,
     /// The one-dispatch decoder step, where it runs.
     step: Option<GruStep>,
-    /// The encoder's recurrence in one dispatch, where it runs (with the step).
+    /// The encoder's recurrence in one dispatch, where the step is one (and the encoder fits).
     encoder: Option<GruEncoder>,
     batch: Option<Batch>,
 }
@@ -115,7 +115,7 @@ impl Gru {
         ])?;
         let shape = step_shape(cfg);
         let fused = k.has_gru_step() && shape.fits();
-        let fused_encoder = k.has_gru_encoder() && GruEncoder::fits(cfg.encoder_hidden);
+        let fused_encoder = fused && k.has_gru_encoder() && GruEncoder::fits(cfg.encoder_hidden);
         let mut names: Vec<String> = vec!["embed.weight".into(), "init.weight".into(), "init.bias".into()];
         if !fused_encoder {
             for p in DIRECTIONS {
@@ -208,6 +208,66 @@ impl Gru {
             features: out("features", r * (hd + 2 * he + e)),
             o: out("o", r * e),
             probs: out("probs", r * s_max as u64),
+        }
+    }
+
+    /// The encoder's recurrence per op: a W_ih product per direction, then a W_hh product and a cell
+    /// dispatch per position and direction.
+    fn encode_per_op(
+        &self,
+        p: &mut Pool,
+        rec: &mut Recorder,
+        emb: &wgpu::Buffer,
+        lens_buf: &wgpu::Buffer,
+        memory: &wgpu::Buffer,
+        (bsz, s_max): (usize, usize),
+    ) {
+        let (g, k) = (&self.gpu, &self.k);
+        let (e, he) = (self.cfg.emb_dim as u32, self.cfg.encoder_hidden as u32);
+        let n = (bsz * s_max) as u32;
+        let (nf, bf) = (n as u64, bsz as u64);
+        let xp = p.get(g, "encoder xp", nf * 3 * he as u64 * F);
+        let hp = p.get(g, "encoder hp", bf * 3 * he as u64 * F);
+        let mut h = p.get(g, "encoder h", bf * he as u64 * F);
+        let mut h2 = p.get(g, "encoder h 2", bf * he as u64 * F);
+        for (dir, name) in DIRECTIONS.iter().enumerate() {
+            k.matmul(
+                rec,
+                emb,
+                self.mat(&format!("{name}.w_ih")),
+                self.wt(&format!("{name}.b_ih")),
+                &xp,
+                n,
+                3 * he,
+                e,
+                Act::None,
+            );
+            rec.encoder().clear_buffer(&h, 0, None);
+            for step in 0..s_max {
+                let t = if dir == 0 { step } else { s_max - 1 - step };
+                k.matmul(
+                    rec,
+                    &h,
+                    self.mat(&format!("{name}.w_hh")),
+                    self.wt(&format!("{name}.b_hh")),
+                    &hp,
+                    bsz as u32,
+                    3 * he,
+                    he,
+                    Act::None,
+                );
+                k.gru_cell(
+                    rec,
+                    &xp,
+                    &hp,
+                    &h,
+                    lens_buf,
+                    &h2,
+                    memory,
+                    [bsz as u32, he, s_max as u32, t as u32, 1, 2 * he, dir as u32 * he, s_max as u32],
+                );
+                std::mem::swap(&mut h, &mut h2);
+            }
         }
     }
 
@@ -304,10 +364,6 @@ impl Architecture for Gru {
         let (nf, bf) = (n as u64, bsz as u64);
         let emb = p.get(g, "source emb", nf * e as u64 * F);
         let memory = p.get(g, "memory", nf * 2 * he as u64 * F);
-        let xp = p.get(g, "encoder xp", nf * 3 * he as u64 * F);
-        let hp = p.get(g, "encoder hp", bf * 3 * he as u64 * F);
-        let mut h = p.get(g, "encoder h", bf * he as u64 * F);
-        let mut h2 = p.get(g, "encoder h 2", bf * he as u64 * F);
         let mean = p.get(g, "mean", bf * 2 * he as u64 * F);
         let keys = match c.score {
             AttentionScore::Additive => p.get(g, "keys", nf * c.attention_dim as u64 * F),
@@ -321,45 +377,8 @@ impl Architecture for Gru {
             let (w_ih, b_ih) = (self.mat("encoder.w_ih"), self.wt("encoder.b_ih"));
             k.matmul(rec, &emb, w_ih, b_ih, &xp, n, 6 * he, e, Act::None);
             k.gru_encoder(rec, enc, &xp, lens_buf, &memory, (bsz as u32, s_max as u32));
-        }
-        for (dir, name) in DIRECTIONS.iter().enumerate().filter(|_| self.encoder.is_none()) {
-            k.matmul(
-                rec,
-                &emb,
-                self.mat(&format!("{name}.w_ih")),
-                self.wt(&format!("{name}.b_ih")),
-                &xp,
-                n,
-                3 * he,
-                e,
-                Act::None,
-            );
-            rec.encoder().clear_buffer(&h, 0, None);
-            for step in 0..s_max {
-                let t = if dir == 0 { step } else { s_max - 1 - step };
-                k.matmul(
-                    rec,
-                    &h,
-                    self.mat(&format!("{name}.w_hh")),
-                    self.wt(&format!("{name}.b_hh")),
-                    &hp,
-                    bsz as u32,
-                    3 * he,
-                    he,
-                    Act::None,
-                );
-                k.gru_cell(
-                    rec,
-                    &xp,
-                    &hp,
-                    &h,
-                    lens_buf,
-                    &h2,
-                    &memory,
-                    [bsz as u32, he, s_max as u32, t as u32, 1, 2 * he, dir as u32 * he, s_max as u32],
-                );
-                std::mem::swap(&mut h, &mut h2);
-            }
+        } else {
+            self.encode_per_op(p, rec, &emb, lens_buf, &memory, (bsz, s_max));
         }
         k.masked_mean(rec, &memory, lens_buf, &mean, bsz as u32, s_max as u32, 2 * he);
         k.matmul(

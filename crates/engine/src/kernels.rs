@@ -773,7 +773,8 @@ impl Kernels {
         (rows, s): (u32, u32),
     ) {
         let pipeline = self.gru_encoder.as_ref().expect("the engine asks for the encoder only where it has one");
-        rec.weights_read(enc.weight_bytes);
+        // Each position reads both directions' W_hh, as the per-op products count it.
+        rec.weights_read(enc.weight_bytes * s as u64);
         let buffers = [xp, &enc.weights, &enc.prm, lengths, memory];
         rec.dispatch(pipeline, &buffers, &enc.launch(rows, s), [rows, 2]);
     }

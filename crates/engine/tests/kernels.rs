@@ -346,8 +346,8 @@ fn gru_step_matches_cpu() {
 }
 
 /// The GRU encoder's recurrence in one dispatch (gru_encoder.wgsl) against the product and cell
-/// twins composed: both directions, padding (lengths 5, 1 and 3 of 5 positions), f32, f16 and int8
-/// weights, and the shipped model's width.
+/// twins composed: both directions, padding (lengths 5, 1, 3 and 0 of 5 positions), f32, f16 and int8
+/// weights, the shipped model's width, and one wider than the workgroup (two units a thread).
 #[test]
 fn gru_encoder_matches_cpu() {
     use wgslate_engine::gru_step::GruEncoder;
@@ -355,8 +355,9 @@ fn gru_encoder_matches_cpu() {
     use wgslate_model::quant;
     let gpu = common::gpu();
     // (hidden, int8 block; f16 where Some(usize::MAX))
-    let cases = [(12usize, None), (12, Some(usize::MAX)), (12, Some(0usize)), (20, Some(4)), (256, Some(0))];
-    let (s, lengths) = (5usize, vec![5u32, 1, 3]);
+    let cases =
+        [(12usize, None), (12, Some(usize::MAX)), (12, Some(0usize)), (20, Some(4)), (256, Some(0)), (264, None)];
+    let (s, lengths) = (5usize, vec![5u32, 1, 3, 0]);
     for (case, &(hidden, block)) in cases.iter().enumerate() {
         let f16 = block == Some(usize::MAX);
         if f16 && !gpu.has_f16() {
