@@ -1,6 +1,7 @@
 //! Every kernel against its CPU twin on random, non-zero inputs of odd sizes, on the machine's
 //! Vulkan adapter (lavapipe in CI). Error measure: max |gpu - cpu| / max |cpu| ≤ 1e-4.
 
+use wgslate_engine::layer::MatrixData;
 use wgslate_engine::{cpu, Act, CacheAppend, Gpu, KernelParams, Kernels, Matrix, Recorder, Sites, TokenSource};
 
 #[allow(dead_code)]
@@ -144,14 +145,30 @@ fn norm_matmul_matches_cpu() {
     }
 }
 
+/// A matrix (rows of `k` values) in the format a fused kernel's test uploads — f16 where `f16`, int8
+/// with scales per row (block 0) or per block where `block`, f32 otherwise — and what its CPU twin
+/// multiplies: the values the kernel widens (int8 values times their scales).
+fn matrix_in_format(w: &[f32], k: usize, block: Option<usize>, f16: bool) -> (MatrixData, Vec<f32>) {
+    use wgslate_model::quant;
+    match block {
+        None if f16 => (MatrixData::Dense(w.to_vec()), w.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect()),
+        None => (MatrixData::Dense(w.to_vec()), w.to_vec()),
+        Some(b) => {
+            let b = if b == 0 { quant::PER_ROW } else { b };
+            let (q, scales) = quant::quantize(w, k, b);
+            let deq = quant::dequantize(&q, &scales, quant::block_for(k, b));
+            (MatrixData::Int8 { values: q, scales: scales.iter().map(|s| s.to_f32()).collect() }, deq)
+        }
+    }
+}
+
 /// A whole decoder layer in one dispatch (decoder_layer.wgsl) against the CPU twins composed
 /// (`cpu::decoder_layer`): x, the cache with the step's position appended, and the captured
 /// cross-attention weights; rows that share a source and sources of several lengths, the first
 /// and a later position, the last layer's final norm, the shipped d224 shape, int8 weights.
 #[test]
 fn decoder_layer_matches_cpu() {
-    use wgslate_engine::layer::{DecoderLayer, LayerShape, LayerStep, LayerTensors, MatrixData};
-    use wgslate_model::quant;
+    use wgslate_engine::layer::{DecoderLayer, LayerShape, LayerStep, LayerTensors};
     let gpu = common::gpu();
     let cases = [
         // (d, d_ff, heads, rows, t, last, int8 block; f16 weights where the block is Some(usize::MAX))
@@ -184,23 +201,8 @@ fn decoder_layer_matches_cpu() {
             .enumerate()
             .map(|(i, &(n, kk))| random(n * kk, seed + i as u64).iter().map(|v| v / (kk as f32).sqrt()).collect())
             .collect();
-        // The twin multiplies what the kernel widens: int8 values times their scales.
-        let (matrices, twin): (Vec<MatrixData>, Vec<Vec<f32>>) = dense
-            .iter()
-            .zip(shape.matrix_shapes())
-            .map(|(w, (_, kk))| match block {
-                None if f16 => {
-                    (MatrixData::Dense(w.clone()), w.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect())
-                }
-                None => (MatrixData::Dense(w.clone()), w.clone()),
-                Some(b) => {
-                    let b = if b == 0 { quant::PER_ROW } else { b };
-                    let (q, scales) = quant::quantize(w, kk, b);
-                    let deq = quant::dequantize(&q, &scales, quant::block_for(kk, b));
-                    (MatrixData::Int8 { values: q, scales: scales.iter().map(|s| s.to_f32()).collect() }, deq)
-                }
-            })
-            .unzip();
+        let (matrices, twin): (Vec<MatrixData>, Vec<Vec<f32>>) =
+            dense.iter().zip(shape.matrix_shapes()).map(|(w, (_, kk))| matrix_in_format(w, kk, block, f16)).unzip();
         let biases: Vec<Vec<f32>> =
             shape.matrix_shapes().iter().enumerate().map(|(i, &(n, _))| random(n, seed + 10 + i as u64)).collect();
         let norms: Vec<(Vec<f32>, Vec<f32>)> = (0..if last { 4 } else { 3 })
@@ -251,8 +253,6 @@ fn decoder_layer_matches_cpu() {
 #[test]
 fn gru_step_matches_cpu() {
     use wgslate_engine::gru_step::{GruStep, GruStepShape, GruStepTensors};
-    use wgslate_engine::layer::MatrixData;
-    use wgslate_model::quant;
     let gpu = common::gpu();
     let cases = [
         // (emb, mem, hidden, key_dim, additive, rows, int8 block; f16 where Some(usize::MAX))
@@ -290,19 +290,7 @@ fn gru_step_matches_cpu() {
             .enumerate()
             .map(|(i, &(n, kk))| {
                 let w: Vec<f32> = random(n * kk, seed + i as u64).iter().map(|v| v / (kk as f32).sqrt()).collect();
-                match block {
-                    None if f16 => {
-                        let widened = w.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect();
-                        (MatrixData::Dense(w), widened)
-                    }
-                    None => (MatrixData::Dense(w.clone()), w),
-                    Some(b) => {
-                        let b = if b == 0 { quant::PER_ROW } else { b };
-                        let (q, scales) = quant::quantize(&w, kk, b);
-                        let deq = quant::dequantize(&q, &scales, quant::block_for(kk, b));
-                        (MatrixData::Int8 { values: q, scales: scales.iter().map(|s| s.to_f32()).collect() }, deq)
-                    }
-                }
+                matrix_in_format(&w, kk, block, f16)
             })
             .unzip();
         let tensors = GruStepTensors {
@@ -351,8 +339,6 @@ fn gru_step_matches_cpu() {
 #[test]
 fn gru_encoder_matches_cpu() {
     use wgslate_engine::gru_step::GruEncoder;
-    use wgslate_engine::layer::MatrixData;
-    use wgslate_model::quant;
     let gpu = common::gpu();
     // (hidden, int8 block; f16 where Some(usize::MAX))
     let cases =
@@ -376,19 +362,7 @@ fn gru_encoder_matches_cpu() {
             .map(|dir| {
                 let w: Vec<f32> =
                     random(3 * hidden * hidden, seed + dir).iter().map(|v| v / (hidden as f32).sqrt()).collect();
-                match block {
-                    None if f16 => {
-                        let widened = w.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect();
-                        (MatrixData::Dense(w), widened)
-                    }
-                    None => (MatrixData::Dense(w.clone()), w),
-                    Some(b) => {
-                        let b = if b == 0 { quant::PER_ROW } else { b };
-                        let (q, scales) = quant::quantize(&w, hidden, b);
-                        let deq = quant::dequantize(&q, &scales, quant::block_for(hidden, b));
-                        (MatrixData::Int8 { values: q, scales: scales.iter().map(|s| s.to_f32()).collect() }, deq)
-                    }
-                }
+                matrix_in_format(&w, hidden, block, f16)
             })
             .unzip();
         let b_hh = [random(3 * hidden, seed + 5), random(3 * hidden, seed + 6)];
