@@ -177,19 +177,12 @@ pub async fn prepare(name: &str, model: &Model, weights: &[u8]) {
     }
 }
 
-/// The model's engine. On a hardware adapter it is built with fused and with per-op decoder steps and
-/// the one that decoded the probe faster here is kept (`layer_probe`: a fused step gives a row one
-/// workgroup, which a big GPU runs on one of its cores); on a software adapter the fused step is.
+/// The model's engine as `layer_probe::chosen_engine` builds it (on a hardware adapter, the decoder
+/// step that decoded a probe faster here; the label then says which).
 async fn build(name: &str, gpu: &Gpu, model: &Model, weights: &CheckedWeights) -> Result<GpuEngine, String> {
     STEP_NOTES.with(|n| n.borrow_mut().remove(name));
-    let stubbed = ["fused-slow", "per-op-slow"].iter().any(|side| stub_ms(side) > 0.0);
-    if gpu.report.device_type == wgslate_engine::wgpu::DeviceType::Cpu && !stubbed {
-        return GpuEngine::new(gpu, &model.config, weights);
-    }
-    let source = model.vocab.encode(PROBE_SENTENCE)?;
     let slow = [stub_ms("fused-slow"), stub_ms("per-op-slow")];
-    let (engine, times) =
-        layer_probe::probed_engine(gpu, &model.config, weights, &source, &browser::now_ms, slow).await?;
+    let (engine, times) = layer_probe::chosen_engine(gpu, model, weights, &browser::now_ms, slow).await?;
     if let Some(times) = times {
         STEP_NOTES.with(|n| n.borrow_mut().insert(name.to_string(), times.note()));
     }

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use wgslate_decode::{block_on, trace_search, BeamConfig, Blocking, Search, StepModel};
-use wgslate_engine::layer_probe::{probed_engine, PROBE_SENTENCE};
+use wgslate_engine::layer_probe::chosen_engine;
 use wgslate_engine::{Gpu, GpuEngine, KernelParams};
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{encode_sources, translate_with};
@@ -85,19 +85,16 @@ fn time_gpu(
         _ if gpu.has_f16() => "f16",
         _ => "f32",
     };
-    let config = &w.model.config;
-    let hardware = gpu.report.device_type != wgslate_engine::wgpu::DeviceType::Cpu;
-    // As `translate` builds it: on a hardware GPU the decoder step its probe chose (set-up includes it).
+    // As `translate` builds it unless --layers says (on a hardware GPU set-up includes the probe).
     let (engine, probe) = match fused_steps {
         Some(fused) => {
-            (GpuEngine::with_params(gpu, config, &weights, KernelParams::for_gpu(gpu).with_fused_steps(fused))?, None)
+            let params = KernelParams::for_gpu(gpu).with_fused_steps(fused);
+            (GpuEngine::with_params(gpu, &w.model.config, &weights, params)?, None)
         }
-        None if hardware => {
-            let source = w.model.vocab.encode(PROBE_SENTENCE)?;
+        None => {
             let now = || t0.elapsed().as_secs_f64() * 1e3;
-            block_on(probed_engine(gpu, config, &weights, &source, &now, [0.0; 2]))?
+            block_on(chosen_engine(gpu, w.model, &weights, &now, [0.0; 2]))?
         }
-        None => (GpuEngine::new(gpu, config, &weights)?, None),
     };
     let steps = if engine.fused() { "fused steps" } else { "per-op steps" };
     let name =

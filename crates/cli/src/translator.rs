@@ -3,8 +3,8 @@
 //! as it is done; and, with `--rerank`, the reverse model's engine.
 
 use wgslate_decode::{block_on, forced_scores, Blocking, Ensemble, ForcedScore, Search, StepModel};
-use wgslate_engine::layer_probe::{self, PROBE_SENTENCE};
-use wgslate_engine::{Gpu, GpuEngine};
+use wgslate_engine::layer_probe::chosen_engine;
+use wgslate_engine::Gpu;
 use wgslate_model::rerank::rerank_async;
 use wgslate_model::step::CpuStepper;
 use wgslate_model::translate::{translate_from_async, Translation};
@@ -131,25 +131,15 @@ fn engines<'a>(
             )
         });
     }
-    let hardware = gpu.report.device_type != wgslate_engine::wgpu::DeviceType::Cpu;
     let mut members: Vec<Box<dyn StepModel>> = Vec::new();
     for (dir, model) in dirs.iter().zip(models) {
         let bytes = std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| format!("{dir}: {e}"))?;
         let weights = CheckedWeights::parse(&bytes)?;
-        let engine = match hardware {
-            true => probed_engine(&gpu, model, &weights)?,
-            false => GpuEngine::new(&gpu, &model.config, &weights)?,
-        };
+        // On a hardware GPU, the decoder step (fused or per-op) that decoded a probe faster there.
+        let t0 = std::time::Instant::now();
+        let now = || t0.elapsed().as_secs_f64() * 1e3;
+        let (engine, _) = block_on(chosen_engine(&gpu, model, &weights, &now, [0.0; 2]))?;
         members.push(Box::new(Blocking(engine)));
     }
     Ok((members, format!("gpu ({}, {:?})", gpu.report.name, gpu.report.device_type)))
-}
-
-/// On a hardware adapter, the model's engine with the decoder step (fused or per-op) that decoded the
-/// probe faster there (`wgslate_engine::layer_probe`).
-fn probed_engine(gpu: &Gpu, model: &Model, weights: &CheckedWeights) -> Result<GpuEngine, String> {
-    let source = model.vocab.encode(PROBE_SENTENCE)?;
-    let t0 = std::time::Instant::now();
-    let now = || t0.elapsed().as_secs_f64() * 1e3;
-    block_on(layer_probe::probed_engine(gpu, &model.config, weights, &source, &now, [0.0; 2])).map(|(e, _)| e)
 }

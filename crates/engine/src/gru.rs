@@ -13,7 +13,6 @@ use wgslate_model::{AttentionScore, GruConfig};
 use crate::engine::{Architecture, Sources, StepIo, F};
 use crate::gru_step::{GruEncoder, GruStep, GruStepShape, GruStepTensors, MATRICES};
 use crate::kernels::{Act, Kernels, Matrix, TokenSource};
-use crate::layer::MatrixData;
 use crate::record::{Pool, Recorder};
 use crate::Gpu;
 
@@ -51,11 +50,15 @@ pub struct Gru {
     zeros: wgpu::Buffer,
     dummy: wgpu::Buffer,
     dummy_rw: wgpu::Buffer,
-    /// The one-dispatch decoder step, where it runs.
-    step: Option<GruStep>,
-    /// The encoder's recurrence in one dispatch, where the step is one (and the encoder fits).
-    encoder: Option<GruEncoder>,
+    /// The one-dispatch decoder step and encoder recurrence, where they run.
+    fused: Option<Fused>,
     batch: Option<Batch>,
+}
+
+/// A GRU's fused kernels: its decoder step and its encoder's recurrence, one dispatch each.
+struct Fused {
+    step: GruStep,
+    encoder: GruEncoder,
 }
 
 /// The one-dispatch step's shape for a model.
@@ -80,17 +83,9 @@ fn key_dim(cfg: &GruConfig) -> usize {
 /// The encoder's two directions, as the model file names them.
 const DIRECTIONS: [&str; 2] = ["encoder.forward", "encoder.backward"];
 
-/// A vector as the model file holds it.
-fn dense(weights: &CheckedWeights, name: &str) -> Result<Vec<f32>, String> {
-    match crate::weights::stacked(weights, &[name.to_string()], false)? {
-        (MatrixData::Dense(v), _) => Ok(v),
-        _ => Err(format!("{name} is not stored as floats")),
-    }
-}
-
 /// The step's matrices and vectors as the model file holds them (int8 where the kernels run int8).
 fn step_tensors(weights: &CheckedWeights, shape: GruStepShape, int8: bool) -> Result<GruStepTensors, String> {
-    let dense = |name: &str| dense(weights, name);
+    let dense = |name: &str| crate::weights::dense(weights, &[name.to_string()]);
     let count = if shape.additive { 4 } else { 3 };
     let matrices = MATRICES[..count]
         .iter()
@@ -114,10 +109,10 @@ impl Gru {
             ("decoder_hidden", cfg.decoder_hidden),
         ])?;
         let shape = step_shape(cfg);
-        let fused = k.has_gru_step() && shape.fits();
-        let fused_encoder = fused && k.has_gru_encoder() && GruEncoder::fits(cfg.encoder_hidden);
+        // A step that fits has an encoder that fits (memory = 2 × encoder hidden ≤ 512).
+        let fused = k.has_fused_gru() && shape.fits();
         let mut names: Vec<String> = vec!["embed.weight".into(), "init.weight".into(), "init.bias".into()];
-        if !fused_encoder {
+        if !fused {
             for p in DIRECTIONS {
                 names.extend(["w_ih", "w_hh", "b_ih", "b_hh"].map(|n| format!("{p}.{n}")));
             }
@@ -136,7 +131,7 @@ impl Gru {
             }
         }
         let mut w = crate::weights::upload(gpu, weights, &names, &k.params)?;
-        let encoder = match fused_encoder {
+        let fused = match fused {
             true => {
                 // Both directions' input products as one product: [forward 3H | backward 3H] a position.
                 for part in ["w_ih", "b_ih"] {
@@ -148,16 +143,11 @@ impl Gru {
                 let w_hh = DIRECTIONS
                     .map(|p| crate::weights::stacked(weights, &[format!("{p}.w_hh")], int8).map(|(data, _)| data));
                 let [w_f, w_b] = w_hh;
-                let b_hh = DIRECTIONS.map(|p| dense(weights, &format!("{p}.b_hh")));
+                let b_hh = DIRECTIONS.map(|p| crate::weights::dense(weights, &[format!("{p}.b_hh")]));
                 let [b_f, b_b] = b_hh;
-                Some(GruEncoder::upload(gpu, &k.params, cfg.encoder_hidden, [&w_f?, &w_b?], [&b_f?, &b_b?])?)
-            }
-            false => None,
-        };
-        let step = match fused {
-            true => {
-                let tensors = step_tensors(weights, shape, k.params.int8_block.is_some())?;
-                Some(GruStep::upload(gpu, &k.params, shape, &tensors)?)
+                let encoder = GruEncoder::upload(gpu, &k.params, cfg.encoder_hidden, [&w_f?, &w_b?], [&b_f?, &b_b?])?;
+                let step = GruStep::upload(gpu, &k.params, shape, &step_tensors(weights, shape, int8)?)?;
+                Some(Fused { step, encoder })
             }
             false => None,
         };
@@ -170,8 +160,7 @@ impl Gru {
             dummy_rw: gpu.output("dummy rw", 16),
             cfg: cfg.clone(),
             w,
-            step,
-            encoder,
+            fused,
             batch: None,
         })
     }
@@ -274,7 +263,7 @@ impl Gru {
     /// Which of the hidden pair holds the state a step at `position` reads: a per-op step writes the
     /// other, a fused one the same; a reorder gathers into the other.
     fn hidden(&self, b: &Batch, position: usize) -> usize {
-        match self.step {
+        match self.fused {
             Some(_) => b.flips % 2,
             None => (position + b.flips) % 2,
         }
@@ -305,7 +294,7 @@ impl Architecture for Gru {
         let set = self.hidden(b, position);
         let (h_in, h_out) = (&x.hidden[set], &x.hidden[1 - set]);
         k.embed(rec, tokens, self.mat("embed.weight"), &self.zeros, &x.emb, r, e, 0, 0, 1.0);
-        if let Some(step) = &self.step {
+        if let Some(Fused { step, .. }) = &self.fused {
             let launch = (r, b.s_max as u32, capture);
             k.gru_step(rec, step, &x.emb, h_in, &b.keys, &b.memory, io.row_source, io.lens, &x.probs, launch);
             return &x.emb;
@@ -372,11 +361,11 @@ impl Architecture for Gru {
         };
         let k = &self.k;
         k.embed(rec, TokenSource::ids(tokens), self.mat("embed.weight"), &self.zeros, &emb, n, e, 0, 0, 1.0);
-        if let Some(enc) = &self.encoder {
+        if let Some(Fused { encoder, .. }) = &self.fused {
             let xp = p.get(g, "encoder xp both", nf * 6 * he as u64 * F);
             let (w_ih, b_ih) = (self.mat("encoder.w_ih"), self.wt("encoder.b_ih"));
             k.matmul(rec, &emb, w_ih, b_ih, &xp, n, 6 * he, e, Act::None);
-            k.gru_encoder(rec, enc, &xp, lens_buf, &memory, (bsz as u32, s_max as u32));
+            k.gru_encoder(rec, encoder, &xp, lens_buf, &memory, (bsz as u32, s_max as u32));
         } else {
             self.encode_per_op(p, rec, &emb, lens_buf, &memory, (bsz, s_max));
         }
@@ -428,7 +417,7 @@ impl Architecture for Gru {
     }
 
     fn fused(&self) -> bool {
-        self.step.is_some()
+        self.fused.is_some()
     }
 
     fn attention_maps(&self) -> (Vec<&wgpu::Buffer>, usize) {

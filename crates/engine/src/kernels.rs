@@ -128,11 +128,9 @@ pub struct Kernels {
     masked_mean: wgpu::ComputePipeline,
     copy_cols: wgpu::ComputePipeline,
     /// Compiled only for the fused steps: with `fused_layers`, and with `fused_gru_step` where the
-    /// device binds gru_step.wgsl's 9 storage buffers.
+    /// device binds gru_step.wgsl's 9 storage buffers (the GRU's step, then its encoder).
     decoder_layer: Option<wgpu::ComputePipeline>,
-    gru_step: Option<wgpu::ComputePipeline>,
-    /// With `fused_gru_step`: the encoder's recurrence in one dispatch.
-    gru_encoder: Option<wgpu::ComputePipeline>,
+    gru_fused: Option<[wgpu::ComputePipeline; 2]>,
     beam_select: wgpu::ComputePipeline,
 }
 
@@ -415,21 +413,22 @@ impl Kernels {
                 let source = [&layer_weight_prelude(&params), reduce, scores, shader!("decoder_layer")].concat();
                 pipeline(gpu, "decoder layer", &source, "main", &[("WG", 256.0), ("EPS", params.layer_norm_eps as f64)])
             }),
-            gru_step: (params.fused_gru_step && binds_gru_step(gpu)).then(|| {
-                let source = [&layer_weight_prelude(&params), reduce, scores, shader!("gru_step")].concat();
-                pipeline(gpu, "gru step", &source, "main", &[("WG", 256.0)])
-            }),
-            gru_encoder: params.fused_gru_step.then(|| {
-                let source = [&layer_weight_prelude(&params), shader!("gru_encoder")].concat();
-                pipeline(gpu, "gru encoder", &source, "main", &[("WG", 256.0)])
+            gru_fused: (params.fused_gru_step && binds_gru_step(gpu)).then(|| {
+                let step = [&layer_weight_prelude(&params), reduce, scores, shader!("gru_step")].concat();
+                let encoder = [&layer_weight_prelude(&params), shader!("gru_encoder")].concat();
+                [
+                    pipeline(gpu, "gru step", &step, "main", &[("WG", 256.0)]),
+                    pipeline(gpu, "gru encoder", &encoder, "main", &[("WG", 256.0)]),
+                ]
             }),
             beam_select: pipeline(gpu, "beam select", shader!("beam_select"), "main", &[]),
         })
     }
 
-    /// Whether a GRU decoder step runs as one dispatch (asked for, and the device binds it).
-    pub fn has_gru_step(&self) -> bool {
-        self.gru_step.is_some()
+    /// Whether a GRU decoder step and its encoder run as one dispatch each (asked for, and the device
+    /// binds them).
+    pub fn has_fused_gru(&self) -> bool {
+        self.gru_fused.is_some()
     }
 
     /// Bytes per element of a weight matrix or embedding table on the device.
@@ -750,15 +749,10 @@ impl Kernels {
         probs: &wgpu::Buffer,
         (rows, s_max, capture): (u32, u32, bool),
     ) {
-        let pipeline = self.gru_step.as_ref().expect("the engine asks for the GRU step only where it has one");
+        let [pipeline, _] = self.gru_fused.as_ref().expect("the engine asks for the GRU step only where it has one");
         rec.weights_read(step.weight_bytes);
         let buffers = [x, &step.weights, &step.prm, hidden, keys, memory, map, lengths, probs];
         rec.dispatch(pipeline, &buffers, &step.launch(rows, s_max, capture), [rows, 1]);
-    }
-
-    /// Whether the GRU encoder's recurrence runs as one dispatch.
-    pub fn has_gru_encoder(&self) -> bool {
-        self.gru_encoder.is_some()
     }
 
     /// The GRU encoder's recurrence (gru_encoder.wgsl), a workgroup per source row and direction: `xp`
@@ -772,7 +766,7 @@ impl Kernels {
         memory: &wgpu::Buffer,
         (rows, s): (u32, u32),
     ) {
-        let pipeline = self.gru_encoder.as_ref().expect("the engine asks for the encoder only where it has one");
+        let [_, pipeline] = self.gru_fused.as_ref().expect("the engine asks for the encoder only where it has one");
         // Each position reads both directions' W_hh, as the per-op products count it.
         rec.weights_read(enc.weight_bytes * s as u64);
         let buffers = [xp, &enc.weights, &enc.prm, lengths, memory];

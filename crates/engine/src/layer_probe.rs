@@ -7,6 +7,7 @@
 use wgslate_decode::{greedy_async, AsyncStepModel, LengthLimits};
 use wgslate_model::config::ModelConfig;
 use wgslate_model::weights::CheckedWeights;
+use wgslate_model::Model;
 
 use crate::{Gpu, GpuEngine, KernelParams};
 
@@ -61,17 +62,34 @@ fn build(gpu: &Gpu, config: &ModelConfig, weights: &CheckedWeights, fused: bool)
     GpuEngine::with_params(gpu, config, weights, params)
 }
 
-/// The engine whose decoder step (fused or per-op) decoded `source` faster here, and the times; the
-/// per-op engine and no times when the model has no fused step here (its shape, or the device's
-/// limits) or the fused engine fails. `slow` adds ms to the fused and the per-op side (a test's stub).
-pub async fn probed_engine(
+/// The model's engine as the CLI and the page run it: on a CPU adapter with the kernels chosen for
+/// one (`KernelParams::for_gpu`); on a hardware adapter, or where `slow` makes a side slow (a test's
+/// stub), with the step [`probed_engine`] finds faster.
+pub async fn chosen_engine(
     gpu: &Gpu,
-    config: &ModelConfig,
+    model: &Model,
     weights: &CheckedWeights,
-    source: &[u32],
     now: &dyn Fn() -> f64,
     slow: [f64; 2],
 ) -> Result<(GpuEngine, Option<StepTimes>), String> {
+    if gpu.report.device_type == wgpu::DeviceType::Cpu && slow == [0.0; 2] {
+        return Ok((GpuEngine::new(gpu, &model.config, weights)?, None));
+    }
+    probed_engine(gpu, model, weights, now, slow).await
+}
+
+/// The engine whose decoder step (fused or per-op) decoded the probe sentence faster here, and the
+/// times; the per-op engine and no times when the model has no fused step here (its shape, or the
+/// device's limits) or the fused engine fails. `slow` adds ms to the fused and the per-op side.
+async fn probed_engine(
+    gpu: &Gpu,
+    model: &Model,
+    weights: &CheckedWeights,
+    now: &dyn Fn() -> f64,
+    slow: [f64; 2],
+) -> Result<(GpuEngine, Option<StepTimes>), String> {
+    let (config, source) = (&model.config, model.vocab.encode(PROBE_SENTENCE)?);
+    let source = source.as_slice();
     let fused = match build(gpu, config, weights, true) {
         Ok(mut engine) if engine.fused() => match time_greedy(&mut engine, source, now).await {
             Ok(ms) => Some((engine, ms + slow[0])),

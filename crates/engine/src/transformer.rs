@@ -10,9 +10,9 @@ use wgslate_model::TransformerConfig;
 
 use crate::engine::{Architecture, Sources, StepIo, F};
 use crate::kernels::{Act, AttentionLayout, CacheAppend, Kernels, Matrix, TokenSource};
-use crate::layer::{DecoderLayer, LayerShape, LayerStep, LayerTensors, MatrixData, MATRICES};
+use crate::layer::{DecoderLayer, LayerShape, LayerStep, LayerTensors, MATRICES};
 use crate::record::{Pool, Recorder};
-use crate::weights::stacked;
+use crate::weights::{dense, stacked};
 use crate::Gpu;
 
 /// The per-row decoder buffers of the current batch (handles into the pool).
@@ -444,10 +444,7 @@ fn layer_tensors(weights: &CheckedWeights, i: usize, last: bool, int8: bool) -> 
             _ => vec![format!("{p}.{m}.{part}")],
         }
     };
-    let dense = |names: &[String]| match stacked(weights, names, false)? {
-        (MatrixData::Dense(v), _) => Ok(v),
-        _ => Err(format!("{} is not stored as floats", names[0])),
-    };
+    let dense = |names: &[String]| dense(weights, names);
     let mut matrices = Vec::new();
     let mut biases = Vec::new();
     for m in MATRICES {

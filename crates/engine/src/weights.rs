@@ -40,6 +40,14 @@ pub(crate) fn stacked(weights: &CheckedWeights, parts: &[String], int8: bool) ->
     Ok((MatrixData::Dense(data), matrix))
 }
 
+/// Vectors (biases, norms) as the file holds them, stacked: f32 values.
+pub(crate) fn dense(weights: &CheckedWeights, parts: &[String]) -> Result<Vec<f32>, String> {
+    match stacked(weights, parts, false)? {
+        (MatrixData::Dense(v), _) => Ok(v),
+        _ => Err(format!("{} is not stored as floats", parts[0])),
+    }
+}
+
 /// Buffers for [`stacked`] tensors under `name`: int8 matrices as packed values plus f32 scales
 /// under `name.scale` when the kernels run int8; other matrices (weights of matmul.wgsl, embedding
 /// tables) as f16 when `f16_weights`; everything else (biases, norms, attention vectors) as f32.

@@ -244,16 +244,15 @@ fn a_prefix_the_trace_and_forced_scores_equal_the_reference() {
 /// and the engine kept, either way, gives the reference's tokens.
 #[test]
 fn the_step_probe_keeps_the_faster_path() {
-    use wgslate_engine::layer_probe::{probed_engine, PROBE_SENTENCE};
+    use wgslate_engine::layer_probe::chosen_engine;
     let (model, weights, gpu) = load();
-    let source = model.vocab.encode(PROBE_SENTENCE).unwrap();
     let sentences = test_sentences(5);
     let cpu = translate(&model, &sentences, &Search::default(), 16, false).unwrap();
     let t0 = std::time::Instant::now();
     let now = || t0.elapsed().as_secs_f64() * 1e3;
     for (slow, fused_kept, note) in [([1e4, 0.0], false, "per-op steps: fused took"), ([0.0, 1e4], true, "fused steps")]
     {
-        let probed = pollster::block_on(probed_engine(&gpu, &model.config, &weights, &source, &now, slow));
+        let probed = pollster::block_on(chosen_engine(&gpu, &model, &weights, &now, slow));
         let (engine, times) = probed.unwrap();
         let times = times.expect("the shipped Transformer has a fused step");
         assert_eq!(engine.fused(), fused_kept, "{times:?}");
