@@ -82,6 +82,7 @@ fn main() {
     if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
         std::env::set_var("XDG_RUNTIME_DIR", std::env::temp_dir());
     }
+    wgslate_model::threads::settle_cpu_threads();
     std::panic::set_hook(Box::new(|info| {
         let msg = info
             .payload()

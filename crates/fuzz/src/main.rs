@@ -44,6 +44,7 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn main() -> ExitCode {
+    wgslate_model::threads::settle_cpu_threads();
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

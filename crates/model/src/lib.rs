@@ -11,6 +11,7 @@ pub mod quant;
 pub mod rerank;
 pub mod sentences;
 pub mod step;
+pub mod threads;
 pub mod tokenizer;
 pub mod transformer;
 pub mod translate;

@@ -19,6 +19,7 @@ const USAGE: &str = "usage: wgslate-train --arch transformer|gru [--data DIR --s
 
 fn main() {
     keep_freed_memory();
+    wgslate_model::threads::settle_cpu_threads();
     if let Err(e) = run() {
         eprintln!("wgslate-train: {e:#}");
         std::process::exit(2);
