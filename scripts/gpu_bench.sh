@@ -36,7 +36,7 @@ part bench && for m in transformer transformer-d224-distilled gru; do
 done
 # The bench runs built each engine as translate does (the step its probe chose: step_probe_ms).
 part steps && for m in transformer gru; do
-    for l in fused per-op; do
+    for l in fused per-op $([ $m = transformer ] && echo per-op-attention); do
         echo "== bench $m with $l steps"
         timeout 300 "$W" bench --model $M/$m --sentences 50 --batched 256 --layers $l
     done

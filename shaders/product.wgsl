@@ -4,10 +4,14 @@
 // y[m, n] += sum + b[n] (the residual add of a sub-layer, fused into its product). K is a multiple of
 // 4: x and w are read as vec4 along K. Products and sums are f32 whatever the weights' storage.
 
-// The last four are read by matvec_norm.wgsl's cache variant only (kernels.rs's `CacheAppend`): the
-// K|V columns of a Q|K|V row, from column `cache_off` on, also go to position `t` of the
-// self-attention caches of `cache_len` positions of `cache_d` floats, as kv_cache.wgsl appends them.
-struct Dims { m: u32, n: u32, k: u32, act: u32, cache_len: u32, t: u32, cache_d: u32, cache_off: u32 }
+// cache_len to cache_off are read by matvec_norm.wgsl's cache variant only (kernels.rs's
+// `CacheAppend`): the K|V columns of a Q|K|V row, from column `cache_off` on, also go to position `t`
+// of the self-attention caches of `cache_len` positions of `cache_d` floats, as kv_cache.wgsl appends
+// them. heads to scale are matvec_attend.wgsl's only: attention.wgsl's layout of the same names.
+struct Dims {
+    m: u32, n: u32, k: u32, act: u32, cache_len: u32, t: u32, cache_d: u32, cache_off: u32,
+    heads: u32, kv_len: u32, kv_stride: u32, k_off: u32, v_off: u32, fixed_len: u32, q_stride: u32, scale: f32,
+}
 
 // The weights `w` (binding 1, read through `weights4(row, kv, k4)`: the vec4 number kv of weight
 // row `row`, widened to f32) and `dims` are declared by kernels.rs's weight prelude: f32 or f16

@@ -14,7 +14,7 @@ use wgslate_model::Model;
 use crate::pyfmt::{self, Json};
 
 pub const USAGE: &str =
-    "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE] [--layers fused|per-op]
+    "usage: wgslate bench --model DIR [--src FILE] [--sentences N] [--batched N] [--dump FILE] [--layers fused|per-op|per-op-attention]
   times the WGSL engine (on the GPU) and the candle CPU reference on the same lines; prints JSON
   --src FILE      the lines (default www/data/test_2016_flickr.en: run from the repository root, or give --src)
   --sentences N   the first N lines translated one at a time, greedy and beam 4 (default 50)
@@ -22,9 +22,17 @@ pub const USAGE: &str =
   --dump FILE     writes the first N lines' source ids and the CPU's greedy output ids (scripts/torch_peer.py)
   --layers L      decoder steps on the GPU: fused (a Transformer's layer, a GRU's step, one kernel) or
                   per-op (default: as translate chooses: on a hardware GPU the faster in a probe, whose
-                  times step_probe_ms gives; on a CPU adapter a Transformer's fused, a GRU's per-op)";
+                  times step_probe_ms gives; on a CPU adapter a Transformer's fused, a GRU's per-op);
+                  per-op-attention: per-op with each attention in its output product (a Transformer)";
 
 const FLAGS: [&str; 6] = ["--model", "--src", "--sentences", "--batched", "--dump", "--layers"];
+
+/// `--layers`: the decoder step's kernels, when not left to `translate`'s choice.
+#[derive(Clone, Copy)]
+struct Layers {
+    fused: bool,
+    fused_attention: bool,
+}
 
 struct Workload<'a> {
     model: &'a Model,
@@ -76,7 +84,7 @@ fn time_gpu(
     t0: Instant,
     dir: &str,
     w: &Workload,
-    fused_steps: Option<bool>,
+    layers: Option<Layers>,
 ) -> Result<(f64, Vec<(String, Json)>), String> {
     let weights =
         CheckedWeights::parse(&std::fs::read(format!("{dir}/model.safetensors")).map_err(|e| e.to_string())?)?;
@@ -86,9 +94,9 @@ fn time_gpu(
         _ => "f32",
     };
     // As `translate` builds it unless --layers says (on a hardware GPU set-up includes the probe).
-    let (engine, probe) = match fused_steps {
-        Some(fused) => {
-            let params = KernelParams::for_gpu(gpu).with_fused_steps(fused);
+    let (engine, probe) = match layers {
+        Some(Layers { fused, fused_attention }) => {
+            let params = KernelParams { fused_attention, ..KernelParams::for_gpu(gpu).with_fused_steps(fused) };
             (GpuEngine::with_params(gpu, &w.model.config, &weights, params)?, None)
         }
         None => {
@@ -96,7 +104,11 @@ fn time_gpu(
             block_on(chosen_engine(gpu, w.model, &weights, &now, [0.0; 2]))?
         }
     };
-    let steps = if engine.fused() { "fused steps" } else { "per-op steps" };
+    let steps = match layers {
+        _ if engine.fused() => "fused steps",
+        Some(Layers { fused_attention: true, .. }) => "per-op steps, attention in the output product",
+        _ => "per-op steps",
+    };
     let name =
         format!("gpu ({}, {}, {device_weights} weights on the device, {steps})", gpu.report.name, gpu.report.backend);
     let mut e = Blocking(engine);
@@ -115,12 +127,16 @@ fn time_gpu(
 /// What the device is asked per output token (EOS included, encoder and readbacks included)
 /// when translating `w.few` one sentence at a time.
 fn cost_per_token(gpu: &Gpu, e: &mut Blocking<GpuEngine>, w: &Workload, search: &Search) -> Result<Json, String> {
-    let before = gpu.cost();
+    let (before, blocked_before, t0) = (gpu.cost(), gpu.blocked(), Instant::now());
     let out = translate_with(e, w.model, w.few, search, 1, false)?;
+    let host_s = t0.elapsed().as_secs_f64() - (gpu.blocked() - blocked_before).as_secs_f64();
     let c = gpu.cost() - before;
     let tokens: usize = out.iter().map(|t| t.outputs.first().map_or(0, |o| o.1.tokens.len()) + 1).sum();
     let per = |v: u64| round2(v as f64 / tokens as f64);
     Ok(Json::Obj(vec![
+        // The run's time outside submissions and readback waits: recording dispatches, the search.
+        ("host_ms".into(), round2(1e3 * host_s / tokens as f64)),
+        ("host_us_per_dispatch".into(), round2(1e6 * host_s / c.dispatches.max(1) as f64)),
         ("dispatches".into(), per(c.dispatches)),
         ("submissions".into(), per(c.submissions)),
         ("bytes_written".into(), per(c.bytes_written)),
@@ -169,11 +185,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let dir = get("--model").ok_or(USAGE)?;
     let src = get("--src").unwrap_or_else(|| "www/data/test_2016_flickr.en".into());
     let (n, batched) = (number("--sentences", 50)?, number("--batched", usize::MAX)?);
-    let fused_steps = match get("--layers").as_deref() {
+    let layers = match get("--layers").as_deref() {
         None => None,
-        Some("fused") => Some(true),
-        Some("per-op") => Some(false),
-        Some(other) => return Err(format!("--layers is fused or per-op, not '{other}'\n{USAGE}")),
+        Some("fused") => Some(Layers { fused: true, fused_attention: false }),
+        Some("per-op") => Some(Layers { fused: false, fused_attention: false }),
+        Some("per-op-attention") => Some(Layers { fused: false, fused_attention: true }),
+        Some(other) => return Err(format!("--layers is fused, per-op or per-op-attention, not '{other}'\n{USAGE}")),
     };
     if n == 0 || batched == 0 {
         return Err(format!("--sentences and --batched must be at least 1\n{USAGE}"));
@@ -197,7 +214,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     // is the command's.
     let t0 = Instant::now();
     let gpu = match Gpu::new_blocking() {
-        Ok(gpu) => Ok(time_gpu(&gpu, t0, &dir, &w, fused_steps)?),
+        Ok(gpu) => Ok(time_gpu(&gpu, t0, &dir, &w, layers)?),
         Err(no_adapter) => Err(no_adapter),
     };
     let t0 = Instant::now();

@@ -260,7 +260,10 @@ fn flags_of_another_command_repeats_and_unknown_bench_flags_are_refused() {
         (vec!["bench", "--model", &model, "--backend"], "unknown argument '--backend'"),
         (vec!["bench", "--model", &model, "--src"], "--src needs a value"),
         (vec!["bench", "--model", &model, "--sentences", "1", "--sentences", "2"], "--sentences is given twice"),
-        (vec!["bench", "--model", &model, "--layers", "all"], "--layers is fused or per-op, not 'all'"),
+        (
+            vec!["bench", "--model", &model, "--layers", "all"],
+            "--layers is fused, per-op or per-op-attention, not 'all'",
+        ),
     ];
     for (args, why) in refused {
         let (ok, out, err) = wgslate(&args);

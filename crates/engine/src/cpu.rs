@@ -133,6 +133,23 @@ pub fn attention(
     (out, probs)
 }
 
+/// matvec_attend.wgsl: the attention of `l` over keys and values in one buffer (uncaptured), then
+/// y = act(context · wᵀ + b) as [`matmul_into`] writes it (n outputs, w stored n × heads·dk).
+#[allow(clippy::too_many_arguments)]
+pub fn attention_matmul(
+    q: &[f32],
+    kv: &[f32],
+    (map, lengths): (&[u32], &[u32]),
+    l: &crate::AttentionLayout,
+    (w, b): (&[f32], &[f32]),
+    y: &mut [f32],
+    n: usize,
+    act: crate::Act,
+) {
+    let (context, _) = attention(q, kv, kv, map, lengths, l);
+    matmul_into(&context, w, b, y, l.rows as usize, n, (l.heads * l.dk) as usize, act);
+}
+
 /// The self-attention cache (rows × max_len × 2d: K then V at each position) after writing position
 /// t from kv (rows of `stride` floats, K at `k_off`, V right after).
 pub fn kv_append(

@@ -51,6 +51,8 @@ pub struct Gpu {
     /// default would panic, taking the page down instead of falling back to the CPU).
     fault: Arc<Mutex<Option<String>>>,
     cost: Arc<Mutex<Cost>>,
+    /// Time the host spent in submissions and waiting for readbacks (natively; see [`Gpu::blocked`]).
+    blocked: Arc<Mutex<std::time::Duration>>,
 }
 
 impl Gpu {
@@ -96,12 +98,33 @@ impl Gpu {
             },
             fault,
             cost: Default::default(),
+            blocked: Default::default(),
         })
     }
 
     /// Everything asked of the device so far (all clones of this handle together).
     pub fn cost(&self) -> Cost {
         *self.cost.lock().unwrap()
+    }
+
+    /// Time spent so far in queue submissions and waiting for readbacks: the device's share of a
+    /// decode as the host sees it (lavapipe runs the work inside the submission), the rest being
+    /// the host's own (recording, the search). Always zero on the web, where the event loop waits.
+    pub fn blocked(&self) -> std::time::Duration {
+        *self.blocked.lock().unwrap()
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    fn timed<T>(&self, f: impl FnOnce() -> T) -> T {
+        let t0 = std::time::Instant::now();
+        let v = f();
+        *self.blocked.lock().unwrap() += t0.elapsed();
+        v
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    fn timed<T>(&self, f: impl FnOnce() -> T) -> T {
+        f()
     }
 
     pub(crate) fn count(&self, f: impl FnOnce(&mut Cost)) {
@@ -122,7 +145,7 @@ impl Gpu {
     /// Submits one command buffer (counted).
     pub fn submit(&self, commands: wgpu::CommandBuffer) {
         self.count(|c| c.submissions += 1);
-        self.queue.submit([commands]);
+        self.timed(|| self.queue.submit([commands]));
     }
 
     /// Err with the reason once the device reported an error or was lost.
@@ -240,7 +263,8 @@ impl Gpu {
         let (tx, rx) = futures_channel();
         staging.slice(..size).map_async(wgpu::MapMode::Read, move |r| tx.send(r));
         #[cfg(not(target_arch = "wasm32"))]
-        self.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| format!("GPU poll failed: {e}"))?;
+        self.timed(|| self.device.poll(wgpu::PollType::wait_indefinitely()))
+            .map_err(|e| format!("GPU poll failed: {e}"))?;
         rx.await.map_err(|e| format!("reading back from the GPU failed: {e}"))?;
         let bytes = staging
             .slice(..size)

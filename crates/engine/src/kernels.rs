@@ -23,7 +23,8 @@ pub const MAX_TOP_K: usize = 32;
 /// The widest beam beam_select.wgsl chooses (its candidates, beam × k, fit 512 bits).
 pub const MAX_DEVICE_BEAM: usize = 16;
 
-/// The longest key sequence scores.wgsl attends over (its `MAX_KEYS`; a test keeps the two equal).
+/// The longest key sequence the attention kernels attend over (scores.wgsl's and matvec_attend.wgsl's
+/// `MAX_KEYS`; a test keeps them equal).
 pub const MAX_KEYS: usize = 256;
 
 /// Refuses, when the engine is built, a model whose sources or outputs could be longer than the
@@ -55,6 +56,11 @@ pub struct KernelParams {
     /// A GRU decoder step runs as one kernel (gru_step.wgsl) where the model's shape fits it and the
     /// device binds its buffers; off (the default), the per-op kernels.
     pub fused_gru_step: bool,
+    /// In a per-op Transformer step, each attention runs in its output product's prologue
+    /// (matvec_attend.wgsl): 6 dispatches a layer instead of 8, every workgroup of the product
+    /// computing the attention again. Off by default: on lavapipe it is slower (docs/engine.md,
+    /// "Which step runs"), and a hardware GPU has not run it yet (`wgslate bench --layers per-op-attention`).
+    pub fused_attention: bool,
     /// LayerNorm epsilon; the same value as the candle reference (wgslate_model::ops::LAYER_NORM_EPS).
     pub layer_norm_eps: f32,
     /// Weight matrices and embedding tables stay f16 on the device (needs the shader-f16 feature);
@@ -76,6 +82,7 @@ impl Default for KernelParams {
             row_workgroup: 64,
             fused_layers: true,
             fused_gru_step: false,
+            fused_attention: false,
             layer_norm_eps: 1e-5,
             f16_weights: false,
             int8_block: None,
@@ -116,6 +123,8 @@ pub struct Kernels {
     matvec: wgpu::ComputePipeline,
     matvec_norm: wgpu::ComputePipeline,
     matvec_norm_kv: wgpu::ComputePipeline,
+    /// Compiled only with `fused_attention`.
+    matvec_attend: Option<wgpu::ComputePipeline>,
     softmax: wgpu::ComputePipeline,
     layernorm: wgpu::ComputePipeline,
     topk: wgpu::ComputePipeline,
@@ -269,6 +278,33 @@ pub struct CacheAppend<'a> {
     pub off: u32,
 }
 
+/// matvec_attend.wgsl's keys and values, source map and lengths: the bindings after the launch
+/// parameters (as `norm_bindings`).
+fn attend_bindings(params: &KernelParams) -> String {
+    let after = if params.int8_block.is_some() { 6 } else { 5 };
+    format!(
+        "@group(0) @binding({after}) var<storage, read> kv: array<f32>;
+@group(0) @binding({}) var<storage, read> map: array<u32>;
+@group(0) @binding({}) var<storage, read> lengths: array<u32>;
+",
+        after + 1,
+        after + 2
+    )
+}
+
+/// product.wgsl's launch parameters: m, n, k, act, then the cache append's four and attention's eight
+/// (zero where the kernel does not read them).
+fn product_dims(m: u32, n: u32, k: u32, act: Act) -> [u32; 16] {
+    let mut d = [0; 16];
+    d[..4].copy_from_slice(&[m, n, k, act as u32]);
+    d
+}
+
+/// The widest context matvec_attend.wgsl holds (heads · dk), and the most heads (a test keeps its
+/// workgroup arrays to them).
+pub const MAX_ATTEND_CONTEXT: u32 = 512;
+pub const MAX_ATTEND_HEADS: u32 = 8;
+
 /// The matvec kernels' `store_extra` when they write nothing more.
 const NO_EXTRA: &str = "fn store_extra(row: u32, col: u32) {}\n";
 
@@ -392,6 +428,28 @@ impl Kernels {
             ),
             matvec_norm_kv: matvec_norm(&cache_extra(&params)),
             matvec_norm: matvec_norm(NO_EXTRA),
+            matvec_attend: params.fused_attention.then(|| {
+                pipeline(
+                    gpu,
+                    "matvec with attention",
+                    &[
+                        &product_weights,
+                        product,
+                        &attend_bindings(&params),
+                        NO_EXTRA,
+                        shader!("matvec_lanes"),
+                        shader!("matvec_attend"),
+                    ]
+                    .concat(),
+                    "main",
+                    &[
+                        ("LANES", params.matvec_lanes as f64),
+                        ("COLS", params.matvec_cols as f64),
+                        // Threads per head: 8 groups (the most heads it takes) of a power of two.
+                        ("GROUP", (1u32 << (matvec_threads / 8).ilog2()) as f64),
+                    ],
+                )
+            }),
             softmax: p("softmax", &[reduce, shader!("softmax")]),
             layernorm: pipeline(
                 gpu,
@@ -471,7 +529,7 @@ impl Kernels {
     ) {
         assert!(k.is_multiple_of(4), "matmul reads vec4 along k; k = {k}");
         rec.weights_read(n as u64 * (k as u64 * self.weight_size() + 4));
-        let dims = [m, n, k, act as u32, 0, 0, 0, 0];
+        let dims = product_dims(m, n, k, act);
         let (w, scales) = self.weight_bindings(w.into());
         let mut buffers = vec![x, w, b, y];
         buffers.extend(scales);
@@ -518,12 +576,67 @@ impl Kernels {
         buffers.extend([gamma, beta]);
         let groups = [n.div_ceil(self.params.matvec_cols), m.div_ceil(MATVEC_ROWS)];
         let (pipeline, dims) = match &cache {
-            None => (&self.matvec_norm, [m, n, k, act as u32, 0, 0, 0, 0]),
+            None => (&self.matvec_norm, product_dims(m, n, k, act)),
             Some(c) => {
                 buffers.push(c.cache);
-                (&self.matvec_norm_kv, [m, n, k, act as u32, c.len, c.t, c.d, c.off])
+                let mut dims = product_dims(m, n, k, act);
+                dims[4..8].copy_from_slice(&[c.len, c.t, c.d, c.off]);
+                (&self.matvec_norm_kv, dims)
             }
         };
+        rec.dispatch_uniform_at(pipeline, &buffers, uniform_at, &dims, groups);
+    }
+
+    /// y (rows×n) = act(attention(q, kv) · wᵀ + b), the attention (not captured) of `l` over keys and
+    /// values in one buffer `kv` (K at `l.k_off`, V at `l.v_off`): in one dispatch (matvec_attend.wgsl)
+    /// with `fused_attention` where the rows are few enough for matvec.wgsl and the context fits its
+    /// workgroup, a decoder step's output projection; otherwise attention.wgsl into `scratch[0]` (rows × heads·dk; its
+    /// weights, uncaptured, bound to `scratch[1]`) and the product.
+    #[allow(clippy::too_many_arguments)]
+    pub fn attention_matmul<'w>(
+        &self,
+        rec: &mut Recorder,
+        q: &wgpu::Buffer,
+        kv: &wgpu::Buffer,
+        (map, lengths): (&wgpu::Buffer, &wgpu::Buffer),
+        l: AttentionLayout,
+        scratch: [&wgpu::Buffer; 2],
+        (w, b): (impl Into<Matrix<'w>>, &wgpu::Buffer),
+        y: &wgpu::Buffer,
+        n: u32,
+        act: Act,
+    ) {
+        let k = l.heads * l.dk;
+        let fused = self.params.fused_attention
+            && l.rows <= self.params.matvec_max_rows
+            && k <= MAX_ATTEND_CONTEXT
+            && l.heads <= MAX_ATTEND_HEADS
+            && k.is_multiple_of(4)
+            && l.q_stride.is_multiple_of(4);
+        let (true, Some(pipeline)) = (fused, &self.matvec_attend) else {
+            self.attention(rec, q, kv, kv, map, lengths, scratch[0], scratch[1], l, false);
+            self.matmul(rec, scratch[0], w, b, y, l.rows, n, k, act);
+            return;
+        };
+        rec.weights_read(n as u64 * (k as u64 * self.weight_size() + 4));
+        let (w, scales) = self.weight_bindings(w.into());
+        let mut buffers = vec![q, w, b, y];
+        buffers.extend(scales);
+        let uniform_at = buffers.len() as u32;
+        buffers.extend([kv, map, lengths]);
+        let mut dims = product_dims(l.rows, n, k, act);
+        let scale = 1.0 / (l.dk as f32).sqrt();
+        dims[8..].copy_from_slice(&[
+            l.heads,
+            l.kv_len,
+            l.kv_stride,
+            l.k_off,
+            l.v_off,
+            l.fixed_len,
+            l.q_stride,
+            scale.to_bits(),
+        ]);
+        let groups = [n.div_ceil(self.params.matvec_cols), l.rows.div_ceil(MATVEC_ROWS)];
         rec.dispatch_uniform_at(pipeline, &buffers, uniform_at, &dims, groups);
     }
 
@@ -803,11 +916,18 @@ mod tests {
 
     #[test]
     fn max_keys_is_the_attention_shaders_limit() {
-        let shader = include_str!("../../../shaders/scores.wgsl");
-        assert!(
-            shader.contains(&format!("const MAX_KEYS: u32 = {MAX_KEYS}u;")),
-            "shaders/scores.wgsl and kernels::MAX_KEYS differ"
-        );
+        for (name, shader) in [("scores", shader!("scores")), ("matvec_attend", shader!("matvec_attend"))] {
+            assert!(
+                shader.contains(&format!("const MAX_KEYS: u32 = {MAX_KEYS}u;")),
+                "shaders/{name}.wgsl and kernels::MAX_KEYS differ"
+            );
+        }
+        let attend = shader!("matvec_attend");
+        assert!(attend.contains(&format!("const MAX_HEADS: u32 = {MAX_ATTEND_HEADS}u;")));
+        let scores = MAX_ATTEND_HEADS as usize * MAX_KEYS;
+        let context = 4 * MAX_ATTEND_CONTEXT;
+        assert!(attend.contains(&format!("var<workgroup> scores: array<f32, {scores}>;")));
+        assert!(attend.contains(&format!("var<workgroup> context: array<f32, {context}>;")));
         assert!(sequence_length_ok(MAX_KEYS).is_ok());
         assert!(sequence_length_ok(MAX_KEYS + 1).unwrap_err().contains("use the CPU backend"));
     }

@@ -129,8 +129,11 @@ impl<'a> Recorder<'a> {
             }
         }
         let site = &mut sites.sites[i];
-        if site.dims != dims {
-            gpu.write(&site.uniform, dims);
+        // Only the words that changed (a step's position, say) are written.
+        let first = site.dims.iter().zip(dims).position(|(a, b)| a != b);
+        if let Some(first) = first {
+            let last = site.dims.iter().zip(dims).rposition(|(a, b)| a != b).unwrap_or(first);
+            gpu.write_at(&site.uniform, first as u64, &dims[first..=last]);
             site.dims.copy_from_slice(dims);
         }
         let found = site

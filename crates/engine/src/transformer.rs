@@ -152,6 +152,42 @@ impl Transformer {
         );
     }
 
+    /// `y += linear(attention(q))`, a decoder step's attention sub-layer after its query: one dispatch
+    /// for a step's few rows (the attention in the product's prologue); with `probs` (captured
+    /// weights) or more rows, the attention into `att`, then the product.
+    #[allow(clippy::too_many_arguments)]
+    fn attend_linear(
+        &self,
+        rec: &mut Recorder,
+        linear: &str,
+        q: &wgpu::Buffer,
+        (kv, map, lengths): (&wgpu::Buffer, &wgpu::Buffer, &wgpu::Buffer),
+        layout: AttentionLayout,
+        (att, probs): (&wgpu::Buffer, Option<&wgpu::Buffer>),
+        y: &wgpu::Buffer,
+    ) {
+        let (w, b) = (self.mat(&format!("{linear}.weight")), self.wt(&format!("{linear}.bias")));
+        let n = (layout.heads * layout.dk) as usize;
+        match probs {
+            None => self.k.attention_matmul(
+                rec,
+                q,
+                kv,
+                (map, lengths),
+                layout,
+                [att, &self.dummy_probs],
+                (w, b),
+                y,
+                n as u32,
+                Act::Residual,
+            ),
+            Some(probs) => {
+                self.k.attention(rec, q, kv, kv, map, lengths, att, probs, layout, true);
+                self.linear(rec, linear, att, y, layout.rows as usize, n, n, Act::Residual);
+            }
+        }
+    }
+
     /// `y = act(linear(norm(x)))`: one dispatch for a decoder step's few rows (the norm in the
     /// product's prologue); the norm into `h`, then the product, for more.
     #[allow(clippy::too_many_arguments)]
@@ -304,19 +340,8 @@ impl Architecture for Transformer {
                 fixed_len: t as u32 + 1,
                 q_stride: 3 * d as u32,
             };
-            self.k.attention(
-                rec,
-                &x.qkv,
-                &b.cache[l],
-                &b.cache[l],
-                io.identity,
-                &self.dummy,
-                &x.att,
-                &self.dummy_probs,
-                own,
-                false,
-            );
-            self.linear(rec, &format!("{p}.self_attn.o"), &x.att, &x.x, r, d, d, Act::Residual);
+            let own_kv = (&b.cache[l], io.identity, &self.dummy);
+            self.attend_linear(rec, &format!("{p}.self_attn.o"), &x.qkv, own_kv, own, (&x.att, None), &x.x);
             let (norm2, cross_q) = (format!("{p}.norm2"), format!("{p}.cross_attn.q"));
             self.norm_linear(rec, (&norm2, &cross_q), &x.x, &x.h, &x.q, r, (d, d), Act::None, None);
             let cross = AttentionLayout {
@@ -330,19 +355,9 @@ impl Architecture for Transformer {
                 fixed_len: 0,
                 q_stride: d as u32,
             };
-            self.k.attention(
-                rec,
-                &x.q,
-                &b.cross_kv[l],
-                &b.cross_kv[l],
-                io.row_source,
-                io.lens,
-                &x.att,
-                &x.probs[l],
-                cross,
-                capture,
-            );
-            self.linear(rec, &format!("{p}.cross_attn.o"), &x.att, &x.x, r, d, d, Act::Residual);
+            let cross_kv = (&b.cross_kv[l], io.row_source, io.lens);
+            let probs = capture.then_some(&x.probs[l]);
+            self.attend_linear(rec, &format!("{p}.cross_attn.o"), &x.q, cross_kv, cross, (&x.att, probs), &x.x);
             self.ffn(rec, &p, &format!("{p}.norm3"), &x.x, &x.h, &x.ff, r);
         }
         self.norm(rec, "decoder_norm", &x.x, &x.h, r);

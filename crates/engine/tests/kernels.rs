@@ -735,6 +735,86 @@ fn attention_matches_cpu() {
     }
 }
 
+/// A sub-layer's attention and its output product with the residual add in one dispatch
+/// (matvec_attend.wgsl) against the CPU twins composed, with dense and int8 weights: a step's own
+/// cache (fixed length, queries in a Q|K|V row), cross-attention over padded sources that rows
+/// share, more keys than the 256 attended, the widest context the kernel holds, rows past one
+/// workgroup's 4, and (then the two kernels apart) more heads than it takes and rows past matvec's.
+#[test]
+fn attention_matmul_matches_cpu() {
+    let gpu = common::gpu();
+    let params = KernelParams { fused_attention: true, ..Default::default() };
+    let k = Kernels::new(&gpu, params).unwrap();
+    let k8 = Kernels::new(&gpu, KernelParams { int8_block: Some(0), ..params }).unwrap();
+    let max_rows = k.params.matvec_max_rows as usize;
+    // (rows, heads, dk, kv_len, fixed_len, q_stride in units of d, n)
+    let cases = [
+        (1usize, 4usize, 36usize, 8usize, 5u32, 3usize, 144usize),
+        (4, 4, 36, 21, 0, 1, 144),
+        (7, 2, 6, 9, 0, 1, 37),
+        (3, 3, 12, 300, 0, 1, 40),
+        (2, 8, 64, 17, 0, 1, 96),
+        (1, 9, 4, 5, 0, 1, 12),
+        (max_rows + 3, 4, 8, 6, 0, 1, 32),
+    ];
+    for (case, &(rows, heads, dk, kv_len, fixed_len, q_mul, n)) in cases.iter().enumerate() {
+        let seed = 300 + 10 * case as u64;
+        let d = heads * dk;
+        let (q_stride, kv_stride, mem_rows) = (q_mul * d, 2 * d, 3usize);
+        let q = random(rows * q_stride, seed);
+        let kv = random(mem_rows * kv_len * kv_stride, seed + 1);
+        let map: Vec<u32> = (0..rows as u32).map(|r| (r * 2 + 1) % mem_rows as u32).collect();
+        let lengths: Vec<u32> = vec![kv_len as u32, (kv_len as u32).div_ceil(2), 1];
+        let l = wgslate_engine::AttentionLayout {
+            rows: rows as u32,
+            heads: heads as u32,
+            dk: dk as u32,
+            kv_len: kv_len as u32,
+            kv_stride: kv_stride as u32,
+            k_off: 0,
+            v_off: d as u32,
+            fixed_len,
+            q_stride: q_stride as u32,
+        };
+        let (w, b, y0) = (random(n * d, seed + 2), random(n, seed + 3), random(rows * n, seed + 4));
+        let [bq, bkv, bb] = [&q, &kv, &b].map(|v| gpu.storage("t", v));
+        let (bmap, blen) = (gpu.storage_u32("map", &map), gpu.storage_u32("len", &lengths));
+        let att = gpu.output("att", (rows * d * 4) as u64);
+        let probs = gpu.output("probs", (rows * heads * kv_len * 4) as u64);
+        for int8 in [false, true] {
+            let (data, widened) = matrix_in_format(&w, d, int8.then_some(0), false);
+            let (values, scales) = match &data {
+                MatrixData::Dense(v) => (gpu.storage("w", v), None),
+                MatrixData::Int8 { values, scales } => {
+                    (gpu.storage_u32("w", &wgslate_engine::pack_int8(values)), Some(gpu.storage("s", scales)))
+                }
+            };
+            let kern = if int8 { &k8 } else { &k };
+            let w = Matrix { values: &values, scales: scales.as_ref() };
+            let by = gpu.storage("y", &y0);
+            run(&gpu, |rec| {
+                kern.attention_matmul(
+                    rec,
+                    &bq,
+                    &bkv,
+                    (&bmap, &blen),
+                    l,
+                    [&att, &probs],
+                    (w, &bb),
+                    &by,
+                    n as u32,
+                    Act::Residual,
+                )
+            });
+            let mut want = y0.clone();
+            cpu::attention_matmul(&q, &kv, (&map, &lengths), &l, (&widened, &b), &mut want, n, Act::Residual);
+            let err = rel_error(&read(&gpu, &by), &want);
+            println!("attention + matmul case {case} ({rows} rows, {heads}×{dk}, {kv_len} keys, int8 {int8}): rel error {err:e}");
+            assert!(err <= 1e-4, "attention + matmul case {case}, int8 {int8}: {err}");
+        }
+    }
+}
+
 #[test]
 fn kv_append_matches_cpu() {
     let (gpu, k) = setup();
@@ -802,7 +882,7 @@ fn copy_cols_matches_cpu() {
 /// include; a new shader without a test fails this.
 #[test]
 fn every_shader_has_a_kernel_test() {
-    const TESTED: [(&str, &str); 18] = [
+    const TESTED: [(&str, &str); 19] = [
         ("attention.wgsl", "attention_matches_cpu"),
         ("copy_cols.wgsl", "copy_cols_matches_cpu"),
         ("embed.wgsl", "embed_reads_token_ids_with_a_stride"),
@@ -819,10 +899,12 @@ fn every_shader_has_a_kernel_test() {
         ("matmul.wgsl", "matmul_matches_cpu"),
         ("matvec.wgsl", "matmul_matches_cpu"),
         ("matvec_norm.wgsl", "norm_matmul_matches_cpu"),
+        ("matvec_attend.wgsl", "attention_matmul_matches_cpu"),
         ("softmax.wgsl", "softmax_and_log_softmax_match_cpu"),
         ("topk.wgsl", "top_k_matches_cpu"),
     ];
-    // Included into others: product.wgsl (matmul, matvec), matvec_lanes.wgsl (matvec, matvec_norm),
+    // Included into others: product.wgsl (matmul, matvec, matvec_norm, matvec_attend), matvec_lanes.wgsl
+    // (matvec, matvec_norm, matvec_attend),
     // reduce.wgsl (softmax, layernorm, top-k, attention), scores.wgsl (attention, GRU attention).
     const PIECES: [&str; 4] = ["product.wgsl", "matvec_lanes.wgsl", "reduce.wgsl", "scores.wgsl"];
     let source = include_str!("kernels.rs");

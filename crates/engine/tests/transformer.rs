@@ -103,15 +103,17 @@ fn f16_and_f32_weights_give_the_same_tokens() {
 }
 
 /// Models too wide for decoder_layer.wgsl run a step as the per-op kernels: that path, forced on
-/// the shipped model, gives the reference's greedy tokens and beam-4 n-best too.
+/// the shipped model (with each attention apart and in its output product), gives the reference's
+/// greedy tokens and beam-4 n-best too.
 #[test]
 fn the_per_op_step_gives_the_reference_tokens() {
     let (model, weights, gpu) = load();
-    let params = KernelParams::for_gpu(&gpu).with_fused_steps(false);
-    let mut engine = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, params).unwrap());
     let sentences = test_sentences(12);
     let beam = Search::Beam(BeamConfig { beam: 4, nbest: 4, ..Default::default() });
-    for search in [Search::default(), beam] {
+    for (fused_attention, search) in [false, true].into_iter().flat_map(|f| [(f, Search::default()), (f, beam.clone())])
+    {
+        let params = KernelParams { fused_attention, ..KernelParams::for_gpu(&gpu).with_fused_steps(false) };
+        let mut engine = Blocking(GpuEngine::with_params(&gpu, &model.config, &weights, params).unwrap());
         let gpu_out = translate_with(&mut engine, &model, &sentences, &search, 4, false).unwrap();
         let cpu_out = translate(&model, &sentences, &search, 4, false).unwrap();
         for (i, (g, c)) in gpu_out.iter().zip(&cpu_out).enumerate() {
@@ -170,7 +172,8 @@ fn decoding_again_creates_no_gpu_objects() {
 /// The cost of one decoder step, as docs/engine.md states it: the embedding, one dispatch per layer
 /// (decoder_layer.wgsl), the output projection, log-softmax and top-k; 8 per layer plus 5 with the
 /// per-op kernels (each LayerNorm in its product's prologue, the cache append in the Q|K|V
-/// product's epilogue). One submission, and one copy for the readback of k candidates per row.
+/// product's epilogue), 6 with each attention in its output product's prologue too. One
+/// submission, and one copy for the readback of k candidates per row.
 #[test]
 fn a_decoder_step_costs_what_the_readme_says() {
     use wgslate_decode::AsyncStepModel;
@@ -178,8 +181,8 @@ fn a_decoder_step_costs_what_the_readme_says() {
     let wgslate_model::ModelConfig::Transformer(cfg) = &model.config else { unreachable!() };
     let sources: Vec<Vec<u32>> = encode_sources(&model, &test_sentences(2)).unwrap().into_iter().map(|s| s.0).collect();
     let bos = vec![BOS_ID; 2];
-    let step_cost = |fused_layers: bool| {
-        let params = KernelParams { fused_layers, ..KernelParams::for_gpu(&gpu) };
+    let step_cost = |fused_layers: bool, fused_attention: bool| {
+        let params = KernelParams { fused_layers, fused_attention, ..KernelParams::for_gpu(&gpu) };
         let mut engine = GpuEngine::with_params(&gpu, &model.config, &weights, params).unwrap();
         pollster::block_on(engine.start(&sources)).unwrap();
         pollster::block_on(engine.step_top_k(&bos, 4, false)).unwrap();
@@ -187,8 +190,10 @@ fn a_decoder_step_costs_what_the_readme_says() {
         pollster::block_on(engine.step_top_k(&bos, 4, false)).unwrap();
         gpu.cost() - before
     };
-    assert_eq!(step_cost(false).dispatches, 8 * cfg.decoder_layers as u64 + 5, "per-op dispatches per decoder step");
-    let c = step_cost(true);
+    let layers = cfg.decoder_layers as u64;
+    assert_eq!(step_cost(false, false).dispatches, 8 * layers + 5, "per-op dispatches per decoder step");
+    assert_eq!(step_cost(false, true).dispatches, 6 * layers + 5, "the same, attention in the output product");
+    let c = step_cost(true, false);
     assert_eq!(c.dispatches, cfg.decoder_layers as u64 + 4, "dispatches per decoder step");
     assert_eq!(cfg.decoder_layers, 4);
     assert_eq!(c.dispatches, 8, "docs/engine.md's figure for the shipped Transformer");
