@@ -206,6 +206,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         return Err(format!("{src} has no sentences to time"));
     }
     let model = Model::from_dir(std::path::Path::new(&dir))?;
+    let transformer = matches!(model.config, wgslate_model::ModelConfig::Transformer(_));
+    if layers.is_some_and(|l| l.fused_attention) && !transformer {
+        return Err(format!("--layers per-op-attention is a Transformer's step; {dir} is not a Transformer"));
+    }
     if let Some(path) = get("--dump") {
         dump(&model, &few, &path)?;
     }

@@ -248,7 +248,7 @@ fn quantize_refuses_what_would_write_elsewhere_and_warns_of_rounding_twice() {
 
 #[test]
 fn flags_of_another_command_repeats_and_unknown_bench_flags_are_refused() {
-    let model = format!("{MODELS}/en-de/transformer");
+    let (model, gru) = (format!("{MODELS}/en-de/transformer"), format!("{MODELS}/en-de/gru"));
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
     let (src, reference) = (format!("{data}/hyp1.de"), format!("{data}/ref.de"));
     let refused = [
@@ -263,6 +263,10 @@ fn flags_of_another_command_repeats_and_unknown_bench_flags_are_refused() {
         (
             vec!["bench", "--model", &model, "--layers", "all"],
             "--layers is fused, per-op or per-op-attention, not 'all'",
+        ),
+        (
+            vec!["bench", "--model", &gru, "--src", &src, "--layers", "per-op-attention"],
+            "--layers per-op-attention is a Transformer's step",
         ),
     ];
     for (args, why) in refused {

@@ -305,6 +305,12 @@ fn product_dims(m: u32, n: u32, k: u32, act: Act) -> [u32; 16] {
 pub const MAX_ATTEND_CONTEXT: u32 = 512;
 pub const MAX_ATTEND_HEADS: u32 = 8;
 
+/// Bytes of workgroup memory matvec_attend.wgsl declares: its scores, reductions and context, and
+/// matvec_lanes.wgsl's partial sums. More than WebGPU's default 16 KiB, so it is compiled only where
+/// the device offers them.
+pub const ATTEND_WORKGROUP_BYTES: u32 =
+    4 * (MAX_ATTEND_HEADS * MAX_KEYS as u32 + 256 + 4 * MAX_ATTEND_CONTEXT) + 16 * 256;
+
 /// The matvec kernels' `store_extra` when they write nothing more.
 const NO_EXTRA: &str = "fn store_extra(row: u32, col: u32) {}\n";
 
@@ -428,28 +434,30 @@ impl Kernels {
             ),
             matvec_norm_kv: matvec_norm(&cache_extra(&params)),
             matvec_norm: matvec_norm(NO_EXTRA),
-            matvec_attend: params.fused_attention.then(|| {
-                pipeline(
-                    gpu,
-                    "matvec with attention",
-                    &[
-                        &product_weights,
-                        product,
-                        &attend_bindings(&params),
-                        NO_EXTRA,
-                        shader!("matvec_lanes"),
-                        shader!("matvec_attend"),
-                    ]
-                    .concat(),
-                    "main",
-                    &[
-                        ("LANES", params.matvec_lanes as f64),
-                        ("COLS", params.matvec_cols as f64),
-                        // Threads per head: 8 groups (the most heads it takes) of a power of two.
-                        ("GROUP", (1u32 << (matvec_threads / 8).ilog2()) as f64),
-                    ],
-                )
-            }),
+            matvec_attend: (params.fused_attention
+                && gpu.device.limits().max_compute_workgroup_storage_size >= ATTEND_WORKGROUP_BYTES)
+                .then(|| {
+                    pipeline(
+                        gpu,
+                        "matvec with attention",
+                        &[
+                            &product_weights,
+                            product,
+                            &attend_bindings(&params),
+                            NO_EXTRA,
+                            shader!("matvec_lanes"),
+                            shader!("matvec_attend"),
+                        ]
+                        .concat(),
+                        "main",
+                        &[
+                            ("LANES", params.matvec_lanes as f64),
+                            ("COLS", params.matvec_cols as f64),
+                            // Threads per head: 8 groups (the most heads it takes) of a power of two.
+                            ("GROUP", (1u32 << (matvec_threads / 8).ilog2()) as f64),
+                        ],
+                    )
+                }),
             softmax: p("softmax", &[reduce, shader!("softmax")]),
             layernorm: pipeline(
                 gpu,
@@ -589,8 +597,9 @@ impl Kernels {
 
     /// y (rows×n) = act(attention(q, kv) · wᵀ + b), the attention (not captured) of `l` over keys and
     /// values in one buffer `kv` (K at `l.k_off`, V at `l.v_off`): in one dispatch (matvec_attend.wgsl)
-    /// with `fused_attention` where the rows are few enough for matvec.wgsl and the context fits its
-    /// workgroup, a decoder step's output projection; otherwise attention.wgsl into `scratch[0]` (rows × heads·dk; its
+    /// with `fused_attention`, on a device with its workgroup memory, where the rows are few enough for
+    /// matvec.wgsl and the heads and context fit its workgroup (a decoder step's output projection);
+    /// otherwise attention.wgsl into `scratch[0]` (rows × heads·dk; its
     /// weights, uncaptured, bound to `scratch[1]`) and the product.
     #[allow(clippy::too_many_arguments)]
     pub fn attention_matmul<'w>(
@@ -928,6 +937,10 @@ mod tests {
         let context = 4 * MAX_ATTEND_CONTEXT;
         assert!(attend.contains(&format!("var<workgroup> scores: array<f32, {scores}>;")));
         assert!(attend.contains(&format!("var<workgroup> context: array<f32, {context}>;")));
+        assert!(attend.contains("var<workgroup> group_red: array<f32, 256>;"));
+        let lanes = include_str!("../../../shaders/matvec_lanes.wgsl");
+        assert!(lanes.contains("var<workgroup> partial: array<vec4<f32>, 256>;"));
+        assert_eq!(ATTEND_WORKGROUP_BYTES, 21_504);
         assert!(sequence_length_ok(MAX_KEYS).is_ok());
         assert!(sequence_length_ok(MAX_KEYS + 1).unwrap_err().contains("use the CPU backend"));
     }

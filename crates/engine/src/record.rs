@@ -2,10 +2,12 @@
 //!
 //! A decoder step issues the same sequence of dispatches every time, over the same buffers, with
 //! launch parameters (rows, position) that change a few numbers. [`Sites`] remembers, for the n-th
-//! dispatch of such a sequence, its uniform buffer and its bind groups; a later recording reuses
-//! them, writing the uniform only when its numbers changed. [`Pool`] hands out scratch buffers by
-//! name and creates one only when no buffer of that name is large enough, so buffers (and with
-//! them the bind groups) survive from one batch to the next.
+//! dispatch of such a sequence, its slot of launch parameters and its bind groups; a later recording
+//! reuses them. The slots lie in a few uniform buffers (chunks) with a copy on the host, and a
+//! submission writes each chunk's changed words in one write: a write through the queue costs the
+//! host about 4 µs on lavapipe, whatever its size, and a step changes a dozen sites' parameters.
+//! [`Pool`] hands out scratch buffers by name and creates one only when no buffer of that name is
+//! large enough, so buffers (and with them the bind groups) survive from one batch to the next.
 
 use std::collections::HashMap;
 
@@ -14,19 +16,76 @@ use crate::gpu::Gpu;
 /// Bind groups kept per site: ping-pong buffers (the GRU's hidden states) alternate between two.
 const GROUPS_PER_SITE: usize = 4;
 
+/// Sites per uniform chunk.
+const SLOTS_PER_CHUNK: usize = 256;
+
+/// The widest launch parameters a site takes, in words (decoder_layer.wgsl's are 36).
+const MAX_DIMS: usize = 64;
+
 struct Site {
     pipeline: wgpu::ComputePipeline,
-    dims: Vec<u32>,
-    uniform: wgpu::Buffer,
+    /// Words of launch parameters (its slot's binding size).
+    words: usize,
     groups: Vec<(Vec<wgpu::Buffer>, wgpu::BindGroup)>,
+}
+
+/// A uniform buffer of SLOTS_PER_CHUNK slots, its contents on the host, and the words changed
+/// since it was last written.
+struct Chunk {
+    buffer: wgpu::Buffer,
+    words: Vec<u32>,
+    dirty: Option<(usize, usize)>,
 }
 
 /// The cached dispatch sites of one recorded sequence (a decoder step, a beam reordering, ...).
 #[derive(Default)]
 pub struct Sites {
     sites: Vec<Site>,
-    /// Uniform buffers and bind groups created so far (tests check it stops growing).
+    chunks: Vec<Chunk>,
+    /// Words from one slot to the next: the device's uniform offset alignment, at least MAX_DIMS.
+    stride: usize,
+    /// Uniform chunks and bind groups created so far (tests check it stops growing).
     pub objects_created: usize,
+}
+
+impl Sites {
+    /// Puts `dims` in site i's slot on the host, marking the words that differ for the next write.
+    fn set_dims(&mut self, gpu: &Gpu, i: usize, dims: &[u32]) {
+        if self.stride == 0 {
+            let align = gpu.device.limits().min_uniform_buffer_offset_alignment as usize / 4;
+            self.stride = align.max(MAX_DIMS);
+        }
+        let chunk = i / SLOTS_PER_CHUNK;
+        while self.chunks.len() <= chunk {
+            let words = vec![0u32; SLOTS_PER_CHUNK * self.stride];
+            let buffer = gpu.uniform("launch parameters", &words);
+            self.objects_created += 1;
+            self.chunks.push(Chunk { buffer, words, dirty: None });
+        }
+        let c = &mut self.chunks[chunk];
+        let at = (i % SLOTS_PER_CHUNK) * self.stride;
+        let slot = &mut c.words[at..at + dims.len()];
+        let Some(first) = slot.iter().zip(dims).position(|(a, b)| a != b) else { return };
+        let last = slot.iter().zip(dims).rposition(|(a, b)| a != b).unwrap_or(first);
+        slot.copy_from_slice(dims);
+        let (lo, hi) = (at + first, at + last + 1);
+        c.dirty = Some(c.dirty.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
+    }
+
+    /// The buffer holding site i's slot, and the slot's offset in bytes.
+    fn slot(&self, i: usize) -> (wgpu::Buffer, u64) {
+        let chunk = &self.chunks[i / SLOTS_PER_CHUNK];
+        (chunk.buffer.clone(), ((i % SLOTS_PER_CHUNK) * self.stride * 4) as u64)
+    }
+
+    /// Writes each chunk's changed words (one write a chunk), before the commands that read them.
+    fn flush(&mut self, gpu: &Gpu) {
+        for c in &mut self.chunks {
+            if let Some((lo, hi)) = c.dirty.take() {
+                gpu.write_at(&c.buffer, lo as u64, &c.words[lo..hi]);
+            }
+        }
+    }
 }
 
 /// Scratch buffers by name, grown (never shrunk) to the largest size asked for.
@@ -109,33 +168,23 @@ impl<'a> Recorder<'a> {
         dims: &[u32],
         groups: [u32; 2],
     ) {
+        assert!(dims.len() <= MAX_DIMS, "launch parameters of {} words (at most {MAX_DIMS})", dims.len());
         let i = self.next;
         self.next += 1;
         let gpu = self.gpu;
         let sites = &mut *self.sites;
-        let fits = sites.sites.get(i).is_some_and(|s| s.pipeline == *pipeline && s.dims.len() == dims.len());
+        let fits = sites.sites.get(i).is_some_and(|s| s.pipeline == *pipeline && s.words == dims.len());
         if !fits {
-            let site = Site {
-                pipeline: pipeline.clone(),
-                dims: dims.to_vec(),
-                uniform: gpu.uniform("dims", dims),
-                groups: Vec::new(),
-            };
-            sites.objects_created += 1;
+            let site = Site { pipeline: pipeline.clone(), words: dims.len(), groups: Vec::new() };
             if i < sites.sites.len() {
                 sites.sites[i] = site;
             } else {
                 sites.sites.push(site);
             }
         }
+        sites.set_dims(gpu, i, dims);
+        let (uniform, offset) = sites.slot(i);
         let site = &mut sites.sites[i];
-        // Only the words that changed (a step's position, say) are written.
-        let first = site.dims.iter().zip(dims).position(|(a, b)| a != b);
-        if let Some(first) = first {
-            let last = site.dims.iter().zip(dims).rposition(|(a, b)| a != b).unwrap_or(first);
-            gpu.write_at(&site.uniform, first as u64, &dims[first..=last]);
-            site.dims.copy_from_slice(dims);
-        }
         let found = site
             .groups
             .iter()
@@ -151,7 +200,10 @@ impl<'a> Recorder<'a> {
                         wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }
                     })
                     .collect();
-                entries.push(wgpu::BindGroupEntry { binding: uniform_at, resource: site.uniform.as_entire_binding() });
+                let size = std::num::NonZeroU64::new(4 * dims.len() as u64);
+                let slot = wgpu::BufferBinding { buffer: &uniform, offset, size };
+                entries
+                    .push(wgpu::BindGroupEntry { binding: uniform_at, resource: wgpu::BindingResource::Buffer(slot) });
                 let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: None,
                     layout: &pipeline.get_bind_group_layout(0),
@@ -181,9 +233,10 @@ impl<'a> Recorder<'a> {
         self.gpu.count(|c| c.weight_bytes += bytes);
     }
 
-    /// Ends the pass and submits everything recorded.
+    /// Ends the pass, writes the launch parameters that changed, and submits everything recorded.
     pub fn submit(mut self) {
         self.pass = None;
+        self.sites.flush(self.gpu);
         self.gpu.submit(self.enc.finish());
     }
 }

@@ -4,9 +4,10 @@ use wgslate_model::candle_core::utils::get_num_threads;
 use wgslate_model::threads::settle_cpu_threads;
 
 #[test]
-fn candles_thread_count_is_fixed_once_at_its_own_choice() {
+fn candles_thread_count_is_fixed_once_within_the_cpus_available() {
     std::env::remove_var("RAYON_NUM_THREADS");
-    let chosen = get_num_threads();
+    let available = std::thread::available_parallelism().unwrap().get();
+    let chosen = get_num_threads().min(available);
     settle_cpu_threads();
     assert_eq!(std::env::var("RAYON_NUM_THREADS").unwrap(), chosen.to_string());
     assert_eq!(get_num_threads(), chosen);
