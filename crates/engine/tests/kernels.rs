@@ -692,6 +692,22 @@ fn read(gpu: &Gpu, b: &wgpu::Buffer) -> Vec<f32> {
     pollster::block_on(gpu.read_f32(b)).unwrap()
 }
 
+/// Attention over keys and values fused per position (stride 2d, K at 0, V at d).
+fn fused_kv_layout([rows, heads, dk, kv_len, q_stride]: [usize; 5], fixed_len: u32) -> wgslate_engine::AttentionLayout {
+    let d = (heads * dk) as u32;
+    wgslate_engine::AttentionLayout {
+        rows: rows as u32,
+        heads: heads as u32,
+        dk: dk as u32,
+        kv_len: kv_len as u32,
+        kv_stride: 2 * d,
+        k_off: 0,
+        v_off: d,
+        fixed_len,
+        q_stride: q_stride as u32,
+    }
+}
+
 #[test]
 fn attention_matches_cpu() {
     let (gpu, k) = setup();
@@ -708,17 +724,7 @@ fn attention_matches_cpu() {
         let kv = random(mem_rows * kv_len * kv_stride, 50 + case as u64);
         let map: Vec<u32> = vec![2, 0, 1, 2];
         let lengths: Vec<u32> = vec![kv_len as u32, (kv_len as u32).div_ceil(2), 1];
-        let l = wgslate_engine::AttentionLayout {
-            rows: rows as u32,
-            heads: heads as u32,
-            dk: dk as u32,
-            kv_len: kv_len as u32,
-            kv_stride: kv_stride as u32,
-            k_off: 0,
-            v_off: d as u32,
-            fixed_len,
-            q_stride: q_stride as u32,
-        };
+        let l = fused_kv_layout([rows, heads, dk, kv_len, q_stride], fixed_len);
         let (bq, bkv, bmap, blen) = (
             gpu.storage("q", &q),
             gpu.storage("kv", &kv),
@@ -772,17 +778,7 @@ fn attention_matmul_matches_cpu() {
         let kv = random(mem_rows * kv_len * kv_stride, seed + 1);
         let map: Vec<u32> = (0..rows as u32).map(|r| (r * 2 + 1) % mem_rows as u32).collect();
         let lengths: Vec<u32> = vec![kv_len as u32, (kv_len as u32).div_ceil(2), 1];
-        let l = wgslate_engine::AttentionLayout {
-            rows: rows as u32,
-            heads: heads as u32,
-            dk: dk as u32,
-            kv_len: kv_len as u32,
-            kv_stride: kv_stride as u32,
-            k_off: 0,
-            v_off: d as u32,
-            fixed_len,
-            q_stride: q_stride as u32,
-        };
+        let l = fused_kv_layout([rows, heads, dk, kv_len, q_stride], fixed_len);
         let (w, b, y0) = (random(n * d, seed + 2), random(n, seed + 3), random(rows * n, seed + 4));
         let [bq, bkv, bb] = [&q, &kv, &b].map(|v| gpu.storage("t", v));
         let (bmap, blen) = (gpu.storage_u32("map", &map), gpu.storage_u32("len", &lengths));
