@@ -22,7 +22,16 @@ struct Rows {
     /// The decoder state: a per-op step reads one of the pair and writes the other, a fused step
     /// updates one in place (see [`Gru::hidden`]).
     hidden: [wgpu::Buffer; 2],
+    /// The step's token embedding; the fused step leaves its output features here.
     emb: wgpu::Buffer,
+    probs: wgpu::Buffer,
+    /// Only the per-op step's (none with the fused step).
+    per_op: Option<PerOpRows>,
+}
+
+/// The per-op step's intermediate rows: the attention query and context, the GRU's input and its two
+/// products, and the output features before and after their product.
+struct PerOpRows {
     q: wgpu::Buffer,
     ctx: wgpu::Buffer,
     input: wgpu::Buffer,
@@ -30,7 +39,6 @@ struct Rows {
     hp: wgpu::Buffer,
     features: wgpu::Buffer,
     o: wgpu::Buffer,
-    probs: wgpu::Buffer,
 }
 
 struct Batch {
@@ -185,10 +193,7 @@ impl Gru {
         let key_dim = self.key_dim() as u64;
         let g = &self.gpu;
         let mut out = |label: &str, n: u64| pool.get(g, label, n * F);
-        Rows {
-            cap,
-            hidden: [out("hidden 0", r * hd), out("hidden 1", r * hd)],
-            emb: out("emb", r * e),
+        let per_op = self.fused.is_none().then(|| PerOpRows {
             q: out("q", r * key_dim),
             ctx: out("context", r * 2 * he),
             input: out("input", r * (e + 2 * he)),
@@ -196,7 +201,13 @@ impl Gru {
             hp: out("hp", r * 3 * hd),
             features: out("features", r * (hd + 2 * he + e)),
             o: out("o", r * e),
+        });
+        Rows {
+            cap,
+            hidden: [out("hidden 0", r * hd), out("hidden 1", r * hd)],
+            emb: out("emb", r * e),
             probs: out("probs", r * s_max as u64),
+            per_op,
         }
     }
 
@@ -299,6 +310,8 @@ impl Architecture for Gru {
             k.gru_step(rec, step, &x.emb, h_in, &b.keys, &b.memory, io.row_source, io.lens, &x.probs, launch);
             return &x.emb;
         }
+        let (emb, probs) = (&x.emb, &x.probs);
+        let x = x.per_op.as_ref().expect("a per-op GRU keeps the per-op step's rows");
         let (q, mode, v) = match c.score {
             AttentionScore::Additive => {
                 k.matmul(
@@ -325,11 +338,11 @@ impl Architecture for Gru {
             io.row_source,
             io.lens,
             &x.ctx,
-            &x.probs,
+            probs,
             [r, b.s_max as u32, self.key_dim() as u32, 2 * he, mode, capture as u32],
         );
         let iw = e + 2 * he;
-        k.copy_cols(rec, &x.emb, &x.input, [r, e, e, 0, iw, 0]);
+        k.copy_cols(rec, emb, &x.input, [r, e, e, 0, iw, 0]);
         k.copy_cols(rec, &x.ctx, &x.input, [r, 2 * he, 2 * he, 0, iw, e]);
         k.matmul(rec, &x.input, self.mat("decoder.w_ih"), self.wt("decoder.b_ih"), &x.xp, r, 3 * hd, iw, Act::None);
         k.matmul(rec, h_in, self.mat("decoder.w_hh"), self.wt("decoder.b_hh"), &x.hp, r, 3 * hd, hd, Act::None);
@@ -337,7 +350,7 @@ impl Architecture for Gru {
         let fw = hd + 2 * he + e;
         k.copy_cols(rec, h_out, &x.features, [r, hd, hd, 0, fw, 0]);
         k.copy_cols(rec, &x.ctx, &x.features, [r, 2 * he, 2 * he, 0, fw, hd]);
-        k.copy_cols(rec, &x.emb, &x.features, [r, e, e, 0, fw, hd + 2 * he]);
+        k.copy_cols(rec, emb, &x.features, [r, e, e, 0, fw, hd + 2 * he]);
         k.matmul(rec, &x.features, self.mat("output.weight"), self.wt("output.bias"), &x.o, r, e, fw, Act::Tanh);
         &x.o
     }
