@@ -104,9 +104,9 @@ fn time_gpu(
             block_on(chosen_engine(gpu, w.model, &weights, &now, [0.0; 2]))?
         }
     };
-    let steps = match layers {
+    let steps = match () {
         _ if engine.fused() => "fused steps",
-        Some(Layers { fused_attention: true, .. }) => "per-op steps, attention in the output product",
+        _ if engine.fused_attention() => "per-op steps, attention in the output product",
         _ => "per-op steps",
     };
     let name =

@@ -164,6 +164,12 @@ impl GpuEngine {
         self.arch.fused()
     }
 
+    /// Whether its per-op attention runs in the output product ([`KernelParams::fused_attention`],
+    /// where the device has the kernel's workgroup memory).
+    pub fn fused_attention(&self) -> bool {
+        !self.fused() && self.k.has_fused_attention()
+    }
+
     /// The device the engine runs on (its counts: [`Gpu::cost`]).
     pub fn gpu(&self) -> &Gpu {
         &self.gpu

@@ -497,6 +497,12 @@ impl Kernels {
         self.gru_fused.is_some()
     }
 
+    /// Whether a per-op step's attention can run in its output product (asked for, and the device
+    /// has matvec_attend.wgsl's workgroup memory).
+    pub fn has_fused_attention(&self) -> bool {
+        self.matvec_attend.is_some()
+    }
+
     /// Bytes per element of a weight matrix or embedding table on the device.
     fn weight_size(&self) -> u64 {
         match (self.params.int8_block, self.params.f16_weights) {

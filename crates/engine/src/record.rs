@@ -72,12 +72,6 @@ impl Sites {
         c.dirty = Some(c.dirty.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
     }
 
-    /// The buffer holding site i's slot, and the slot's offset in bytes.
-    fn slot(&self, i: usize) -> (wgpu::Buffer, u64) {
-        let chunk = &self.chunks[i / SLOTS_PER_CHUNK];
-        (chunk.buffer.clone(), ((i % SLOTS_PER_CHUNK) * self.stride * 4) as u64)
-    }
-
     /// Writes each chunk's changed words (one write a chunk), before the commands that read them.
     fn flush(&mut self, gpu: &Gpu) {
         for c in &mut self.chunks {
@@ -168,7 +162,7 @@ impl<'a> Recorder<'a> {
         dims: &[u32],
         groups: [u32; 2],
     ) {
-        assert!(dims.len() <= MAX_DIMS, "launch parameters of {} words (at most {MAX_DIMS})", dims.len());
+        assert!((1..=MAX_DIMS).contains(&dims.len()), "launch parameters of {} words (1 to {MAX_DIMS})", dims.len());
         let i = self.next;
         self.next += 1;
         let gpu = self.gpu;
@@ -183,8 +177,8 @@ impl<'a> Recorder<'a> {
             }
         }
         sites.set_dims(gpu, i, dims);
-        let (uniform, offset) = sites.slot(i);
-        let site = &mut sites.sites[i];
+        let Sites { sites: list, chunks, stride, objects_created } = sites;
+        let site = &mut list[i];
         let found = site
             .groups
             .iter()
@@ -200,8 +194,11 @@ impl<'a> Recorder<'a> {
                         wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }
                     })
                     .collect();
+                // Site i's slot of launch parameters.
+                let buffer = &chunks[i / SLOTS_PER_CHUNK].buffer;
+                let offset = ((i % SLOTS_PER_CHUNK) * *stride * 4) as u64;
                 let size = std::num::NonZeroU64::new(4 * dims.len() as u64);
-                let slot = wgpu::BufferBinding { buffer: &uniform, offset, size };
+                let slot = wgpu::BufferBinding { buffer, offset, size };
                 entries
                     .push(wgpu::BindGroupEntry { binding: uniform_at, resource: wgpu::BindingResource::Buffer(slot) });
                 let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -209,7 +206,7 @@ impl<'a> Recorder<'a> {
                     layout: &pipeline.get_bind_group_layout(0),
                     entries: &entries,
                 });
-                sites.objects_created += 1;
+                *objects_created += 1;
                 if site.groups.len() == GROUPS_PER_SITE {
                     site.groups.remove(0);
                 }
