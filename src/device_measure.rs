@@ -4,6 +4,7 @@
 //! tokens agree), and the memory benchmark (many translations of varied length and beam, the
 //! worker's wasm memory and the GPU engine's scratch memory sampled as they go).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use wasm_bindgen::JsCast;
@@ -19,9 +20,10 @@ use crate::{browser, gpu_engine};
 
 /// The most sentences a measurement times (the page sends the direction's first test sentences).
 pub const MEASURED_SENTENCES: usize = 8;
-/// The memory benchmark's largest run, and how often it samples.
+/// The memory benchmark's largest run, and how often it samples (the page asks for it a part of
+/// this many translations at a time, so that it shows the samples as they come and a Stop keeps them).
 pub const MAX_MEMORY_TRANSLATIONS: usize = 1000;
-const MEMORY_SAMPLE_EVERY: usize = 50;
+pub const MEMORY_SAMPLE_EVERY: usize = 50;
 
 /// The engine worker's wasm memory, in bytes.
 pub fn wasm_memory_bytes() -> f64 {
@@ -151,12 +153,22 @@ pub async fn speed(id: u64, settings: &[(String, String)], texts: &[String]) -> 
     })))
 }
 
-/// The `Memory` job: translation i is sentence i (every third one the sentences joined, a long
-/// input) with beam 1, 2, 4, 8 or 16 in turn, on the GPU engine when the model has one.
+/// The `Memory` job: translations `part` (numbered from 0) of the memory benchmark, where translation
+/// i is sentence i (every third one the sentences joined, a long input) with beam 1, 2, 4, 8 or 16 in
+/// turn, on the GPU engine when the model has one. Sampled after the first translation, every
+/// `MEMORY_SAMPLE_EVERY`th and the part's last.
 #[allow(clippy::await_holding_refcell_ref)]
-pub async fn memory(id: u64, settings: &[(String, String)], texts: &[String], n: usize) -> Result<Event, String> {
-    if !(1..=MAX_MEMORY_TRANSLATIONS).contains(&n) {
-        return Err(format!("the memory benchmark runs 1 to {MAX_MEMORY_TRANSLATIONS} translations, not {n}"));
+pub async fn memory(
+    id: u64,
+    settings: &[(String, String)],
+    texts: &[String],
+    part: Range<usize>,
+) -> Result<Event, String> {
+    if part.is_empty() || part.end > MAX_MEMORY_TRANSLATIONS {
+        let (first, last) = (part.start + 1, part.end);
+        return Err(format!(
+            "the memory benchmark runs translations 1 to {MAX_MEMORY_TRANSLATIONS}, not {first} to {last}"
+        ));
     }
     let texts = checked_texts(texts)?;
     let (_, engine_name, model) = one_model(id, settings).await?;
@@ -165,7 +177,7 @@ pub async fn memory(id: u64, settings: &[(String, String)], texts: &[String], n:
     let mut cpu = CpuStepper::new(&model.net, &model.config);
     let engine = gpu_engine::engine(&engine_name);
     let mut points = Vec::new();
-    for i in 0..n {
+    for i in part.clone() {
         let text = if i % 3 == 2 { long.clone() } else { texts[i % texts.len()].clone() };
         let search = match [1, 2, 4, 8, 16][i % 5] {
             1 => Search::default(),
@@ -183,7 +195,7 @@ pub async fn memory(id: u64, settings: &[(String, String)], texts: &[String], n:
                 (None, None)
             }
         };
-        if (i + 1) % MEMORY_SAMPLE_EVERY == 0 || i + 1 == n || i == 0 {
+        if (i + 1) % MEMORY_SAMPLE_EVERY == 0 || i + 1 == part.end || i == 0 {
             points.push(MemoryPoint {
                 translations: i + 1,
                 wasm_bytes: wasm_memory_bytes(),

@@ -37,9 +37,9 @@ pub enum Job {
     /// "Measure this device": the settings' model timed on both engines over `texts` (see
     /// `device_measure`).
     Measure { settings: Vec<(String, String)>, texts: Vec<String> },
-    /// The memory benchmark: `translations` translations of varied length and beam, the worker's
-    /// wasm memory and GPU scratch memory sampled along the way.
-    Memory { settings: Vec<(String, String)>, texts: Vec<String>, translations: usize },
+    /// A part of the memory benchmark: its translations numbered `translations` (from 0), of varied
+    /// length and beam, the worker's wasm memory and GPU scratch memory sampled along the way.
+    Memory { settings: Vec<(String, String)>, texts: Vec<String>, translations: std::ops::Range<usize> },
 }
 
 /// What the device is asked per output token (EOS included), counted by the GPU engine.

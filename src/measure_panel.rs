@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::device_measure::{MAX_MEMORY_TRANSLATIONS, MEASURED_SENTENCES};
+use crate::device_measure::{MAX_MEMORY_TRANSLATIONS, MEASURED_SENTENCES, MEMORY_SAMPLE_EVERY};
 use crate::engine_client::{self, Ended, JobError};
 use crate::engine_jobs::{Event, Job, MemoryPoint, Speed};
 use crate::translate_examples::TestSet;
@@ -78,6 +78,18 @@ fn Rows(rows: Vec<(String, String)>, testid: &'static str) -> impl IntoView {
     }
 }
 
+/// The memory benchmark as far as it went: its samples, the backend, how many of how many
+/// translations are done, and whether it still runs or a Stop ended it.
+#[derive(Clone, Debug, Default)]
+struct MemoryRun {
+    points: Vec<MemoryPoint>,
+    backend: String,
+    done: usize,
+    of: usize,
+    running: bool,
+    stopped: bool,
+}
+
 #[component]
 fn MemoryTable(points: Vec<MemoryPoint>, backend: String) -> impl IntoView {
     view! {
@@ -108,33 +120,32 @@ fn measured_texts(test_set: &TestSet) -> Result<Vec<String>, String> {
 pub fn MeasureDevice(test_set: TestSet) -> impl IntoView {
     let shared = expect_context::<Shared>();
     let speed = RwSignal::new(None::<Speed>);
-    let memory = RwSignal::new(None::<(Vec<MemoryPoint>, String)>);
+    let memory = RwSignal::new(None::<MemoryRun>);
     let busy = RwSignal::new(false);
+    // A Stop between two parts of the memory benchmark has no job to cancel: the next part sees this.
+    let stop_asked = RwSignal::new(false);
     let error = RwSignal::new(None::<String>);
     let count_text = RwSignal::new(MAX_MEMORY_TRANSLATIONS.to_string());
 
-    let start = move |job: Job| {
+    let measure = move |_| {
+        if busy.get_untracked() {
+            return;
+        }
+        let job = match measured_texts(&test_set) {
+            Ok(texts) => Job::Measure { settings: settings_pairs(&shared.settings.get_untracked()), texts },
+            Err(e) => return error.set(Some(e)),
+        };
         busy.set(true);
         error.set(None);
         spawn_local(async move {
             match engine_client::run(LANE, job, |_, _, _| {}).await {
                 Ok(Ended { last: Event::Measured(s), .. }) => speed.set(Some(*s)),
-                Ok(Ended { last: Event::Memory { points, backend }, .. }) => memory.set(Some((points, backend))),
                 Ok(_) => error.set(Some("The engine gave no measurement.".into())),
                 Err(JobError::Cancelled) => {}
                 Err(JobError::Model(e) | JobError::Failed(e)) => error.set(Some(e)),
             }
             busy.set(false);
         });
-    };
-    let measure = move |_| {
-        if busy.get_untracked() {
-            return;
-        }
-        match measured_texts(&test_set) {
-            Ok(texts) => start(Job::Measure { settings: settings_pairs(&shared.settings.get_untracked()), texts }),
-            Err(e) => error.set(Some(e)),
-        }
     };
     let run_memory = move |_| {
         if busy.get_untracked() {
@@ -148,18 +159,62 @@ pub fn MeasureDevice(test_set: TestSet) -> impl IntoView {
                 return error.set(Some(why));
             }
         };
-        match measured_texts(&test_set) {
-            Ok(texts) => {
-                let settings = settings_pairs(&shared.settings.get_untracked());
-                start(Job::Memory { settings, texts, translations })
+        let texts = match measured_texts(&test_set) {
+            Ok(texts) => texts,
+            Err(e) => return error.set(Some(e)),
+        };
+        let settings = settings_pairs(&shared.settings.get_untracked());
+        busy.set(true);
+        stop_asked.set(false);
+        error.set(None);
+        memory.set(Some(MemoryRun { of: translations, running: true, ..Default::default() }));
+        let update = move |f: &dyn Fn(&mut MemoryRun)| memory.update(|m| m.iter_mut().for_each(f));
+        spawn_local(async move {
+            // A part at a time, so that the table grows as it goes and a Stop or a failure keeps it.
+            for from in (0..translations).step_by(MEMORY_SAMPLE_EVERY) {
+                if stop_asked.get_untracked() {
+                    update(&|m| m.stopped = true);
+                    break;
+                }
+                let to = (from + MEMORY_SAMPLE_EVERY).min(translations);
+                let job = Job::Memory { settings: settings.clone(), texts: texts.clone(), translations: from..to };
+                match engine_client::run(LANE, job, |_, _, _| {}).await {
+                    Ok(Ended { last: Event::Memory { points, backend }, .. }) => update(&|m| {
+                        m.points.extend(points.iter().cloned());
+                        m.backend.clone_from(&backend);
+                        m.done = to;
+                    }),
+                    Ok(_) => {
+                        error.set(Some("The engine gave no memory samples.".into()));
+                        break;
+                    }
+                    Err(JobError::Cancelled) => {
+                        update(&|m| m.stopped = true);
+                        break;
+                    }
+                    Err(JobError::Model(e) | JobError::Failed(e)) => {
+                        error.set(Some(e));
+                        break;
+                    }
+                }
             }
-            Err(e) => error.set(Some(e)),
-        }
+            update(&|m| m.running = false);
+            busy.set(false);
+        });
+    };
+    let stop = move |_| {
+        stop_asked.set(true);
+        engine_client::cancel(LANE);
+    };
+    let status = move || match (busy.get(), memory.get()) {
+        (true, Some(m)) if m.running => format!("Measuring memory: {} of {} translations…", m.done, m.of),
+        (true, _) => "Measuring…".to_string(),
+        _ => String::new(),
     };
     view! {
         <details class="settings measure" data-testid="measure">
             <summary>"Measure this device"</summary>
-            <p class="hint">{format!("Times the model chosen in Settings here, on this device's GPU engine (when it has one) and on the CPU engine, over the first {MEASURED_SENTENCES} test sentences of the direction: milliseconds per token one sentence at a time (greedy and beam 4), the first token's latency, sentences a second in batches, the GPU engine's set-up, what it asks of the GPU per token, and whether its tokens equal the CPU engine's. Nothing leaves the page; copy the JSON to share a result. Translations wait while it runs; Stop ends it without a result. A software adapter (SwiftShader) takes minutes.")}</p>
+            <p class="hint">{format!("Times the model chosen in Settings here, on this device's GPU engine (when it has one) and on the CPU engine, over the first {MEASURED_SENTENCES} test sentences of the direction: milliseconds per token one sentence at a time (greedy and beam 4), the first token's latency, sentences a second in batches, the GPU engine's set-up, what it asks of the GPU per token, and whether its tokens equal the CPU engine's. Nothing leaves the page; copy the JSON to share a result. Translations wait while it runs; Stop ends the timing without a result, and the memory benchmark with the samples it took so far. A software adapter (SwiftShader) takes minutes.")}</p>
             <div class="row">
                 <button data-testid="measure-run" on:click=measure aria-disabled=move || busy.get().to_string()>"Measure"</button>
                 <label>"Memory: "
@@ -169,10 +224,10 @@ pub fn MeasureDevice(test_set: TestSet) -> impl IntoView {
                 </label>
                 <button data-testid="measure-memory" on:click=run_memory aria-disabled=move || busy.get().to_string()>"Run the memory benchmark"</button>
                 <Show when=move || busy.get()>
-                    <button data-testid="measure-stop" on:click=move |_| engine_client::cancel(LANE)>"Stop"</button>
+                    <button data-testid="measure-stop" on:click=stop>"Stop"</button>
                 </Show>
             </div>
-            <p class="status" role="status" data-testid="measure-status">{move || if busy.get() { "Measuring…" } else { "" }}</p>
+            <p class="status" role="status" data-testid="measure-status">{status}</p>
             {move || error.get().map(|e| view! { <p class="error" role="alert" data-testid="measure-error">{e}</p> })}
             {move || speed.get().map(|s| {
                 let json = serde_json::to_string_pretty(&s).unwrap_or_default();
@@ -181,11 +236,15 @@ pub fn MeasureDevice(test_set: TestSet) -> impl IntoView {
                     <details><summary>"JSON"</summary><pre data-testid="measure-json">{json}</pre></details>
                 }
             })}
-            {move || memory.get().map(|(points, backend)| {
-                let json = serde_json::to_string_pretty(&points).unwrap_or_default();
+            {move || memory.get().filter(|m| !m.points.is_empty()).map(|m| {
+                // The JSON once the run is over (finished, stopped or failed): what a script waits for.
+                let json = (!m.running).then(|| serde_json::to_string_pretty(&m.points).unwrap_or_default());
                 view! {
-                    <MemoryTable points backend />
-                    <details><summary>"JSON"</summary><pre data-testid="measure-memory-json">{json}</pre></details>
+                    <MemoryTable points=m.points backend=m.backend />
+                    {m.stopped.then(|| view! {
+                        <p class="hint" data-testid="measure-memory-stopped">{format!("Stopped after {} of {} translations; the samples up to then are kept.", m.done, m.of)}</p>
+                    })}
+                    {json.map(|json| view! { <details><summary>"JSON"</summary><pre data-testid="measure-memory-json">{json}</pre></details> })}
                 }
             })}
         </details>

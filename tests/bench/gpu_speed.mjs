@@ -36,7 +36,12 @@ try {
     const t0 = Date.now();
     await page.click('[data-testid=measure-memory]');
     const mem = page.locator('[data-testid=measure-memory-json]');
-    await mem.waitFor({ state: 'attached', timeout: 3600000 });
+    // Hours on SwiftShader: say how far it is every minute (the page's status line), and wait as long as it takes.
+    const progress = setInterval(async () => {
+      const status = await page.locator('[data-testid=measure-status]').textContent().catch(() => '');
+      if (status) console.error(`${new Date().toISOString()} ${status}`);
+    }, 60000);
+    await mem.waitFor({ state: 'attached', timeout: 0 }).finally(() => clearInterval(progress));
     const points = JSON.parse(await mem.textContent());
     console.log(JSON.stringify({ memory_seconds: (Date.now() - t0) / 1000, points }, null, 2));
   }

@@ -1,6 +1,7 @@
 // "Measure this device" (below Settings): the model timed on the GPU engine (WebGPU on SwiftShader
 // here) and on the CPU engine, its tokens compared, what a token asks of the GPU counted; without
-// a GPU engine the CPU's figures alone, said so; the memory benchmark's table, and its count checked.
+// a GPU engine the CPU's figures alone, said so; the memory benchmark's table, its count checked, and
+// its samples shown as they come and kept by a Stop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, openPage, untilTranslated } from './harness.mjs';
@@ -69,5 +70,28 @@ test('the memory benchmark checks its count and samples the first and last trans
   assert.ok(points.every((p) => p.wasm_bytes > 0 && p.gpu_scratch_bytes > 0), JSON.stringify(points));
   assert.equal(await page.locator('[data-testid=measure-error]').count(), 0, 'the error went with a good count');
   assert.match(await page.locator('[data-testid=measure-memory-table]').innerText(), /GPU scratch buffers/);
+  assert.deepEqual(errors, []);
+});
+
+test('the memory benchmark shows its samples as it goes, and a Stop keeps them', async () => {
+  const { page, errors } = await open('backend=cpu&model=en-de%2Fgru');
+  await page.fill('[data-testid=measure-count]', '1000');
+  await page.click('[data-testid=measure-memory]');
+  const rows = page.locator('[data-testid=measure-memory-table] tbody tr');
+  await rows.nth(1).waitFor({ timeout: 300000 });
+  assert.match(await page.locator('[data-testid=measure-status]').textContent(), /Measuring memory: \d+ of 1000 translations/);
+  assert.equal(await page.locator('[data-testid=measure-memory-json]').count(), 0, 'no JSON while it runs');
+  await page.click('[data-testid=measure-stop]');
+  const json = page.locator('[data-testid=measure-memory-json]');
+  await json.waitFor({ state: 'attached', timeout: 60000 });
+  const points = JSON.parse(await json.textContent());
+  const counts = points.map((p) => p.translations);
+  assert.deepEqual(counts.slice(0, 2), [1, 50], JSON.stringify(counts));
+  assert.ok(counts.at(-1) < 1000 && counts.every((n, i) => i < 2 || n === counts[i - 1] + 50), JSON.stringify(counts));
+  assert.ok(points.every((p) => p.wasm_bytes > 0 && p.gpu_scratch_bytes === null), JSON.stringify(points));
+  const stopped = await page.locator('[data-testid=measure-memory-stopped]').textContent();
+  assert.match(stopped, new RegExp(`Stopped after ${counts.at(-1)} of 1000 translations`));
+  assert.equal(await rows.count(), points.length, 'the table keeps every sample');
+  assert.equal(await page.locator('[data-testid=measure-status]').textContent(), '');
   assert.deepEqual(errors, []);
 });
