@@ -37,6 +37,11 @@ struct Chunk {
     dirty: Option<(usize, usize)>,
 }
 
+/// Site i's slot of launch parameters: its chunk, and the word in the chunk where the slot begins.
+fn slot_of(i: usize, stride: usize) -> (usize, usize) {
+    (i / SLOTS_PER_CHUNK, (i % SLOTS_PER_CHUNK) * stride)
+}
+
 /// The cached dispatch sites of one recorded sequence (a decoder step, a beam reordering, ...).
 #[derive(Default)]
 pub struct Sites {
@@ -55,7 +60,7 @@ impl Sites {
             let align = gpu.device.limits().min_uniform_buffer_offset_alignment as usize / 4;
             self.stride = align.max(MAX_DIMS);
         }
-        let chunk = i / SLOTS_PER_CHUNK;
+        let (chunk, at) = slot_of(i, self.stride);
         while self.chunks.len() <= chunk {
             let words = vec![0u32; SLOTS_PER_CHUNK * self.stride];
             let buffer = gpu.uniform("launch parameters", &words);
@@ -63,7 +68,6 @@ impl Sites {
             self.chunks.push(Chunk { buffer, words, dirty: None });
         }
         let c = &mut self.chunks[chunk];
-        let at = (i % SLOTS_PER_CHUNK) * self.stride;
         let slot = &mut c.words[at..at + dims.len()];
         let Some(first) = slot.iter().zip(dims).position(|(a, b)| a != b) else { return };
         let last = slot.iter().zip(dims).rposition(|(a, b)| a != b).unwrap_or(first);
@@ -194,9 +198,8 @@ impl<'a> Recorder<'a> {
                         wgpu::BindGroupEntry { binding, resource: b.as_entire_binding() }
                     })
                     .collect();
-                // Site i's slot of launch parameters.
-                let buffer = &chunks[i / SLOTS_PER_CHUNK].buffer;
-                let offset = ((i % SLOTS_PER_CHUNK) * *stride * 4) as u64;
+                let (chunk, at) = slot_of(i, *stride);
+                let (buffer, offset) = (&chunks[chunk].buffer, (at * 4) as u64);
                 let size = std::num::NonZeroU64::new(4 * dims.len() as u64);
                 let slot = wgpu::BufferBinding { buffer, offset, size };
                 entries
