@@ -20,10 +20,16 @@ use crate::{browser, gpu_engine};
 
 /// The most sentences a measurement times (the page sends the direction's first test sentences).
 pub const MEASURED_SENTENCES: usize = 8;
-/// The memory benchmark's largest run, and how often it samples (the page asks for it a part of
-/// this many translations at a time, so that it shows the samples as they come and a Stop keeps them).
+/// The memory benchmark's largest run, and how often it samples.
 pub const MAX_MEMORY_TRANSLATIONS: usize = 1000;
-pub const MEMORY_SAMPLE_EVERY: usize = 50;
+const MEMORY_SAMPLE_EVERY: usize = 50;
+
+/// The parts the page asks for, one job each, so that it shows the samples as they come and a Stop
+/// keeps them: each part ends at a sample (the first translation, every 50th, the last).
+pub fn memory_parts(n: usize) -> Vec<Range<usize>> {
+    let samples = (1..=n).filter(|&t| t == 1 || t == n || t % MEMORY_SAMPLE_EVERY == 0);
+    samples.scan(0, |from, end| Some(std::mem::replace(from, end)..end)).collect()
+}
 
 /// The engine worker's wasm memory, in bytes.
 pub fn wasm_memory_bytes() -> f64 {
@@ -155,8 +161,7 @@ pub async fn speed(id: u64, settings: &[(String, String)], texts: &[String]) -> 
 
 /// The `Memory` job: translations `part` (numbered from 0) of the memory benchmark, where translation
 /// i is sentence i (every third one the sentences joined, a long input) with beam 1, 2, 4, 8 or 16 in
-/// turn, on the GPU engine when the model has one. Sampled after the first translation, every
-/// `MEMORY_SAMPLE_EVERY`th and the part's last.
+/// turn, on the GPU engine when the model has one; sampled after the part's last translation.
 #[allow(clippy::await_holding_refcell_ref)]
 pub async fn memory(
     id: u64,
@@ -165,18 +170,18 @@ pub async fn memory(
     part: Range<usize>,
 ) -> Result<Event, String> {
     if part.is_empty() || part.end > MAX_MEMORY_TRANSLATIONS {
-        let (first, last) = (part.start + 1, part.end);
+        let (first, last) = (part.start.saturating_add(1), part.end);
         return Err(format!(
-            "the memory benchmark runs translations 1 to {MAX_MEMORY_TRANSLATIONS}, not {first} to {last}"
+            "a part of the memory benchmark is one or more of its translations 1 to {MAX_MEMORY_TRANSLATIONS}, not {first} to {last}"
         ));
     }
     let texts = checked_texts(texts)?;
     let (_, engine_name, model) = one_model(id, settings).await?;
     let backend = backend_label(&gpu_engine::backend(&engine_name).await);
     let long = texts.join(" ");
+    // On the CPU engine a stepper per part, as a translation job has one per job.
     let mut cpu = CpuStepper::new(&model.net, &model.config);
     let engine = gpu_engine::engine(&engine_name);
-    let mut points = Vec::new();
     for i in part.clone() {
         let text = if i % 3 == 2 { long.clone() } else { texts[i % texts.len()].clone() };
         let search = match [1, 2, 4, 8, 16][i % 5] {
@@ -184,25 +189,42 @@ pub async fn memory(
             beam => Search::Beam(BeamConfig { beam, ..Default::default() }),
         };
         let one = std::slice::from_ref(&text);
-        let (scratch, objects) = match &engine {
+        match &engine {
             Some(engine) => {
                 let mut guard = lock(engine).await;
                 translate_with_async(&mut Checked::new(id, &mut *guard), &model, one, &search, 1, false).await?;
-                (Some(guard.scratch_bytes() as f64), Some(guard.objects_created()))
             }
             None => {
                 translate_with_async(&mut Checked::new(id, &mut cpu), &model, one, &search, 1, false).await?;
-                (None, None)
             }
-        };
-        if (i + 1) % MEMORY_SAMPLE_EVERY == 0 || i + 1 == part.end || i == 0 {
-            points.push(MemoryPoint {
-                translations: i + 1,
-                wasm_bytes: wasm_memory_bytes(),
-                gpu_scratch_bytes: scratch,
-                gpu_objects: objects,
-            });
         }
     }
-    Ok(Event::Memory { points, backend })
+    let (gpu_scratch_bytes, gpu_objects) = match &engine {
+        Some(engine) => {
+            let guard = lock(engine).await;
+            (Some(guard.scratch_bytes() as f64), Some(guard.objects_created()))
+        }
+        None => (None, None),
+    };
+    let point = MemoryPoint { translations: part.end, wasm_bytes: wasm_memory_bytes(), gpu_scratch_bytes, gpu_objects };
+    Ok(Event::Memory { point, backend })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_parts_end_at_the_samples_and_cover_the_run_once() {
+        assert_eq!(memory_parts(1), vec![0..1]);
+        assert_eq!(memory_parts(7), vec![0..1, 1..7]);
+        assert_eq!(memory_parts(50), vec![0..1, 1..50]);
+        assert_eq!(memory_parts(51), vec![0..1, 1..50, 50..51]);
+        assert_eq!(memory_parts(120), vec![0..1, 1..50, 50..100, 100..120]);
+        assert!(memory_parts(0).is_empty());
+        let parts = memory_parts(MAX_MEMORY_TRANSLATIONS);
+        assert_eq!(parts.len(), 21);
+        assert!(parts.windows(2).all(|w| w[0].end == w[1].start && !w[1].is_empty()));
+        assert_eq!(parts.last().map(|p| p.end), Some(MAX_MEMORY_TRANSLATIONS));
+    }
 }

@@ -269,9 +269,9 @@ pub enum Event {
     },
     Lab(Box<Lab>),
     Measured(Box<Speed>),
-    /// The memory benchmark's samples, and the backend it ran on.
+    /// The sample after a part of the memory benchmark, and the backend the part ran on.
     Memory {
-        points: Vec<MemoryPoint>,
+        point: MemoryPoint,
         backend: String,
     },
     Failed(String),

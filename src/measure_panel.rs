@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::device_measure::{MAX_MEMORY_TRANSLATIONS, MEASURED_SENTENCES, MEMORY_SAMPLE_EVERY};
+use crate::device_measure::{memory_parts, MAX_MEMORY_TRANSLATIONS, MEASURED_SENTENCES};
 use crate::engine_client::{self, Ended, JobError};
 use crate::engine_jobs::{Event, Job, MemoryPoint, Speed};
 use crate::translate_examples::TestSet;
@@ -79,7 +79,7 @@ fn Rows(rows: Vec<(String, String)>, testid: &'static str) -> impl IntoView {
 }
 
 /// The memory benchmark as far as it went: its samples, the backend, how many of how many
-/// translations are done, and whether it still runs or a Stop ended it.
+/// translations are done, whether it still runs, and why it ended early if it did.
 #[derive(Clone, Debug, Default)]
 struct MemoryRun {
     points: Vec<MemoryPoint>,
@@ -87,7 +87,8 @@ struct MemoryRun {
     done: usize,
     of: usize,
     running: bool,
-    stopped: bool,
+    /// "Stopped" or "Ended by an error".
+    cut_short: Option<&'static str>,
 }
 
 #[component]
@@ -171,31 +172,39 @@ pub fn MeasureDevice(test_set: TestSet) -> impl IntoView {
         let update = move |f: &dyn Fn(&mut MemoryRun)| memory.update(|m| m.iter_mut().for_each(f));
         spawn_local(async move {
             // A part at a time, so that the table grows as it goes and a Stop or a failure keeps it.
-            for from in (0..translations).step_by(MEMORY_SAMPLE_EVERY) {
+            for part in memory_parts(translations) {
                 if stop_asked.get_untracked() {
-                    update(&|m| m.stopped = true);
+                    update(&|m| m.cut_short = Some("Stopped"));
                     break;
                 }
-                let to = (from + MEMORY_SAMPLE_EVERY).min(translations);
-                let job = Job::Memory { settings: settings.clone(), texts: texts.clone(), translations: from..to };
-                match engine_client::run(LANE, job, |_, _, _| {}).await {
-                    Ok(Ended { last: Event::Memory { points, backend }, .. }) => update(&|m| {
-                        m.points.extend(points.iter().cloned());
-                        m.backend.clone_from(&backend);
-                        m.done = to;
-                    }),
-                    Ok(_) => {
-                        error.set(Some("The engine gave no memory samples.".into()));
-                        break;
+                let to = part.end;
+                let job = Job::Memory { settings: settings.clone(), texts: texts.clone(), translations: part };
+                let failure = match engine_client::run(LANE, job, |_, _, _| {}).await {
+                    Ok(Ended { last: Event::Memory { point, backend }, .. }) => {
+                        let before =
+                            memory.with_untracked(|m| m.as_ref().map(|m| m.backend.clone()).unwrap_or_default());
+                        if !before.is_empty() && before != backend {
+                            Some(format!("The engine changed during the run, from {before} to {backend}; the samples before it are kept."))
+                        } else {
+                            update(&|m| {
+                                m.points.push(point.clone());
+                                m.backend.clone_from(&backend);
+                                m.done = to;
+                            });
+                            None
+                        }
                     }
+                    Ok(_) => Some("The engine gave no memory samples.".to_string()),
                     Err(JobError::Cancelled) => {
-                        update(&|m| m.stopped = true);
+                        update(&|m| m.cut_short = Some("Stopped"));
                         break;
                     }
-                    Err(JobError::Model(e) | JobError::Failed(e)) => {
-                        error.set(Some(e));
-                        break;
-                    }
+                    Err(JobError::Model(e) | JobError::Failed(e)) => Some(e),
+                };
+                if let Some(e) = failure {
+                    error.set(Some(e));
+                    update(&|m| m.cut_short = Some("Ended by an error"));
+                    break;
                 }
             }
             update(&|m| m.running = false);
@@ -236,14 +245,13 @@ pub fn MeasureDevice(test_set: TestSet) -> impl IntoView {
                     <details><summary>"JSON"</summary><pre data-testid="measure-json">{json}</pre></details>
                 }
             })}
-            {move || memory.get().filter(|m| !m.points.is_empty()).map(|m| {
+            {move || memory.get().map(|m| {
                 // The JSON once the run is over (finished, stopped or failed): what a script waits for.
                 let json = (!m.running).then(|| serde_json::to_string_pretty(&m.points).unwrap_or_default());
+                let cut_short = m.cut_short.map(|why| format!("{why} after {} of {} translations; the samples up to then are kept.", m.done, m.of));
                 view! {
-                    <MemoryTable points=m.points backend=m.backend />
-                    {m.stopped.then(|| view! {
-                        <p class="hint" data-testid="measure-memory-stopped">{format!("Stopped after {} of {} translations; the samples up to then are kept.", m.done, m.of)}</p>
-                    })}
+                    {(!m.points.is_empty()).then(|| view! { <MemoryTable points=m.points backend=m.backend /> })}
+                    {cut_short.map(|text| view! { <p class="hint" data-testid="measure-memory-stopped">{text}</p> })}
                     {json.map(|json| view! { <details><summary>"JSON"</summary><pre data-testid="measure-memory-json">{json}</pre></details> })}
                 }
             })}

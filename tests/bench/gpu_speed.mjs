@@ -16,7 +16,8 @@ const translations = Number(process.argv[3] ?? 1000);
 // gpu, or cpu for the CPU engine's figures alone (the memory run then samples wasm memory only).
 const backend = process.argv[4] ?? 'gpu';
 
-const server = await startServer(8194);
+// WGSLATE_PORT for a second run beside one already going.
+const server = await startServer(Number(process.env.WGSLATE_PORT ?? 8194));
 const browser = process.env.WGSLATE_BROWSER
   ? await chromium.launch({ executablePath: process.env.WGSLATE_BROWSER, headless: true, args: ['--enable-unsafe-webgpu'] })
   : await launch();
@@ -28,25 +29,37 @@ try {
   await page.click('[data-testid=measure] > summary');
   await page.click('[data-testid=measure-run]');
   const json = page.locator('[data-testid=measure-json]');
-  await json.waitFor({ state: 'attached', timeout: 3600000 });
-  const speed = JSON.parse(await json.textContent());
-  console.log(JSON.stringify({ measured: new Date().toISOString(), speed }, null, 2));
-  if (translations > 0) {
+  const failed = page.locator('[data-testid=measure-error]');
+  // The run is over when the status line is empty again.
+  const over = () => page.waitForFunction(() => !document.querySelector('[data-testid=measure-status]')?.textContent);
+  await json.or(failed).first().waitFor({ state: 'attached', timeout: 3600000 });
+  await over();
+  if (await json.count()) {
+    const speed = JSON.parse(await json.textContent());
+    console.log(JSON.stringify({ measured: new Date().toISOString(), speed }, null, 2));
+  }
+  if (translations > 0 && !(await failed.count())) {
     await page.fill('[data-testid=measure-count]', String(translations));
     const t0 = Date.now();
     await page.click('[data-testid=measure-memory]');
     const mem = page.locator('[data-testid=measure-memory-json]');
-    // Hours on SwiftShader: say how far it is every minute (the page's status line), and wait as long as it takes.
+    // Hours on SwiftShader: say how far it is every minute (the page's status line), and wait as long as
+    // it takes for the samples (a failure part way shows both; one before the first shows the error alone).
     const progress = setInterval(async () => {
       const status = await page.locator('[data-testid=measure-status]').textContent().catch(() => '');
       if (status) console.error(`${new Date().toISOString()} ${status}`);
     }, 60000);
-    await mem.waitFor({ state: 'attached', timeout: 0 }).finally(() => clearInterval(progress));
-    const points = JSON.parse(await mem.textContent());
-    console.log(JSON.stringify({ memory_seconds: (Date.now() - t0) / 1000, points }, null, 2));
+    await mem.or(failed).first().waitFor({ state: 'attached', timeout: 0 }).finally(() => clearInterval(progress));
+    await over();
+    const points = (await mem.count()) ? JSON.parse(await mem.textContent()) : [];
+    const cut = page.locator('[data-testid=measure-memory-stopped]');
+    const ended_early = (await cut.count()) ? await cut.textContent() : null;
+    console.log(JSON.stringify({ memory_seconds: (Date.now() - t0) / 1000, ended_early, points }, null, 2));
   }
-  const error = page.locator('[data-testid=measure-error]');
-  if (await error.count()) console.error(`measure: ${await error.textContent()}`);
+  if (await failed.count()) {
+    console.error(`measure: ${await failed.textContent()}`);
+    process.exitCode = 1;
+  }
 } finally {
   await browser.close();
   server.stop();

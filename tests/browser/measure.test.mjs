@@ -78,7 +78,7 @@ test('the memory benchmark shows its samples as it goes, and a Stop keeps them',
   await page.fill('[data-testid=measure-count]', '1000');
   await page.click('[data-testid=measure-memory]');
   const rows = page.locator('[data-testid=measure-memory-table] tbody tr');
-  await rows.nth(1).waitFor({ timeout: 300000 });
+  await rows.nth(1).waitFor({ timeout: 600000 });
   assert.match(await page.locator('[data-testid=measure-status]').textContent(), /Measuring memory: \d+ of 1000 translations/);
   assert.equal(await page.locator('[data-testid=measure-memory-json]').count(), 0, 'no JSON while it runs');
   await page.click('[data-testid=measure-stop]');
