@@ -143,6 +143,7 @@ fn cost_per_token(gpu: &Gpu, e: &mut Blocking<GpuEngine>, w: &Workload, search: 
         ("readbacks".into(), per(c.readbacks)),
         ("bytes_read".into(), per(c.bytes_read)),
         ("weight_bytes_read_by_kernels".into(), per(c.weight_bytes)),
+        ("decoder_steps".into(), per(c.decoder_steps)),
     ]))
 }
 

@@ -262,6 +262,7 @@ impl GpuEngine {
             }
         }
         rec.submit();
+        self.gpu.count(|c| c.decoder_steps += steps as u64);
         self.batch.as_mut().unwrap().position += steps;
         Ok(())
     }
@@ -344,6 +345,7 @@ impl GpuEngine {
         }
         let size = self.gpu.stage(&mut self.staging, rec.encoder(), &log, (rows_at * 4) as u64);
         rec.submit();
+        self.gpu.count(|c| c.decoder_steps += steps as u64);
         self.batch.as_mut().unwrap().position += steps;
         let bytes = self.gpu.read_staged(&self.staging, size).await?;
         let words: &[u32] = bytemuck::cast_slice(&bytes);

@@ -25,6 +25,9 @@ pub struct Cost {
     pub readbacks: u64,
     /// Bytes of weight matrices, biases and embedding rows the recorded kernels read.
     pub weight_bytes: u64,
+    /// Decoder steps recorded, each over all the batch's rows. A chain's steps after its search
+    /// ended count too: at batch 1 greedy, steps per output token above 1 are that waste.
+    pub decoder_steps: u64,
 }
 
 impl std::ops::Sub for Cost {
@@ -37,6 +40,7 @@ impl std::ops::Sub for Cost {
             bytes_read: self.bytes_read - o.bytes_read,
             readbacks: self.readbacks - o.readbacks,
             weight_bytes: self.weight_bytes - o.weight_bytes,
+            decoder_steps: self.decoder_steps - o.decoder_steps,
         }
     }
 }

@@ -224,11 +224,13 @@ fn a_token_costs_few_dispatches_submissions_and_readbacks() {
         let c = gpu.cost() - before;
         let tokens: usize = out.iter().map(|t| t.outputs[0].1.tokens.len() + 1).sum();
         let per = |v: u64| v as f64 / tokens as f64;
-        (per(c.dispatches), per(c.submissions), per(c.readbacks))
+        (per(c.dispatches), per(c.submissions), per(c.readbacks), per(c.decoder_steps))
     };
     let greedy = per_token(&mut engine, &Search::default());
     let beam = per_token(&mut engine, &Search::Beam(BeamConfig { beam: 4, ..Default::default() }));
-    println!("per token: greedy {greedy:?}, beam 4 {beam:?} (dispatches, submissions, readbacks)");
+    println!("per token: greedy {greedy:?}, beam 4 {beam:?} (dispatches, submissions, readbacks, decoder steps)");
+    // Chains run past the sentence's end by up to their length less one: steps a token stay near 1.
+    assert!((1.0..1.3).contains(&greedy.3), "greedy: {} decoder steps a token", greedy.3);
     assert!(greedy.0 <= 24.0, "greedy: {} dispatches a token", greedy.0);
     assert!(beam.0 <= 28.0, "beam 4: {} dispatches a token", beam.0);
     assert!(beam.1 <= 0.5 && beam.2 <= 0.5, "beam 4: {} submissions, {} readbacks a token", beam.1, beam.2);
