@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 use serde_json::Value;
+use wgslate_metrics::compare::ngram_on_side;
 use wgslate_metrics::{plural, pystr};
 
 use crate::app::{hash_for, View};
@@ -100,10 +101,16 @@ fn frequency_table(c: &Value) -> impl IntoView {
 }
 
 fn ngram_table(c: &Value, s: usize) -> impl IntoView {
-    let rows = items(&c["ngrams"][s])
+    let on_side = |d: &&Value| d["score"].as_f64().is_some_and(|score| ngram_on_side(score, s));
+    let mut rows: Vec<Vec<String>> = items(&c["ngrams"][s])
         .iter()
+        .filter(on_side)
         .map(|d| vec![text(&d["ngram"]), f4(&d["score"]), text(&d["matches"][0]), text(&d["matches"][1])])
         .collect();
+    if rows.is_empty() {
+        let none = "none: every n-gram is matched as often by both, or more by the other";
+        rows.push(vec![none.to_string(), String::new(), String::new(), String::new()]);
+    }
     let testid = if s == 0 { "bleu-diff-ngrams-1" } else { "bleu-diff-ngrams-2" };
     table(
         testid,

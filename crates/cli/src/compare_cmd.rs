@@ -2,7 +2,7 @@
 //! reference length, word F-measure by frequency, the n-grams each system matches more), plus the
 //! spread of sentence-BLEU differences and the lines that differ most (`wgslate_metrics::compare`).
 
-use wgslate_metrics::compare::{self, CompareOptions, Comparison};
+use wgslate_metrics::compare::{self, ngram_on_side, CompareOptions, Comparison};
 use wgslate_metrics::{plural, pystr};
 
 pub const USAGE: &str = "usage: wgslate compare REF SYS1 SYS2 [--freq-corpus FILE] [--json]
@@ -127,11 +127,14 @@ fn to_text(c: &Comparison, freq_corpus: Option<&str>) -> String {
 
     for (s, (ahead, behind)) in [("sys1", "sys2"), ("sys2", "sys1")].into_iter().enumerate() {
         out += &format!("\nn-grams {ahead} matches more than {behind} (compare-mt's compare_type=match, alpha=1)\n");
+        let on_side: Vec<_> = c.ngrams[s].iter().filter(|d| ngram_on_side(d.score, s)).collect();
+        if on_side.is_empty() {
+            out += "(none: every n-gram is matched as often by both, or more by the other)\n";
+            continue;
+        }
         let mut rows = vec![header("n-gram", &["score", "sys1", "sys2"])];
         rows.extend(
-            c.ngrams[s]
-                .iter()
-                .map(|d| row(&d.ngram, [f4(d.score), d.matches[0].to_string(), d.matches[1].to_string()])),
+            on_side.iter().map(|d| row(&d.ngram, [f4(d.score), d.matches[0].to_string(), d.matches[1].to_string()])),
         );
         out += &columns(&rows);
     }

@@ -103,6 +103,17 @@ pub struct WordAccuracy {
     pub f_measure: f64,
 }
 
+/// Whether an n-gram report's `score` is on `side`'s side (0: system 1's, above 1/2; 1: system
+/// 2's, below): compare-mt lists its top n-grams each way whatever their score, so on short inputs
+/// its lists hold ties and n-grams the other system matches more, which the reports leave out.
+pub fn ngram_on_side(score: f64, side: usize) -> bool {
+    if side == 0 {
+        score > 0.5
+    } else {
+        score < 0.5
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct NgramDiff {
     /// The words, joined by spaces.
