@@ -94,6 +94,31 @@ fn is_ensemble(shared: &Shared, model: &str) -> bool {
     shared.model_entries.with(|e| catalog::find(e, model).is_some_and(|m| !m.members.is_empty()))
 }
 
+/// An ensemble's members as (model name, what the Model menu calls it): the way on from the refusal.
+fn members(shared: &Shared, model: &str) -> Vec<(String, String)> {
+    shared.model_entries.with(|e| {
+        let names = catalog::find(e, model).map(|m| m.model_names()).unwrap_or_default();
+        names.into_iter().map(|n| (n.clone(), catalog::find(e, &n).map_or(n.clone(), |m| m.title.clone()))).collect()
+    })
+}
+
+/// For an ensemble: a button per member that makes it the model (in every view, as the Model menu does).
+#[component]
+fn MemberChoice() -> impl IntoView {
+    let shared = expect_context::<Shared>();
+    move || {
+        let model = shared.settings.with(|s| s.model.clone());
+        let buttons = members(&shared, &model)
+            .into_iter()
+            .map(|(name, title)| {
+                let testid = format!("att-member-{}", name.replace('/', "-"));
+                view! { <button data-testid=testid on:click=move |_| shared.settings.update(|s| s.model = name.clone())>{format!("Use {title}")}</button> }
+            })
+            .collect_view();
+        view! { <p class="row" data-testid="att-members">{buttons}</p> }
+    }
+}
+
 #[component]
 pub fn AttentionPage() -> impl IntoView {
     let shared = expect_context::<Shared>();
@@ -335,6 +360,7 @@ pub fn AttentionPage() -> impl IntoView {
                     Some(plan) => plan,
                 }
             }}</p>
+            <Show when=move || is_ensemble(&shared, &shared.settings.with(|s| s.model.clone()))><MemberChoice /></Show>
             <button class="primary" data-testid="att-run" on:click=run aria-disabled=move || busy.get().to_string()>"Show attention"</button>
             {move || busy.get().then(|| view! {
                 <button data-testid="att-stop" on:click=move |_| engine_client::cancel("attention")>"Stop"</button>

@@ -311,7 +311,7 @@ fn Results(searched: Searched, on_prefix: Callback<String>) -> impl IntoView {
                 <h3>"The beam search tree"</h3>
                 <SearchTree trace=trace.clone() words=words.clone() ranking />
             })}
-            {(!is_beam).then(|| view! { <StepChoices trace=trace.clone() words=words.clone() /> })}
+            {(!is_beam).then(|| view! { <StepChoices trace=trace.clone() words=words.clone() prefix_len /> })}
             <h3>"Finished hypotheses"</h3>
             {is_beam.then(|| view! {
                 <p class="hint">"Score = log-prob / length penalty + coverage + end penalty. Move α, β or γ to re-rank them from the trace, without a new search (a new search may also prune differently)."</p>
@@ -343,8 +343,9 @@ fn Results(searched: Searched, on_prefix: Callback<String>) -> impl IntoView {
 
 /// Greedy's and sampling's choices, position by position: the top subwords as bars of probability,
 /// what temperature, top-k and top-p left of them (a cut one struck through), the chosen one marked.
+/// The first `prefix_len` positions were forced: the prefix's token had all the probability left.
 #[component]
-fn StepChoices(trace: Trace, words: HashMap<u32, String>) -> impl IntoView {
+fn StepChoices(trace: Trace, words: HashMap<u32, String>, prefix_len: usize) -> impl IntoView {
     let word = move |t: u32| {
         let w = words.get(&t).cloned().unwrap_or_default();
         match w.trim() {
@@ -375,7 +376,10 @@ fn StepChoices(trace: Trace, words: HashMap<u32, String>) -> impl IntoView {
                 .collect_view();
             view! {
                 <div class="choice" data-testid="search-choice">
-                    <p class="head">{format!("{}. {}", c.step + 1, word(c.chosen))}<span class="meta">{format!(" H = {:.2} bits", c.entropy)}</span></p>
+                    <p class="head">{format!("{}. {}", c.step + 1, word(c.chosen))}<span class="meta">{match c.step < prefix_len {
+                        true => " forced by the prefix".to_string(),
+                        false => format!(" H = {:.2} bits", c.entropy),
+                    }}</span></p>
                     <ol>{rows}</ol>
                 </div>
             }

@@ -115,6 +115,12 @@ test('Rerank with the reverse model gives the CLI’s reranked translation, not 
   assert.equal(await output(page), reranked);
   assert.ok(await page.locator('[data-testid=tr-rerank]').isChecked());
   assert.match(await page.locator('[data-testid=tr-model-status]').textContent(), /de-en\/transformer to rerank with/);
+  // A bad count is refused with a message, and the click that left the box does not start a run.
+  await page.fill('[data-testid=eval-count]', '0');
+  await page.click('[data-testid=eval-run]');
+  assert.match(await page.locator('[data-testid=eval-count-error]').textContent(), /between 1 and 1000, not 0; the evaluation keeps the first 1000/);
+  assert.equal(await page.locator('[data-testid=eval-stop]').count(), 0, 'no run started');
+  assert.equal(await page.locator('[data-testid=eval-status]').textContent(), '');
   // The test-set evaluation follows the setting and says so.
   await page.fill('[data-testid=eval-count]', '2');
   await page.locator('[data-testid=eval-count]').dispatchEvent('change');

@@ -109,6 +109,14 @@ test('greedy shows each step\'s choices; a given translation gets `wgslate score
   assert.ok(Math.abs(Number(total) - scored.log_prob) < 0.01, `${total} vs ${scored.log_prob}`);
   assert.equal(await page.locator('[data-testid=search-candidate-tokens] tbody tr').count(), scored.tokens);
   assert.match(await page.locator('[data-testid=search-verdict]').textContent(), /model error|search error/);
+  // From a prefix: its steps say they were forced (their entropy is 0, once shown as "-0.00 bits").
+  await page.fill('[data-testid=search-prefix]', 'Ein Hund');
+  await page.locator('[data-testid=search-prefix]').dispatchEvent('change');
+  await page.click('[data-testid=search-run]');
+  await page.waitForFunction(() => document.querySelector('[data-testid=search-output]')?.textContent.trim().startsWith('Ein Hund'), null, { timeout: 180000 });
+  const cards = await page.locator('[data-testid=search-choice] .head').allTextContents();
+  assert.match(cards[0], /forced by the prefix/, cards.join(' | '));
+  assert.ok(cards.some((c) => / H = \d+\.\d\d bits/.test(c)) && !cards.some((c) => c.includes('-0.00')), cards.join(' | '));
   assert.deepEqual(errors, []);
 });
 

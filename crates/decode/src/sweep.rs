@@ -34,8 +34,11 @@ pub fn find_key(name: &str) -> Result<&'static SweepKey, String> {
 /// the CLI's flags have).
 pub fn parse_values(key: &SweepKey, list: &str) -> Result<Vec<String>, String> {
     let values: Vec<String> = list.split(',').map(|v| v.trim().to_string()).collect();
+    if list.trim().is_empty() {
+        return Err("no values: give them separated by commas, as 1, 2, 4".into());
+    }
     if values.iter().any(String::is_empty) {
-        return Err(format!("{list}: an empty value in the list"));
+        return Err(format!("“{list}” has an empty value in the list"));
     }
     if values.len() > MAX_VALUES {
         return Err(format!("{} values, at most {MAX_VALUES} (each is a whole evaluation)", values.len()));
@@ -112,6 +115,7 @@ mod tests {
         assert_eq!(parse_values(beam, "1, 2,4").unwrap(), ["1", "2", "4"]);
         assert!(parse_values(beam, "1,17").unwrap_err().contains("between 1 and 16"));
         assert!(parse_values(beam, "1,,2").unwrap_err().contains("empty value"));
+        assert_eq!(parse_values(beam, "  ").unwrap_err(), "no values: give them separated by commas, as 1, 2, 4");
         assert!(parse_values(find_key("alpha").unwrap(), "0.5,x").unwrap_err().contains("number"));
         assert!(find_key("temperature").unwrap_err().contains("not a setting"));
     }

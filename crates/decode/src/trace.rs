@@ -259,5 +259,27 @@ pub fn entropy_bits(log_probs: &[f32]) -> f64 {
     }
     let lse = max + finite.iter().map(|l| (l - max).exp()).sum::<f64>().ln();
     let h: f64 = finite.iter().map(|l| -(l - lse).exp() * (l - lse)).sum();
-    h.max(0.0) / std::f64::consts::LN_2
+    // Rounding can leave a certain choice's entropy a hair below zero, printed "-0.00".
+    if h > 0.0 {
+        h / std::f64::consts::LN_2
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::entropy_bits;
+
+    #[test]
+    fn entropy_is_in_bits_and_never_below_zero() {
+        let uniform = [(0.25f32).ln(); 4];
+        assert!((entropy_bits(&uniform) - 2.0).abs() < 1e-6);
+        // A certain choice, as a prefix forces it: 0, not -0 ("-0.00 bits" on the page).
+        let forced = [0.0, f32::NEG_INFINITY, f32::NEG_INFINITY];
+        assert!(entropy_bits(&forced).is_sign_positive() && entropy_bits(&forced) == 0.0);
+        let nearly = [-1e-9f32, -30.0, -30.0];
+        assert!(entropy_bits(&nearly).is_sign_positive());
+        assert_eq!(entropy_bits(&[f32::NEG_INFINITY; 3]), 0.0);
+    }
 }
