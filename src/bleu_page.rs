@@ -721,6 +721,7 @@ fn Results(report: Report) -> impl IntoView {
         .filter_map(|(_, _, r)| r.as_ref().ok().and_then(|h| Some((h.name.clone(), h.lines.clone()?))))
         .collect();
     let details = bleu.clone().ok().map(|b| {
+        let smoothed = (0..b.precisions.len()).any(|n| b.counts[n] == 0.0 && b.precisions[n] > 0.0);
         let ngram_rows = (0..b.precisions.len())
             .map(|n| {
                 view! {
@@ -737,8 +738,9 @@ fn Results(report: Report) -> impl IntoView {
             view! {
                 <div class="paired" data-testid="bleu-paired">
                     <h3>{format!("Paired bootstrap ({} resamples, seed {})", metrics_job::BOOTSTRAP_SAMPLES, metrics_job::BOOTSTRAP_SEED)}</h3>
-                    <p>{format!("Baseline: {:.1} ({:.1} ± {:.1})", b.score, p.baseline.0, p.baseline.1)}</p>
-                    <p>{format!("Second system: {:.1} ({:.1} ± {:.1}), p = {:.4}{verdict}", p.sys_score, p.system.0, p.system.1, p.p_value)}</p>
+                    <p>{format!("Baseline: {:.1} (μ = {:.1} ± {:.1})", b.score, p.baseline.0, p.baseline.1)}</p>
+                    <p>{format!("Second system: {:.1} (μ = {:.1} ± {:.1}), p = {:.4}{verdict}", p.sys_score, p.system.0, p.system.1, p.p_value)}</p>
+                    <p class="hint">"μ ± : the mean over the resamples and its 95 % confidence interval, as sacreBLEU prints them; p: the test's p-value, the chance of a difference this large between systems that are equally good."</p>
                 </div>
             }
         });
@@ -749,6 +751,7 @@ fn Results(report: Report) -> impl IntoView {
                 <thead><tr><th>"Order"</th><th>"Precision %"</th><th>"Matched / total"</th></tr></thead>
                 <tbody>{ngram_rows}</tbody>
             </table>
+            {smoothed.then(|| view! { <p class="hint" data-testid="bleu-smoothed">"An order with no match has a precision above 0: the smoothing (s: in the signature) gives it one, so that a single missing order does not make BLEU 0."</p> })}
             <p class="lengths" data-testid="bleu-lengths">
                 {format!("BP = {:.3}   ratio = {:.3}   hyp_len = {}   ref_len = {}", b.bp, b.ratio, b.sys_len, b.ref_len)}
             </p>

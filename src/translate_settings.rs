@@ -93,7 +93,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
             <div class="presets">
                 <button type="button" data-testid="tr-best" title="Beam 4, its hypotheses reranked with the opposite direction's model (downloaded when first needed), chosen on en→de val: slower"
                     on:click=move |_| apply(Settings::with_best_quality)>"Best quality"</button>
-                <button type="button" data-testid="tr-fastest" title="Greedy search, no penalties: the default"
+                <button type="button" data-testid="tr-fastest" title="Greedy search, no penalties: the default (temperature, top-k and top-p stay set for when Sample is ticked)"
                     on:click=move |_| apply(Settings::with_greedy)>"Fastest"</button>
             </div>
             <div class="options">

@@ -40,6 +40,18 @@ test('the golden orejuela case shows sacreBLEU’s score and counts', async () =
   await detail.waitFor();
   assert.ok(await detail.locator('.tok.m4').count() > 0, 'some tokens are inside matched 4-grams');
   await page.screenshot({ path: join(screenshots, 'bleu.png'), fullPage: true });
+  assert.equal(await page.locator('[data-testid=bleu-smoothed]').count(), 0, 'every order matched: nothing smoothed');
+  assert.deepEqual(errors, []);
+});
+
+test('an order with no match says its precision is the smoothing\'s', async () => {
+  const errors = [];
+  const page = await openPage(rig.browser, rig.url + '#bleu', errors);
+  await fillCase(page, ['the cat sat on a mat'], [['the cat is on the mat']]);
+  await page.click('[data-testid=bleu-run]');
+  await page.locator('[data-testid=bleu-score]').waitFor();
+  assert.equal(await page.locator('[data-testid=bleu-count-4]').textContent(), '0/3');
+  assert.match(await page.locator('[data-testid=bleu-smoothed]').textContent(), /no match has a precision above 0: the smoothing/);
   assert.deepEqual(errors, []);
 });
 
@@ -176,7 +188,7 @@ test('files can be picked, and a second system gets a paired bootstrap test', as
   assert.equal(await page.locator('[data-testid=bleu-score]').textContent(), base.BLEU.score.toFixed(1));
   const text = await page.locator('[data-testid=bleu-paired]').textContent();
   assert.ok(text.includes(`p = ${sys.BLEU.p_value.toFixed(4)}`), text);
-  assert.ok(text.includes(`(${sys.BLEU.mean.toFixed(1)} ± ${sys.BLEU.ci.toFixed(1)})`), text);
+  assert.ok(text.includes(`(μ = ${sys.BLEU.mean.toFixed(1)} ± ${sys.BLEU.ci.toFixed(1)})`), text);
   assert.ok(text.includes('significant') && !text.includes('same output'), text);
   // sacreBLEU signs a paired test's BLEU with its resamples and seed.
   const signed = JSON.parse(readFileSync(join(data, 'sacrebleu_cli.json'), 'utf8')).cases
