@@ -68,10 +68,23 @@ pub fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
             "b" => Some("Max length b (tokens added)"),
             _ => None,
         };
+        // What each box does, for a student meeting the term here (the penalties as penalties.rs scores them).
+        let explained = match key {
+            "beam" => Some("How many hypotheses beam search keeps at each step; 1 is greedy search"),
+            "lp" => Some("Length penalty α: a finished hypothesis's log-probability is divided by lp(|Y|), GNMT's ((5 + |Y|) / 6)^α or average's |Y|^α; 0 turns it off, larger α favours longer outputs"),
+            "cov" => Some("Coverage penalty β (GNMT): adds β · Σ over source words of log(min(its total attention, 1)), so hypotheses that leave source words unattended score lower; 0 turns it off"),
+            "end" => Some("End penalty γ: adds γ · |Y| / |X|, favouring outputs not much shorter than the input; 0 turns it off"),
+            "a" | "b" => Some("The longest output: a × the input's length in subwords, plus b"),
+            "t" => Some("Sampling temperature: the log-probabilities are divided by it; below 1 sharper, above 1 flatter"),
+            "k" => Some("Sampling keeps only the k most likely subwords at each step (0: all)"),
+            "p" => Some("Nucleus sampling: keeps the most likely subwords whose probabilities add up to p"),
+            "seed" => Some("The random generator's seed: the same seed gives the same sample"),
+            _ => None,
+        };
         let refused = move || problem.with(|p| p.as_ref().is_some_and(|(box_id, _)| *box_id == testid));
         let shows_refused = move || invalid.get() == Some(testid);
         view! {
-            <label>
+            <label title=explained>
                 {label}" "
                 <input type="number" step=step min=min max=max aria-label=spoken data-testid=testid prop:value=move || get(&settings.get()) on:change=change on:input=input
                     aria-invalid=move || shows_refused().then_some("true") aria-describedby=move || refused().then_some(SETTINGS_ERROR) />

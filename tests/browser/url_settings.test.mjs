@@ -238,6 +238,10 @@ test('every settings box starts valid and its arrows reach round values; a right
   await page.waitForFunction(() => document.querySelector('[data-testid=tr-temperature]')?.value === '1');
   const invalid = await page.evaluate(() => [...document.querySelectorAll('.settings input[type=number]')].filter((e) => !e.validity.valid).map((e) => `${e.dataset.testid}=${e.value}`));
   assert.deepEqual(invalid, []);
+  // Every box of Translate's settings says what it does (a tooltip on its label).
+  const untitled = await page.evaluate(() => [...document.querySelectorAll('.options input[type=number][data-testid^=tr-]')].filter((e) => !e.closest('label')?.title).map((e) => e.dataset.testid));
+  assert.deepEqual(untitled, []);
+  assert.match(await page.locator('label', { has: page.locator('[data-testid=tr-coverage]') }).getAttribute('title'), /^Coverage penalty β \(GNMT\)/);
   await page.focus('[data-testid=tr-temperature]');
   await page.keyboard.press('ArrowUp');
   assert.equal(await page.inputValue('[data-testid=tr-temperature]'), '1.1');
