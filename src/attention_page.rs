@@ -129,8 +129,10 @@ pub fn AttentionPage() -> impl IntoView {
     let hover = RwSignal::new(None::<(usize, usize)>);
     let error = RwSignal::new(None::<String>);
     // An error about the sentence (or the run for it) is old news once the Translate view's text changes.
+    // An error answered the text and model of then (an ensemble's refusal goes once a member is chosen).
     Effect::new(move |_| {
         shared.text.track();
+        shared.settings.with(|s| s.model.len());
         error.set(None);
     });
     let busy = RwSignal::new(false);

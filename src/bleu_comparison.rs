@@ -108,7 +108,7 @@ fn ngram_table(c: &Value, s: usize) -> impl IntoView {
         .map(|d| vec![text(&d["ngram"]), f4(&d["score"]), text(&d["matches"][0]), text(&d["matches"][1])])
         .collect();
     if rows.is_empty() {
-        let none = "none: every n-gram is matched as often by both, or more by the other";
+        let none = "none: every matched n-gram is matched as often by both, or more by the other";
         rows.push(vec![none.to_string(), String::new(), String::new(), String::new()]);
     }
     let testid = if s == 0 { "bleu-diff-ngrams-1" } else { "bleu-diff-ngrams-2" };

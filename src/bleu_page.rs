@@ -740,7 +740,7 @@ fn Results(report: Report) -> impl IntoView {
                     <h3>{format!("Paired bootstrap ({} resamples, seed {})", metrics_job::BOOTSTRAP_SAMPLES, metrics_job::BOOTSTRAP_SEED)}</h3>
                     <p>{format!("Baseline: {:.1} (μ = {:.1} ± {:.1})", b.score, p.baseline.0, p.baseline.1)}</p>
                     <p>{format!("Second system: {:.1} (μ = {:.1} ± {:.1}), p = {:.4}{verdict}", p.sys_score, p.system.0, p.system.1, p.p_value)}</p>
-                    <p class="hint">"μ ± : the mean over the resamples and its 95 % confidence interval, as sacreBLEU prints them; p: the test's p-value, the chance of a difference this large between systems that are equally good."</p>
+                    <p class="hint">"μ ± : the mean over the resamples and half the width of the middle 95 % of the resampled scores, as sacreBLEU prints them; p: estimated from the resamples, how often two equally good systems would differ by at least this much, either way (never below 0.001 with 1 000 resamples)."</p>
                 </div>
             }
         });
@@ -751,7 +751,7 @@ fn Results(report: Report) -> impl IntoView {
                 <thead><tr><th>"Order"</th><th>"Precision %"</th><th>"Matched / total"</th></tr></thead>
                 <tbody>{ngram_rows}</tbody>
             </table>
-            {smoothed.then(|| view! { <p class="hint" data-testid="bleu-smoothed">"An order with no match has a precision above 0: the smoothing (s: in the signature) gives it one, so that a single missing order does not make BLEU 0."</p> })}
+            {smoothed.then(|| view! { <p class="hint" data-testid="bleu-smoothed">"An order with no match has a precision above 0: the smoothing (smooth: in the signature) gives it one, so that a single missing order does not make BLEU 0."</p> })}
             <p class="lengths" data-testid="bleu-lengths">
                 {format!("BP = {:.3}   ratio = {:.3}   hyp_len = {}   ref_len = {}", b.bp, b.ratio, b.sys_len, b.ref_len)}
             </p>

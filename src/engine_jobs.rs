@@ -16,7 +16,7 @@ pub enum SearchChoice {
 
 /// Why Attention draws nothing for an ensemble (each member has its own maps).
 pub const ATTENTION_OF_ONE_MODEL: &str =
-    "Attention is drawn for one model at a time: choose one of the ensemble's members (below, or in the Model menu).";
+    "Attention is drawn for one model at a time: choose one of the ensemble's members (the Use … buttons, or Translate's Model menu).";
 
 /// The narrowest beam Compare's beam column runs: an n-best of fewer is hardly a list.
 pub const COMPARE_MIN_BEAM: usize = 4;

@@ -380,14 +380,17 @@ fn StepChoices(trace: Trace, words: HashMap<u32, String>, prefix_len: usize) -> 
                         true => " forced by the prefix".to_string(),
                         false => format!(" H = {:.2} bits", c.entropy),
                     }}</span></p>
-                    <ol>{rows}</ol>
+                    <ol>
+                        <li class="columns" aria-hidden="true"><span></span><span></span><span class="p">"model"</span><span class="after">"kept"</span></li>
+                        {rows}
+                    </ol>
                 </div>
             }
         })
         .collect_view();
     view! {
         <h3>"Each step's choices"</h3>
-        <p class="hint">"Per position: the model's most likely subwords (bars: their probability), what temperature, top-k and top-p left of each (greedy: 100 % for the chosen), the chosen one in bold, and the entropy H of the model's distribution."</p>
+        <p class="hint">"Per position: the model's most likely subwords (bars and “model”: their probability), what temperature, top-k and top-p left of each (“kept”; greedy: 100 % for the chosen), the chosen one in bold, and the entropy H of the model's distribution."</p>
         // Focusable: it scrolls sideways, and a keyboard must reach what is off to the right.
         <div class="choices" data-testid="search-choices" tabindex="0" role="group" aria-label="Each position's choices; scroll sideways for later positions">{cards}</div>
     }

@@ -12,6 +12,8 @@ use crate::browser;
 const COLUMN: f64 = 96.0;
 const ROW: f64 = 22.0;
 const MARGIN: f64 = 12.0;
+/// Room right of the last column for its labels: 12 characters and a rank (" #16") at 12 px.
+const LABEL_ROOM: f64 = 120.0;
 /// The most nodes drawn: a beam-16 search of 200 tokens records ~100 000 candidates.
 pub const MAX_DRAWN: usize = 4000;
 
@@ -119,7 +121,7 @@ pub fn layout(trace: &Trace, shown: Shown, greedy: &[usize]) -> Layout {
     }
     let steps = placed.iter().map(|p| trace.nodes[p.0].step as f64 + 1.0).fold(0.0, f64::max);
     Layout {
-        width: 2.0 * MARGIN + (steps + 1.0) * COLUMN,
+        width: 2.0 * MARGIN + steps * COLUMN + LABEL_ROOM,
         height: 2.0 * MARGIN + next_row.max(1) as f64 * ROW,
         placed,
         left_out,
@@ -406,6 +408,14 @@ mod tests {
         let y = |l: &Layout, i: usize| l.placed.iter().find(|p| p.0 == i).unwrap().2;
         assert_eq!(y(&all, 1), (y(&all, 3) + y(&all, 4)) / 2.0);
         assert_eq!(all.placed[0].0, 0, "the root first");
+    }
+
+    #[test]
+    fn the_last_columns_labels_fit_the_drawing() {
+        let t = small();
+        let l = layout(&t, Shown { pruned: true, dead_ends: true }, &[1, 3]);
+        let last = l.placed.iter().map(|p| p.1).fold(0.0, f64::max);
+        assert!(last + LABEL_ROOM <= l.width, "last column at {last}, width {}", l.width);
     }
 
     #[test]

@@ -58,9 +58,9 @@ pub fn TranslateEvaluation(test_set: TestSet) -> impl IntoView {
     let eval_result = RwSignal::new(None::<EvalResult>);
     let eval_count = RwSignal::new(1000usize);
     let eval_count_problem = RwSignal::new(None::<String>);
-    // A bad count just refused (its change comes as the box loses focus, before the click that
-    // caused it): that click only shows the message; the next one runs with the kept count.
-    let count_just_refused = RwSignal::new(false);
+    // When a bad count was refused: its change comes as the box loses focus, just before the click
+    // that took the focus, and that click only shows the message (a later one runs the kept count).
+    let count_refused_at = RwSignal::new(f64::NEG_INFINITY);
     let eval_note = RwSignal::new(None::<String>);
     let eval_running = Memo::new(move |_| eval_progress.get().is_some());
 
@@ -69,8 +69,7 @@ pub fn TranslateEvaluation(test_set: TestSet) -> impl IntoView {
             if eval_running.get_untracked() || examples.with_untracked(Vec::is_empty) {
                 return;
             }
-            if count_just_refused.get_untracked() {
-                count_just_refused.set(false);
+            if crate::browser::now_ms() - count_refused_at.get_untracked() < 500.0 {
                 return;
             }
             eval_count_problem.set(None);
@@ -159,12 +158,12 @@ pub fn TranslateEvaluation(test_set: TestSet) -> impl IntoView {
                     on:change=move |ev| match eval_count_checked(&event_target_value(&ev)) {
                         Ok(n) => {
                             eval_count_problem.set(None);
-                            count_just_refused.set(false);
+                            count_refused_at.set(f64::NEG_INFINITY);
                             eval_count.set(n as usize);
                         }
                         Err(e) => {
                             let kept = eval_count.get_untracked();
-                            count_just_refused.set(true);
+                            count_refused_at.set(crate::browser::now_ms());
                             eval_count_problem.set(Some(format!("{e}; the evaluation keeps the first {kept} (Evaluate again to run it).")));
                             event_target::<web_sys::HtmlInputElement>(&ev).set_value(&kept.to_string());
                         }

@@ -70,14 +70,14 @@ pub fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
         };
         // What each box does, for a student meeting the term here (the penalties as penalties.rs scores them).
         let explained = match key {
-            "beam" => Some("How many hypotheses beam search keeps at each step; 1 is greedy search"),
+            "beam" => Some("How many hypotheses beam search keeps at each step; 1 with no penalties is greedy search"),
             "lp" => Some("Length penalty α: a finished hypothesis's log-probability is divided by lp(|Y|), GNMT's ((5 + |Y|) / 6)^α or average's |Y|^α; 0 turns it off, larger α favours longer outputs"),
             "cov" => Some("Coverage penalty β (GNMT): adds β · Σ over source words of log(min(its total attention, 1)), so hypotheses that leave source words unattended score lower; 0 turns it off"),
-            "end" => Some("End penalty γ: adds γ · |Y| / |X|, favouring outputs not much shorter than the input; 0 turns it off"),
+            "end" => Some("End penalty γ: adds γ · |Y| / |X| to a finished hypothesis's score; γ > 0 favours longer outputs, γ < 0 shorter, 0 turns it off"),
             "a" | "b" => Some("The longest output: a × the input's length in subwords, plus b"),
             "t" => Some("Sampling temperature: the log-probabilities are divided by it; below 1 sharper, above 1 flatter"),
             "k" => Some("Sampling keeps only the k most likely subwords at each step (0: all)"),
-            "p" => Some("Nucleus sampling: keeps the most likely subwords whose probabilities add up to p"),
+            "p" => Some("Nucleus sampling: keeps the fewest most likely subwords whose probabilities (after top-k and temperature) reach at least p; 1: all"),
             "seed" => Some("The random generator's seed: the same seed gives the same sample"),
             _ => None,
         };
@@ -106,7 +106,7 @@ pub fn SettingsPanel(settings: RwSignal<Settings>) -> impl IntoView {
             <div class="presets">
                 <button type="button" data-testid="tr-best" title="Beam 4, its hypotheses reranked with the opposite direction's model (downloaded when first needed), chosen on en→de val: slower"
                     on:click=move |_| apply(Settings::with_best_quality)>"Best quality"</button>
-                <button type="button" data-testid="tr-fastest" title="Greedy search, no penalties: the default (temperature, top-k and top-p stay set for when Sample is ticked)"
+                <button type="button" data-testid="tr-fastest" title="Greedy search, no penalties: the default (the sampling settings, seed and maximum length stay as they are)"
                     on:click=move |_| apply(Settings::with_greedy)>"Fastest"</button>
             </div>
             <div class="options">

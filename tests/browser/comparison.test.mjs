@@ -70,9 +70,11 @@ test('the comparison\'s tables equal `wgslate compare --json` on the same files'
 
   for (const s of [0, 1]) {
     const ngrams = await rows(page, `bleu-diff-ngrams-${s + 1}`);
-    assert.equal(ngrams.length, want.ngrams[s].length);
+    // The page keeps, of compare-mt's list, the n-grams on the system's side (ties and the other's left out).
+    const wanted = want.ngrams[s].filter((d) => (s === 0 ? d.score > 0.5 : d.score < 0.5));
+    assert.equal(ngrams.length, wanted.length);
     assert.ok(ngrams.length > 0, 'the systems differ in some n-gram');
-    want.ngrams[s].forEach((d, k) => {
+    wanted.forEach((d, k) => {
       const [ngram, score, m1, m2] = ngrams[k];
       assert.deepEqual([ngram, m1, m2], [d.ngram, String(d.matches[0]), String(d.matches[1])]);
       close(score, d.score, `n-gram ${d.ngram}`);

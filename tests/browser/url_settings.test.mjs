@@ -74,7 +74,7 @@ test('a link to Compare or Attention shows the sentence, model and search it wil
   await page.click('[data-testid=nav-translate]');
   await page.selectOption('[data-testid=tr-model]', 'en-de/ensemble');
   await page.click('[data-testid=nav-attention]');
-  assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“\u2068A man rides a bike\.\u2069” with Transformer ×2[^,]*, beam 2\. Attention is drawn for one model at a time: choose one of the ensemble's members \(below, or in the Model menu\)\.$/);
+  assert.match(await page.locator('[data-testid=att-plan]').textContent(), /^“\u2068A man rides a bike\.\u2069” with Transformer ×2[^,]*, beam 2\. Attention is drawn for one model at a time: choose one of the ensemble's members \(the Use … buttons, or Translate's Model menu\)\.$/);
   // And a run says it at once (it downloaded every member first, saying nothing for a while).
   await page.click('[data-testid=att-run]');
   await page.waitForFunction(() => /^Attention is drawn for one model at a time/.test(document.querySelector('[data-testid=att-error]')?.textContent ?? ''), null, { timeout: 5000 });
@@ -84,6 +84,7 @@ test('a link to Compare or Attention shows the sentence, model and search it wil
   await page.click('[data-testid=att-member-en-de-transformer-d224-bt]');
   assert.match(await page.locator('[data-testid=att-plan]').textContent(), /with Transformer d224 \(distilled, back-translation\)[^,]*, beam 2$/);
   assert.equal(await page.locator('[data-testid=att-members]').count(), 0);
+  assert.equal(await page.locator('[data-testid=att-error]').count(), 0, 'the refusal went with the ensemble');
   assert.match(page.url(), /model=en-de(%2F|\/)transformer-d224-bt/);
   await page.click('[data-testid=nav-translate]');
   await page.fill('[data-testid=tr-input]', '');

@@ -129,7 +129,7 @@ fn to_text(c: &Comparison, freq_corpus: Option<&str>) -> String {
         out += &format!("\nn-grams {ahead} matches more than {behind} (compare-mt's compare_type=match, alpha=1)\n");
         let on_side: Vec<_> = c.ngrams[s].iter().filter(|d| ngram_on_side(d.score, s)).collect();
         if on_side.is_empty() {
-            out += "(none: every n-gram is matched as often by both, or more by the other)\n";
+            out += "(none: every matched n-gram is matched as often by both, or more by the other)\n";
             continue;
         }
         let mut rows = vec![header("n-gram", &["score", "sys1", "sys2"])];
